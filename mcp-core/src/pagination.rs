@@ -1,0 +1,1 @@
+//! Opaque, stateless `tools/list` cursors: epoch + offset + keyed check.
