@@ -1,0 +1,292 @@
+//! JSON-RPC 2.0 wire layer: request ids, message classification, error codes and response
+//! envelopes. No MCP semantics live here.
+
+use core::fmt;
+
+use crate::json::{JsonStr, JsonWriter, Kind, RawJson};
+
+/// Error codes used in replies.
+pub mod code {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: i32 = -32700;
+    /// The JSON sent is not a valid request object.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// The method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// Invalid method parameters.
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// Internal error.
+    pub const INTERNAL_ERROR: i32 = -32603;
+    /// 2026-07-28: HTTP headers disagree with the body.
+    pub const HEADER_MISMATCH: i32 = -32020;
+    /// 2026-07-28: the request needs a client capability that was not declared.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
+    /// 2026-07-28: the per-request protocol version is not supported.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+}
+
+/// Longest request id (in raw JSON bytes, quotes and escapes included) that can be held for
+/// a deferred call. Immediate replies echo ids of any length.
+pub const MAX_ID_LEN: usize = 64;
+
+/// A request id exactly as it appeared on the wire (a JSON string or integer), echoed
+/// byte-for-byte in the response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequestId<'a> {
+    raw: &'a str,
+}
+
+impl<'a> RequestId<'a> {
+    /// Accepts a string or an integer (no fraction, no exponent); anything else is not an id.
+    pub fn from_json(v: RawJson<'a>) -> Option<Self> {
+        match v.kind() {
+            Kind::String => Some(RequestId { raw: v.as_str() }),
+            Kind::Number if is_integer_text(v.as_str()) => Some(RequestId { raw: v.as_str() }),
+            _ => None,
+        }
+    }
+    /// The raw JSON text of the id.
+    pub fn as_raw(&self) -> &'a str {
+        self.raw
+    }
+}
+
+fn is_integer_text(s: &str) -> bool {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// An id copied into fixed storage (for deferred calls and progress tokens).
+#[derive(Clone, Copy)]
+pub struct StoredId {
+    buf: [u8; MAX_ID_LEN],
+    len: u8,
+}
+
+impl StoredId {
+    /// An empty id.
+    pub const EMPTY: StoredId = StoredId { buf: [0; MAX_ID_LEN], len: 0 };
+
+    /// Copies raw JSON id text; `None` if longer than [`MAX_ID_LEN`].
+    pub fn new(raw: &str) -> Option<StoredId> {
+        let bytes = raw.as_bytes();
+        let mut id = StoredId::EMPTY;
+        id.buf.get_mut(..bytes.len())?.copy_from_slice(bytes);
+        id.len = u8::try_from(bytes.len()).ok()?;
+        Some(id)
+    }
+    /// The stored raw JSON text.
+    pub fn as_raw(&self) -> &str {
+        let bytes = self.buf.get(..usize::from(self.len)).unwrap_or(&[]);
+        // Only whole `&str`s are stored, so this always succeeds.
+        core::str::from_utf8(bytes).unwrap_or("null")
+    }
+    /// Whether nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl fmt::Debug for StoredId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_raw())
+    }
+}
+
+/// One JSON-RPC message, classified.
+#[derive(Clone, Copy, Debug)]
+pub enum Message<'a> {
+    /// Has `method` and `id`: must be answered.
+    Request {
+        /// The id to echo.
+        id: RequestId<'a>,
+        /// The method name (still escaped).
+        method: JsonStr<'a>,
+        /// `params`, if present (an object or array).
+        params: Option<RawJson<'a>>,
+    },
+    /// Has `method` and no `id`: never answered.
+    Notification {
+        /// The method name.
+        method: JsonStr<'a>,
+        /// `params`, if present.
+        params: Option<RawJson<'a>>,
+    },
+    /// Has `result` or `error` and an `id`: a response to a request we sent.
+    Response {
+        /// The id of the request it answers.
+        id: RequestId<'a>,
+    },
+}
+
+/// Why an object is not a valid JSON-RPC 2.0 message. Answered with -32600 when the message
+/// looked like a request (the id is echoed when it could be read), ignored otherwise.
+#[derive(Clone, Copy, Debug)]
+pub struct Invalid<'a> {
+    /// The id, if one could be read.
+    pub id: Option<RequestId<'a>>,
+    /// Whether a reply is due (false for things that were clearly notifications/responses).
+    pub reply: bool,
+    /// What is wrong, for the error message.
+    pub reason: &'static str,
+}
+
+/// Classifies one JSON value (not an array) as a JSON-RPC message.
+pub fn classify(v: RawJson<'_>) -> Result<Message<'_>, Invalid<'_>> {
+    let members = v.members().ok_or(Invalid { id: None, reply: true, reason: "message must be a JSON object" })?;
+    let (mut jsonrpc, mut id, mut method, mut params, mut result, mut error) = (None, None, None, None, None, None);
+    let mut duplicate = false;
+    for (k, val) in members {
+        let slot = match k.raw() {
+            "jsonrpc" => &mut jsonrpc,
+            "id" => &mut id,
+            "method" => &mut method,
+            "params" => &mut params,
+            "result" => &mut result,
+            "error" => &mut error,
+            _ => continue,
+        };
+        duplicate |= slot.is_some();
+        *slot = Some(val);
+    }
+    let parsed_id = id.and_then(RequestId::from_json);
+    let fail = |reason| Invalid { id: parsed_id, reply: id.is_some() || method.is_none(), reason };
+    if duplicate {
+        return Err(fail("duplicate member in message"));
+    }
+    if jsonrpc.and_then(|j| j.as_string()).is_none_or(|j| j.raw() != "2.0") {
+        return Err(fail("\"jsonrpc\" must be exactly \"2.0\""));
+    }
+    if id.is_some() && parsed_id.is_none() {
+        return Err(Invalid { id: None, reply: true, reason: "\"id\" must be a string or an integer" });
+    }
+    match (method, parsed_id) {
+        (Some(m), _) => {
+            let method = m.as_string().ok_or(fail("\"method\" must be a string"))?;
+            if result.is_some() || error.is_some() {
+                return Err(fail("a request cannot carry \"result\" or \"error\""));
+            }
+            if let Some(p) = params {
+                if !matches!(p.kind(), Kind::Object | Kind::Array) {
+                    return Err(fail("\"params\" must be an object or an array"));
+                }
+            }
+            Ok(match parsed_id {
+                Some(id) => Message::Request { id, method, params },
+                None => Message::Notification { method, params },
+            })
+        }
+        (None, Some(id)) if result.is_some() != error.is_some() => Ok(Message::Response { id }),
+        (None, _) => Err(fail("message has no \"method\" and is not a response")),
+    }
+}
+
+/// Writes `{"jsonrpc":"2.0","id":<id>,"result":` ; the caller writes the result value and
+/// then calls [`end_response`].
+pub fn begin_result(w: &mut JsonWriter<'_>, id: &str) {
+    w.begin_object();
+    w.key("jsonrpc");
+    w.string("2.0");
+    w.key("id");
+    w.raw_value(id);
+    w.key("result");
+}
+
+/// Closes a response envelope opened by [`begin_result`].
+pub fn end_response(w: &mut JsonWriter<'_>) {
+    w.end_object();
+}
+
+/// Writes a complete error response. `id: None` omits the id (it could not be read).
+/// `data`, if given, writes one JSON value.
+pub fn write_error(
+    w: &mut JsonWriter<'_>,
+    id: Option<&str>,
+    code: i32,
+    message: fmt::Arguments<'_>,
+    data: Option<&dyn Fn(&mut JsonWriter<'_>)>,
+) {
+    w.begin_object();
+    w.key("jsonrpc");
+    w.string("2.0");
+    if let Some(id) = id {
+        w.key("id");
+        w.raw_value(id);
+    }
+    w.key("error");
+    w.begin_object();
+    w.key("code");
+    w.i64(i64::from(code));
+    w.key("message");
+    w.string_fmt(message);
+    if let Some(data) = data {
+        w.key("data");
+        data(w);
+    }
+    w.end_object();
+    w.end_object();
+}
+
+/// Writes `{"jsonrpc":"2.0","method":"<method>","params":` ; the caller writes the params
+/// object and then calls [`end_response`] (the same closing brace).
+pub fn begin_notification(w: &mut JsonWriter<'_>, method: &str) {
+    w.begin_object();
+    w.key("jsonrpc");
+    w.string("2.0");
+    w.key("method");
+    w.string(method);
+    w.key("params");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{parse, Limits};
+
+    fn cls(s: &str) -> Result<Message<'_>, Invalid<'_>> {
+        classify(parse(s.as_bytes(), Limits::default()).unwrap())
+    }
+
+    #[test]
+    fn classification_table() {
+        macro_rules! ok {
+            ($s:expr, $pat:pat) => {
+                assert!(matches!(cls($s), Ok($pat)), "{}", $s)
+            };
+        }
+        macro_rules! bad {
+            ($s:expr, $reply:expr, $has_id:expr) => {{
+                let e = cls($s).unwrap_err();
+                assert_eq!(e.reply, $reply, "{}", $s);
+                assert_eq!(e.id.is_some(), $has_id, "{}", $s);
+            }};
+        }
+        ok!(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, Message::Request { .. });
+        ok!(r#"{"jsonrpc":"2.0","id":"a","method":"x","params":{}}"#, Message::Request { .. });
+        ok!(r#"{"jsonrpc":"2.0","id":-7,"method":"x","params":[]}"#, Message::Request { .. });
+        ok!(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, Message::Notification { .. });
+        ok!(r#"{"jsonrpc":"2.0","id":3,"result":{}}"#, Message::Response { .. });
+        ok!(r#"{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"x"}}"#, Message::Response { .. });
+        bad!(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#, true, true);
+        bad!(r#"{"id":1,"method":"ping"}"#, true, true);
+        bad!(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, true, false);
+        bad!(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, true, false);
+        bad!(r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#, true, false);
+        bad!(r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#, true, false);
+        bad!(r#"{"jsonrpc":"2.0","id":1e3,"method":"ping"}"#, true, false);
+        bad!(r#"{"jsonrpc":"2.0","id":1,"method":7}"#, true, true);
+        bad!(r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#, true, true);
+        bad!(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":3}"#, true, true);
+        bad!(r#"{"jsonrpc":"2.0","method":"x","params":"s"}"#, false, false);
+        bad!(r#"[1]"#, true, false);
+        bad!(r#"{"jsonrpc":"2.0"}"#, true, false);
+    }
+
+    #[test]
+    fn stored_id_bounds() {
+        assert_eq!(StoredId::new("\"abc\"").unwrap().as_raw(), "\"abc\"");
+        let long = "9".repeat(MAX_ID_LEN + 1);
+        assert!(StoredId::new(&long).is_none());
+        assert!(StoredId::new(&long[..MAX_ID_LEN]).is_some());
+    }
+}

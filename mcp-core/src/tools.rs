@@ -1,0 +1,714 @@
+//! Tool definitions (static data), the [`ToolSet`] trait, and the [`ToolResult`] builder.
+//!
+//! Schemas and `_meta` are raw JSON text emitted byte-for-byte, so JSON Schema 2020-12
+//! keywords (`$defs`, `allOf`, `if`/`then`/`else`, ...) survive untouched.
+
+use core::fmt;
+
+use crate::json::{JsonStr, JsonWriter, Limits, RawJson};
+use crate::version::ProtocolVersion;
+
+/// An icon (2025-11-25+): `src` is an `https:` or `data:` URI.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Icon<'a> {
+    /// The URI.
+    pub src: &'a str,
+    /// MIME type, e.g. `image/png`.
+    pub mime_type: Option<&'a str>,
+    /// Sizes such as `"48x48"` or `"any"`.
+    pub sizes: &'a [&'a str],
+    /// `Some("light")` or `Some("dark")`.
+    pub theme: Option<&'a str>,
+}
+
+/// Behaviour hints (2025-03-26+). `None` leaves a hint out (clients then assume the spec
+/// default: not read-only, destructive, not idempotent, open world).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ToolAnnotations<'a> {
+    /// A display title.
+    pub title: Option<&'a str>,
+    /// The tool does not modify its environment.
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates.
+    pub destructive_hint: Option<bool>,
+    /// Repeating a call with the same arguments has no additional effect.
+    pub idempotent_hint: Option<bool>,
+    /// The tool interacts with an open world of external entities.
+    pub open_world_hint: Option<bool>,
+}
+
+/// Client capabilities a tool needs; calling it without them is refused
+/// (-32021 in 2026-07-28, -32602 before).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClientCaps(pub u8);
+
+impl ClientCaps {
+    /// No capabilities.
+    pub const NONE: ClientCaps = ClientCaps(0);
+    /// `sampling`.
+    pub const SAMPLING: ClientCaps = ClientCaps(1);
+    /// `elicitation`.
+    pub const ELICITATION: ClientCaps = ClientCaps(2);
+    /// `roots`.
+    pub const ROOTS: ClientCaps = ClientCaps(4);
+    const NAMES: [(ClientCaps, &'static str); 3] =
+        [(Self::SAMPLING, "sampling"), (Self::ELICITATION, "elicitation"), (Self::ROOTS, "roots")];
+
+    /// Union.
+    pub const fn with(self, other: ClientCaps) -> ClientCaps {
+        ClientCaps(self.0 | other.0)
+    }
+    /// Whether every capability in `other` is in `self`.
+    pub const fn contains(self, other: ClientCaps) -> bool {
+        self.0 & other.0 == other.0
+    }
+    /// Reads the known capability keys of a `ClientCapabilities` object.
+    pub fn from_json(v: Option<RawJson<'_>>) -> ClientCaps {
+        let mut caps = ClientCaps::NONE;
+        if let Some(members) = v.and_then(|v| v.members()) {
+            for (k, _) in members {
+                if let Some((c, _)) = Self::NAMES.iter().find(|(_, n)| k.eq_str(n)) {
+                    caps = caps.with(*c);
+                }
+            }
+        }
+        caps
+    }
+    /// Writes these capabilities as a `ClientCapabilities` object (`{"sampling":{}}`).
+    pub fn write(self, w: &mut JsonWriter<'_>) {
+        w.begin_object();
+        for (c, n) in Self::NAMES {
+            if self.contains(c) {
+                w.key(n);
+                w.raw_value("{}");
+            }
+        }
+        w.end_object();
+    }
+}
+
+/// A tool definition. All JSON fields are raw text, validated when listed.
+#[derive(Clone, Copy, Debug)]
+pub struct Tool<'a> {
+    /// Unique name: 1-64 characters of `[A-Za-z0-9_.-/]` keeps every client happy.
+    pub name: &'a str,
+    /// Display name (2025-06-18+).
+    pub title: Option<&'a str>,
+    /// What the tool does, for the model.
+    pub description: Option<&'a str>,
+    /// JSON Schema (an object schema) of the arguments, raw JSON.
+    pub input_schema: &'a str,
+    /// JSON Schema of `structuredContent` (2025-06-18+), raw JSON.
+    pub output_schema: Option<&'a str>,
+    /// Behaviour hints (2025-03-26+).
+    pub annotations: Option<ToolAnnotations<'a>>,
+    /// Icons (2025-11-25+).
+    pub icons: &'a [Icon<'a>],
+    /// `_meta` object (2025-06-18+), raw JSON.
+    pub meta: Option<&'a str>,
+    /// Client capabilities required to call it.
+    pub requires: ClientCaps,
+}
+
+impl<'a> Tool<'a> {
+    /// A tool with only a name and an input schema; fill the rest with struct update syntax.
+    pub const fn new(name: &'a str, input_schema: &'a str) -> Tool<'a> {
+        Tool {
+            name,
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            icons: &[],
+            meta: None,
+            requires: ClientCaps::NONE,
+        }
+    }
+
+    /// Checks the name rules and that every raw JSON field is valid JSON of the right kind.
+    pub fn validate(&self) -> Result<(), DefinitionError> {
+        let name_ok = !self.name.is_empty()
+            && self.name.len() <= 64
+            && self.name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'));
+        if !name_ok {
+            return Err(DefinitionError::Name);
+        }
+        let object = |s: &str| {
+            crate::json::parse(s.as_bytes(), Limits::default())
+                .ok()
+                .is_some_and(|v| v.kind() == crate::json::Kind::Object)
+        };
+        if !object(self.input_schema) {
+            return Err(DefinitionError::InputSchema);
+        }
+        if self.output_schema.is_some_and(|s| crate::json::parse(s.as_bytes(), Limits::default()).is_err()) {
+            return Err(DefinitionError::OutputSchema);
+        }
+        if self.meta.is_some_and(|m| !object(m)) {
+            return Err(DefinitionError::Meta);
+        }
+        Ok(())
+    }
+
+    /// Writes the `Tool` object for `version`, leaving out fields that revision lacks.
+    pub fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) {
+        let f = version.features();
+        w.begin_object();
+        w.key("name");
+        w.string(self.name);
+        if let (true, Some(t)) = (f.titles_and_meta, self.title) {
+            w.key("title");
+            w.string(t);
+        }
+        if let Some(d) = self.description {
+            w.key("description");
+            w.string(d);
+        }
+        w.key("inputSchema");
+        w.raw_value(self.input_schema);
+        if let (true, Some(s)) = (f.structured_content, self.output_schema) {
+            w.key("outputSchema");
+            w.raw_value(s);
+        }
+        if let (true, Some(a)) = (f.tool_annotations, self.annotations) {
+            w.key("annotations");
+            w.begin_object();
+            if let Some(t) = a.title {
+                w.key("title");
+                w.string(t);
+            }
+            let hints = [
+                ("readOnlyHint", a.read_only_hint),
+                ("destructiveHint", a.destructive_hint),
+                ("idempotentHint", a.idempotent_hint),
+                ("openWorldHint", a.open_world_hint),
+            ];
+            for (k, v) in hints {
+                if let Some(v) = v {
+                    w.key(k);
+                    w.bool(v);
+                }
+            }
+            w.end_object();
+        }
+        if f.icons && !self.icons.is_empty() {
+            w.key("icons");
+            write_icons(w, self.icons);
+        }
+        if let (true, Some(m)) = (f.titles_and_meta, self.meta) {
+            w.key("_meta");
+            w.raw_value(m);
+        }
+        w.end_object();
+    }
+}
+
+pub(crate) fn write_icons(w: &mut JsonWriter<'_>, icons: &[Icon<'_>]) {
+    w.begin_array();
+    for icon in icons {
+        w.begin_object();
+        w.key("src");
+        w.string(icon.src);
+        if let Some(m) = icon.mime_type {
+            w.key("mimeType");
+            w.string(m);
+        }
+        if !icon.sizes.is_empty() {
+            w.key("sizes");
+            w.begin_array();
+            for s in icon.sizes {
+                w.string(s);
+            }
+            w.end_array();
+        }
+        if let Some(t) = icon.theme {
+            w.key("theme");
+            w.string(t);
+        }
+        w.end_object();
+    }
+    w.end_array();
+}
+
+/// A tool definition that does not pass [`Tool::validate`].
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefinitionError {
+    /// The name is empty, longer than 64 bytes, or has characters outside `[A-Za-z0-9_.-/]`.
+    Name,
+    /// `input_schema` is not a JSON object.
+    InputSchema,
+    /// `output_schema` is not valid JSON.
+    OutputSchema,
+    /// `meta` is not a JSON object.
+    Meta,
+}
+
+impl fmt::Display for DefinitionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DefinitionError::Name => "tool name must be 1-64 characters of [A-Za-z0-9_.-/]",
+            DefinitionError::InputSchema => "inputSchema must be a JSON object",
+            DefinitionError::OutputSchema => "outputSchema must be valid JSON",
+            DefinitionError::Meta => "_meta must be a JSON object",
+        })
+    }
+}
+
+impl core::error::Error for DefinitionError {}
+
+/// What a tool handler did with a call inside [`ToolSet::call`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dispatch {
+    /// The result was written into the [`ToolResult`]; the session replies now.
+    Done,
+    /// The call runs elsewhere (a task, an interrupt, a later loop iteration): the session
+    /// hands it out as a [`Call`](crate::Call) with a token to complete later.
+    Defer,
+}
+
+/// A `tools/call` request as a handler sees it. Borrowed from the incoming message.
+#[derive(Clone, Copy, Debug)]
+pub struct CallRequest<'i> {
+    pub(crate) tool: usize,
+    pub(crate) name: JsonStr<'i>,
+    pub(crate) args: RawJson<'i>,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) has_progress: bool,
+}
+
+impl<'i> CallRequest<'i> {
+    /// Index of the tool in the [`ToolSet`].
+    pub fn tool_index(&self) -> usize {
+        self.tool
+    }
+    /// The tool name as sent.
+    pub fn name(&self) -> JsonStr<'i> {
+        self.name
+    }
+    /// The arguments object (`{}` when the request had none).
+    pub fn args(&self) -> RawJson<'i> {
+        self.args
+    }
+    /// The protocol revision the request is served under.
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+    /// Whether the client asked for progress (`_meta.progressToken`).
+    pub fn wants_progress(&self) -> bool {
+        self.has_progress
+    }
+    /// Deserializes the arguments into `T` (see [`json::from_json`](crate::json::from_json)
+    /// for how `scratch` is used).
+    #[cfg(feature = "serde")]
+    pub fn parse_args<T: serde::Deserialize<'i>>(&self, scratch: &mut [u8]) -> Result<T, crate::json::DeError> {
+        crate::json::from_json(self.args, scratch)
+    }
+}
+
+/// The tools a server offers, in a stable order, and the synchronous way to run them.
+pub trait ToolSet {
+    /// Number of tools.
+    fn len(&self) -> usize;
+    /// Whether there are none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The definition at `index`.
+    fn get(&self, index: usize) -> Option<Tool<'_>>;
+    /// Index of the tool called `name` (default: linear search).
+    fn find(&self, name: JsonStr<'_>) -> Option<usize> {
+        (0..self.len()).find(|&i| self.get(i).is_some_and(|t| name.eq_str(t.name)))
+    }
+    /// Runs a call now (write the result, return [`Dispatch::Done`]) or defers it
+    /// (the default: every call is handed out as a [`Call`](crate::Call)).
+    fn call(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) -> Dispatch {
+        let _ = (request, result);
+        Dispatch::Defer
+    }
+}
+
+/// Static definitions with every call deferred.
+impl ToolSet for [Tool<'_>] {
+    fn len(&self) -> usize {
+        <[Tool<'_>]>::len(self)
+    }
+    fn get(&self, index: usize) -> Option<Tool<'_>> {
+        <[Tool<'_>]>::get(self, index).copied()
+    }
+}
+
+/// `audience` entries of [`Annotations`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The end user.
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// Annotations on a content block.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Annotations<'a> {
+    /// Who the content is for.
+    pub audience: &'a [Role],
+    /// Importance from 0 (least) to 1 (most).
+    pub priority: Option<f64>,
+    /// ISO 8601 timestamp (2025-06-18+).
+    pub last_modified: Option<&'a str>,
+}
+
+/// A resource link (2025-06-18+; earlier revisions get a text block naming the URI).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ResourceLink<'a> {
+    /// The URI.
+    pub uri: &'a str,
+    /// Programmatic name.
+    pub name: &'a str,
+    /// Display title.
+    pub title: Option<&'a str>,
+    /// Description.
+    pub description: Option<&'a str>,
+    /// MIME type.
+    pub mime_type: Option<&'a str>,
+    /// Size in bytes.
+    pub size: Option<u64>,
+}
+
+/// One content block.
+#[derive(Clone, Copy, Debug)]
+pub enum Content<'a> {
+    /// Plain text.
+    Text(&'a str),
+    /// An image: base64 data and MIME type.
+    Image {
+        /// Base64-encoded bytes.
+        data: &'a str,
+        /// MIME type, e.g. `image/png`.
+        mime_type: &'a str,
+    },
+    /// Audio (2025-03-26+; earlier revisions get a text placeholder).
+    Audio {
+        /// Base64-encoded bytes.
+        data: &'a str,
+        /// MIME type, e.g. `audio/wav`.
+        mime_type: &'a str,
+    },
+    /// A link to a resource.
+    ResourceLink(ResourceLink<'a>),
+    /// An embedded text resource.
+    EmbeddedText {
+        /// Resource URI.
+        uri: &'a str,
+        /// MIME type.
+        mime_type: Option<&'a str>,
+        /// The text.
+        text: &'a str,
+    },
+    /// An embedded binary resource.
+    EmbeddedBlob {
+        /// Resource URI.
+        uri: &'a str,
+        /// MIME type.
+        mime_type: Option<&'a str>,
+        /// Base64-encoded bytes.
+        blob: &'a str,
+    },
+}
+
+/// Writes a `CallToolResult` for the revision of the call being answered. Content blocks are
+/// streamed into the output as they are added; [`structured_raw`](Self::structured_raw) /
+/// [`structured_with`](Self::structured_with) end the content list.
+///
+/// Running out of output space is not an error here: the session notices and answers with
+/// an error that states the size required.
+pub struct ToolResult<'w, 'b> {
+    w: &'w mut JsonWriter<'b>,
+    version: ProtocolVersion,
+    state: ResultState,
+    is_error: bool,
+    server_info: Option<&'w dyn Fn(&mut JsonWriter<'_>)>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum ResultState {
+    Content,
+    Closed,
+    Misused,
+}
+
+impl fmt::Debug for ToolResult<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolResult").field("version", &self.version).field("state", &self.state).finish()
+    }
+}
+
+impl<'w, 'b> ToolResult<'w, 'b> {
+    /// Opens `{"content":[` in `w`. `server_info` writes the modern `_meta` serverInfo value.
+    pub(crate) fn begin(
+        w: &'w mut JsonWriter<'b>,
+        version: ProtocolVersion,
+        server_info: Option<&'w dyn Fn(&mut JsonWriter<'_>)>,
+    ) -> Self {
+        w.begin_object();
+        w.key("content");
+        w.begin_array();
+        ToolResult { w, version, state: ResultState::Content, is_error: false, server_info }
+    }
+
+    /// The revision this result is written for.
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// Marks the result as a tool execution error (`isError: true`).
+    pub fn error(&mut self) -> &mut Self {
+        self.is_error = true;
+        self
+    }
+
+    /// Adds a text block.
+    pub fn text(&mut self, text: &str) -> &mut Self {
+        self.push(&Content::Text(text), None, None)
+    }
+
+    /// Adds a text block from format arguments (no allocation).
+    pub fn text_fmt(&mut self, args: fmt::Arguments<'_>) -> &mut Self {
+        if self.open() {
+            self.w.begin_object();
+            self.w.key("type");
+            self.w.string("text");
+            self.w.key("text");
+            self.w.string_fmt(args);
+            self.w.end_object();
+        }
+        self
+    }
+
+    /// Adds an `isError` text block: the usual way to report a tool failure to the model.
+    pub fn fail(&mut self, args: fmt::Arguments<'_>) -> &mut Self {
+        self.error().text_fmt(args)
+    }
+
+    /// Adds an image block.
+    pub fn image(&mut self, data: &str, mime_type: &str) -> &mut Self {
+        self.push(&Content::Image { data, mime_type }, None, None)
+    }
+
+    /// Adds an audio block.
+    pub fn audio(&mut self, data: &str, mime_type: &str) -> &mut Self {
+        self.push(&Content::Audio { data, mime_type }, None, None)
+    }
+
+    /// Adds a resource link block.
+    pub fn resource_link(&mut self, link: &ResourceLink<'_>) -> &mut Self {
+        self.push(&Content::ResourceLink(*link), None, None)
+    }
+
+    /// Adds an embedded text resource.
+    pub fn embedded_text(&mut self, uri: &str, mime_type: Option<&str>, text: &str) -> &mut Self {
+        self.push(&Content::EmbeddedText { uri, mime_type, text }, None, None)
+    }
+
+    /// Adds an embedded binary resource.
+    pub fn embedded_blob(&mut self, uri: &str, mime_type: Option<&str>, blob: &str) -> &mut Self {
+        self.push(&Content::EmbeddedBlob { uri, mime_type, blob }, None, None)
+    }
+
+    fn open(&mut self) -> bool {
+        match self.state {
+            ResultState::Content => true,
+            _ => {
+                self.state = ResultState::Misused;
+                false
+            }
+        }
+    }
+
+    /// Adds any content block, with optional annotations and raw `_meta` object. Blocks the
+    /// revision lacks are downgraded to a text block (audio before 2025-03-26, resource
+    /// links before 2025-06-18); fields it lacks are left out.
+    pub fn push(&mut self, content: &Content<'_>, annotations: Option<&Annotations<'_>>, meta: Option<&str>) -> &mut Self {
+        if !self.open() {
+            return self;
+        }
+        let f = self.version.features();
+        let w = &mut *self.w;
+        w.begin_object();
+        w.key("type");
+        match *content {
+            Content::Text(text) => {
+                w.string("text");
+                w.key("text");
+                w.string(text);
+            }
+            Content::Image { data, mime_type } => {
+                w.string("image");
+                w.key("data");
+                w.string(data);
+                w.key("mimeType");
+                w.string(mime_type);
+            }
+            Content::Audio { data, mime_type } if f.audio => {
+                w.string("audio");
+                w.key("data");
+                w.string(data);
+                w.key("mimeType");
+                w.string(mime_type);
+            }
+            Content::Audio { mime_type, .. } => {
+                w.string("text");
+                w.key("text");
+                w.string_fmt(format_args!(
+                    "[{mime_type} audio omitted: protocol {} has no audio content]",
+                    self.version
+                ));
+            }
+            Content::ResourceLink(link) if f.resource_link => {
+                w.string("resource_link");
+                w.key("uri");
+                w.string(link.uri);
+                w.key("name");
+                w.string(link.name);
+                if let Some(t) = link.title {
+                    w.key("title");
+                    w.string(t);
+                }
+                if let Some(d) = link.description {
+                    w.key("description");
+                    w.string(d);
+                }
+                if let Some(m) = link.mime_type {
+                    w.key("mimeType");
+                    w.string(m);
+                }
+                if let Some(s) = link.size {
+                    w.key("size");
+                    w.u64(s);
+                }
+            }
+            Content::ResourceLink(link) => {
+                w.string("text");
+                w.key("text");
+                w.string_fmt(format_args!("Resource: {} <{}>", link.name, link.uri));
+            }
+            Content::EmbeddedText { uri, mime_type, text } => {
+                write_embedded(w, uri, mime_type, ("text", text));
+            }
+            Content::EmbeddedBlob { uri, mime_type, blob } => {
+                write_embedded(w, uri, mime_type, ("blob", blob));
+            }
+        }
+        if let Some(a) = annotations {
+            w.key("annotations");
+            w.begin_object();
+            if !a.audience.is_empty() {
+                w.key("audience");
+                w.begin_array();
+                for r in a.audience {
+                    w.string(match r {
+                        Role::User => "user",
+                        Role::Assistant => "assistant",
+                    });
+                }
+                w.end_array();
+            }
+            if let Some(p) = a.priority {
+                w.key("priority");
+                w.f64(p);
+            }
+            if let (true, Some(lm)) = (f.titles_and_meta, a.last_modified) {
+                w.key("lastModified");
+                w.string(lm);
+            }
+            w.end_object();
+        }
+        if let (true, Some(m)) = (f.titles_and_meta, meta) {
+            w.key("_meta");
+            w.raw_value(m);
+        }
+        w.end_object();
+        self
+    }
+
+    /// Ends the content list with a text block holding `json` and sets `structuredContent`
+    /// to `json` (2025-06-18+; earlier revisions only get the text block, as the spec
+    /// suggests for older clients). `json` must be valid JSON (checked; invalid JSON marks
+    /// the result as misused and the session answers with an internal error).
+    pub fn structured_raw(&mut self, json: &str) {
+        if crate::json::parse(json.as_bytes(), Limits::default()).is_err() {
+            self.state = ResultState::Misused;
+            return;
+        }
+        self.structured_with(|w| w.raw_value(json));
+    }
+
+    /// Like [`structured_raw`](Self::structured_raw), but `write` produces the JSON value; it
+    /// is called twice (once escaped into the text block, once as `structuredContent`).
+    pub fn structured_with(&mut self, write: impl Fn(&mut JsonWriter<'_>)) {
+        if !self.open() {
+            return;
+        }
+        let w = &mut *self.w;
+        w.begin_object();
+        w.key("type");
+        w.string("text");
+        w.key("text");
+        // The structural state after `"` + value + `"` is that of one string value.
+        w.raw("\"");
+        w.set_string_mode(true);
+        write(w);
+        w.set_string_mode(false);
+        w.raw("\"");
+        w.end_object();
+        w.end_array();
+        if self.version.features().structured_content {
+            w.key("structuredContent");
+            write(w);
+        }
+        self.state = ResultState::Closed;
+    }
+
+    /// Whether the handler used the builder out of order (content after structured output,
+    /// or invalid structured JSON).
+    pub(crate) fn misused(&self) -> bool {
+        self.state == ResultState::Misused
+    }
+
+    /// Closes the result object.
+    pub(crate) fn finish(self) {
+        let w = self.w;
+        if self.state == ResultState::Content {
+            w.end_array();
+        }
+        if self.is_error {
+            w.key("isError");
+            w.bool(true);
+        }
+        if self.version.features().result_type {
+            w.key("resultType");
+            w.string("complete");
+            if let Some(si) = self.server_info {
+                w.key("_meta");
+                si(w);
+            }
+        }
+        w.end_object();
+    }
+}
+
+fn write_embedded(w: &mut JsonWriter<'_>, uri: &str, mime_type: Option<&str>, body: (&str, &str)) {
+    w.string("resource");
+    w.key("resource");
+    w.begin_object();
+    w.key("uri");
+    w.string(uri);
+    if let Some(m) = mime_type {
+        w.key("mimeType");
+        w.string(m);
+    }
+    w.key(body.0);
+    w.string(body.1);
+    w.end_object();
+}

@@ -1,0 +1,258 @@
+//! Test support: validates messages the server emits against the official MCP JSON Schemas.
+//!
+//! Use from an integration test with `mod harness;`. The schemas are read from
+//! `$MCP_SPEC_DIR/<revision>/schema.json`, by default `<repo>/../shared/spec` (see that
+//! directory's README). Compiled validators are cached per revision and definition for the
+//! whole test binary.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde_json::{json, Value};
+
+/// Protocol revisions with a schema, oldest first.
+const REVISIONS: &[&str] = &[
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    "2025-11-25",
+    "2026-07-28",
+];
+
+/// The protocol revisions that have a schema, oldest first.
+pub fn spec_revisions() -> &'static [&'static str] {
+    REVISIONS
+}
+
+/// Directory holding `<revision>/schema.json`: `$MCP_SPEC_DIR`, else `../shared/spec` next to
+/// the repository.
+pub fn spec_dir() -> PathBuf {
+    match std::env::var_os("MCP_SPEC_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec"),
+    }
+}
+
+/// One revision's root schema document.
+struct Spec {
+    root: Value,
+    /// `"definitions"` (draft-07) or `"$defs"` (2020-12).
+    defs_key: &'static str,
+}
+
+impl Spec {
+    fn has(&self, def: &str) -> bool {
+        self.root
+            .get(self.defs_key)
+            .and_then(|d| d.get(def))
+            .is_some()
+    }
+}
+
+type Cache<T> = OnceLock<Mutex<HashMap<String, Arc<T>>>>;
+
+static SPECS: Cache<Spec> = OnceLock::new();
+static VALIDATORS: Cache<jsonschema::Validator> = OnceLock::new();
+
+fn lock<T>(cache: &'static Cache<T>) -> std::sync::MutexGuard<'static, HashMap<String, Arc<T>>> {
+    cache
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn spec(rev: &str) -> Result<Arc<Spec>, String> {
+    if let Some(s) = lock(&SPECS).get(rev) {
+        return Ok(Arc::clone(s));
+    }
+    if !REVISIONS.contains(&rev) {
+        return Err(format!("unknown MCP revision {rev:?} (known: {REVISIONS:?})"));
+    }
+    let path = spec_dir().join(rev).join("schema.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("[{rev}] cannot read {}: {e}", path.display()))?;
+    let root: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("[{rev}] {} is not JSON: {e}", path.display()))?;
+    let defs_key = if root.get("$defs").is_some() {
+        "$defs"
+    } else if root.get("definitions").is_some() {
+        "definitions"
+    } else {
+        return Err(format!("[{rev}] {} has no definitions", path.display()));
+    };
+    let s = Arc::new(Spec { root, defs_key });
+    lock(&SPECS).insert(rev.to_owned(), Arc::clone(&s));
+    Ok(s)
+}
+
+/// Whether revision `rev` has a definition named `def`.
+pub fn has_def(rev: &str, def: &str) -> bool {
+    spec(rev).map(|s| s.has(def)).unwrap_or(false)
+}
+
+/// Compiled validator for `#/<defs>/<def>` of revision `rev`.
+fn validator(rev: &str, def: &str) -> Result<Arc<jsonschema::Validator>, String> {
+    let cache_key = format!("{rev}#{def}");
+    if let Some(v) = lock(&VALIDATORS).get(&cache_key) {
+        return Ok(Arc::clone(v));
+    }
+    let s = spec(rev)?;
+    if !s.has(def) {
+        return Err(format!(
+            "[{rev}] schema has no definition {def:?} under {}",
+            s.defs_key
+        ));
+    }
+    // Wrapper schema: `$ref` to the definition plus the whole definitions table (and the
+    // dialect), so that no sibling keywords of the root schema interfere (draft-07 ignores
+    // siblings of `$ref`, 2020-12 would apply them).
+    let mut wrapper = json!({ "$ref": format!("#/{}/{def}", s.defs_key) });
+    if let Some(dialect) = s.root.get("$schema") {
+        wrapper["$schema"] = dialect.clone();
+    }
+    if let Some(defs) = s.root.get(s.defs_key) {
+        wrapper[s.defs_key] = defs.clone();
+    }
+    let compiled = jsonschema::validator_for(&wrapper)
+        .map_err(|e| format!("[{rev}] cannot compile schema for {def}: {e}"))?;
+    let compiled = Arc::new(compiled);
+    lock(&VALIDATORS).insert(cache_key, Arc::clone(&compiled));
+    Ok(compiled)
+}
+
+/// Validates `value` against definition `def` (e.g. `"CallToolResult"`) of revision `rev`.
+///
+/// The error names the revision, the definition and every validation error with its
+/// instance path (and schema path).
+pub fn validate_def(rev: &str, def: &str, value: &Value) -> Result<(), String> {
+    validate_at(rev, def, value, "")
+}
+
+/// [`validate_def`] for a value found at JSON pointer `base` of a larger message; instance
+/// paths in the error are reported relative to that message.
+fn validate_at(rev: &str, def: &str, value: &Value, base: &str) -> Result<(), String> {
+    let v = validator(rev, def)?;
+    let errors: Vec<String> = v
+        .iter_errors(value)
+        .map(|e| {
+            let at = format!("{base}{}", e.instance_path().as_str());
+            let at = if at.is_empty() { "/" } else { &at };
+            format!("  at {at}: {e} (schema: {})", e.schema_path().as_str())
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "[{rev}] {def}: {} validation error(s) in {}\n{}",
+            errors.len(),
+            value,
+            errors.join("\n")
+        ))
+    }
+}
+
+/// Result definition for a successful response to `method`, by revision.
+fn result_def(rev: &str, method: Option<&str>) -> &'static str {
+    let named = match method {
+        Some("initialize") => "InitializeResult",
+        Some("ping") | Some("logging/setLevel") => "EmptyResult",
+        Some("tools/list") => "ListToolsResult",
+        Some("tools/call") => "CallToolResult",
+        Some("server/discover") => "DiscoverResult",
+        _ => "Result",
+    };
+    if has_def(rev, named) {
+        named
+    } else {
+        "Result"
+    }
+}
+
+/// First of `names` that revision `rev` defines.
+fn first_def(rev: &str, names: &[&'static str]) -> Result<&'static str, String> {
+    names
+        .iter()
+        .copied()
+        .find(|n| has_def(rev, n))
+        .ok_or_else(|| format!("[{rev}] schema defines none of {names:?}"))
+}
+
+/// Validates one message the server sent, choosing the definitions from its shape.
+///
+/// * `result` present: the envelope against `JSONRPCResultResponse` (≥ 2025-11-25) or
+///   `JSONRPCResponse`, and `msg["result"]` against the result type of `request_method`
+///   (`initialize` → `InitializeResult`, `ping` / `logging/setLevel` → `EmptyResult`,
+///   `tools/list` → `ListToolsResult`, `tools/call` → `CallToolResult`, `server/discover` →
+///   `DiscoverResult`; `Result` when the method is unknown or the revision lacks the type).
+/// * `error` present: `JSONRPCErrorResponse` (≥ 2025-11-25) or `JSONRPCError`; where the
+///   revision defines them, code -32022 also against `UnsupportedProtocolVersionError` and
+///   -32021 against `MissingRequiredClientCapabilityError`.
+/// * `id` without `result` / `error`: a server-to-client request, against `JSONRPCRequest`.
+/// * otherwise a notification, by method: `notifications/progress` → `ProgressNotification`,
+///   `notifications/message` → `LoggingMessageNotification`,
+///   `notifications/tools/list_changed` → `ToolListChangedNotification`,
+///   `notifications/cancelled` → `CancelledNotification`, anything else (and in addition to
+///   the specific type) → `JSONRPCNotification`.
+///
+/// `request_method` is the method of the request being answered (ignored for
+/// notifications). All failures are collected into the error string.
+pub fn validate_server_message(
+    rev: &str,
+    request_method: Option<&str>,
+    msg: &Value,
+) -> Result<(), String> {
+    // (definition, value, JSON pointer of the value within `msg`)
+    let mut checks: Vec<(&'static str, &Value, &str)> = Vec::new();
+    let obj = msg
+        .as_object()
+        .ok_or_else(|| format!("[{rev}] server message is not a JSON object: {msg}"))?;
+    if let Some(result) = obj.get("result") {
+        checks.push((
+            first_def(rev, &["JSONRPCResultResponse", "JSONRPCResponse"])?,
+            msg,
+            "",
+        ));
+        checks.push((result_def(rev, request_method), result, "/result"));
+    } else if obj.contains_key("error") {
+        checks.push((
+            first_def(rev, &["JSONRPCErrorResponse", "JSONRPCError"])?,
+            msg,
+            "",
+        ));
+        let specific = match msg.pointer("/error/code").and_then(Value::as_i64) {
+            Some(-32022) => Some("UnsupportedProtocolVersionError"),
+            Some(-32021) => Some("MissingRequiredClientCapabilityError"),
+            _ => None,
+        };
+        if let Some(def) = specific.filter(|d| has_def(rev, d)) {
+            checks.push((def, msg, ""));
+        }
+    } else if obj.contains_key("id") {
+        // A request from the server to the client (e.g. sampling, elicitation, ping).
+        checks.push(("JSONRPCRequest", msg, ""));
+    } else {
+        checks.push(("JSONRPCNotification", msg, ""));
+        let specific = match obj.get("method").and_then(Value::as_str) {
+            Some("notifications/progress") => Some("ProgressNotification"),
+            Some("notifications/message") => Some("LoggingMessageNotification"),
+            Some("notifications/tools/list_changed") => Some("ToolListChangedNotification"),
+            Some("notifications/cancelled") => Some("CancelledNotification"),
+            _ => None,
+        };
+        if let Some(def) = specific {
+            checks.push((def, msg, ""));
+        }
+    }
+    let failures: Vec<String> = checks
+        .into_iter()
+        .filter_map(|(def, value, base)| validate_at(rev, def, value, base).err())
+        .collect();
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n"))
+    }
+}
