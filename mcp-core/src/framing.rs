@@ -470,7 +470,10 @@ mod tests {
                     out.push(own(f));
                     drained += 1;
                 }
-                assert!(n > 0 || drained > 0, "livelock: push 0 and nothing to drain");
+                assert!(
+                    n > 0 || drained > 0,
+                    "livelock: push 0 and nothing to drain"
+                );
                 assert!(framer.buffered() <= framer.max_len());
             }
         }
@@ -501,7 +504,10 @@ mod tests {
                 out.push(own(f));
                 drained += 1;
             }
-            assert!(!empty_spare || drained > 0, "spare empty with nothing waiting");
+            assert!(
+                !empty_spare || drained > 0,
+                "spare empty with nothing waiting"
+            );
         }
         while let Some(f) = framer.finish() {
             out.push(own(f));

@@ -161,7 +161,10 @@ pub fn decode(key: &CursorKey, cursor: &[u8]) -> Result<Position, CursorError> {
     let expected = siphash24(&key.0, &signed).to_le_bytes();
     let got = [m0, m1, m2, m3, m4, m5, m6, m7];
     // Compare without an early exit.
-    let diff = expected.iter().zip(got).fold(0u8, |acc, (a, b)| acc | (a ^ b));
+    let diff = expected
+        .iter()
+        .zip(got)
+        .fold(0u8, |acc, (a, b)| acc | (a ^ b));
     if diff != 0 {
         return Err(CursorError::BadCheck);
     }
@@ -236,7 +239,10 @@ fn siphash24(key: &[u8; 16], msg: &[u8]) -> u64 {
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 fn b64_char(sextet: u32) -> u8 {
-    ALPHABET.get((sextet & 63) as usize).copied().unwrap_or(b'A')
+    ALPHABET
+        .get((sextet & 63) as usize)
+        .copied()
+        .unwrap_or(b'A')
 }
 
 fn b64_value(c: u8) -> Option<u32> {
@@ -363,7 +369,10 @@ mod tests {
             Err(CursorError::Malformed)
         );
         let mut one = [0u8; 1];
-        assert_eq!(base64url_decode(b"Zh", &mut one), Err(CursorError::Malformed));
+        assert_eq!(
+            base64url_decode(b"Zh", &mut one),
+            Err(CursorError::Malformed)
+        );
     }
 
     #[test]
@@ -402,7 +411,10 @@ mod tests {
                 let mut m = [0u8; CURSOR_LEN];
                 m.copy_from_slice(valid);
                 m[i] = v;
-                assert!(decode(&KEY, &m).is_err(), "mutation at {i} to {v:#x} accepted");
+                assert!(
+                    decode(&KEY, &m).is_err(),
+                    "mutation at {i} to {v:#x} accepted"
+                );
                 checked += 1;
             }
         }

@@ -880,9 +880,12 @@ impl<'a> Session<'a> {
             let start = (s.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
             (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(s.len()).unwrap_or(0))
         };
-        // `{}` for absent arguments is not inside the message; point at an empty span and
-        // let `next_call` substitute.
-        slot.args = if request.args.text.as_ptr() == "{}".as_ptr() { (u32::MAX, 0) } else { span(request.args.text) };
+        // `{}` for absent arguments is not inside the message: mark it with an impossible
+        // span and let `next_call` substitute.
+        let args = request.args.text;
+        let inside = (args.as_ptr() as usize) >= (text.as_ptr() as usize)
+            && (args.as_ptr() as usize).saturating_add(args.len()) <= (text.as_ptr() as usize).saturating_add(text.len());
+        slot.args = if inside { span(args) } else { (u32::MAX, 0) };
         slot.name = span(request.name.raw());
         slot.state = SlotState::Fresh;
         slot.id = stored;

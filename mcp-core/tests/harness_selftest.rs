@@ -52,8 +52,8 @@ fn official_examples_validate() {
         files.sort();
         for file in files {
             let text = std::fs::read_to_string(&file).unwrap();
-            let value: Value = serde_json::from_str(&text)
-                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let value: Value =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
             if let Err(e) = validate_def(LATEST, &type_name, &value) {
                 failures.push(format!("{}: {e}", file.display()));
             }
@@ -109,7 +109,10 @@ fn initialize_result_2024() {
     let mut bad = ok.clone();
     bad["jsonrpc"] = json!("1.0");
     let err = validate_server_message(rev, Some("initialize"), &bad).unwrap_err();
-    assert!(err.contains("JSONRPCResponse") && err.contains("/jsonrpc"), "{err}");
+    assert!(
+        err.contains("JSONRPCResponse") && err.contains("/jsonrpc"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -157,7 +160,9 @@ fn call_tool_result_content_type() {
         bad["result"]["content"] = json!("hi");
         let err = validate_server_message(rev, Some("tools/call"), &bad).unwrap_err();
         assert!(
-            err.contains(rev) && err.contains("CallToolResult") && err.contains("/content"),
+            err.contains(rev)
+                && err.contains("CallToolResult")
+                && err.contains("at /result/content:"),
             "{err}"
         );
         let mut bad = ok.clone();
@@ -178,7 +183,10 @@ fn empty_results() {
         validate_server_message(rev, Some("logging/setLevel"), &msg).unwrap();
         validate_server_message(rev, None, &msg).unwrap();
         let bad = json!({"jsonrpc": "2.0", "id": 9, "result": []});
-        assert!(validate_server_message(rev, Some("ping"), &bad).is_err(), "{rev}");
+        assert!(
+            validate_server_message(rev, Some("ping"), &bad).is_err(),
+            "{rev}"
+        );
     }
     // 2026 results need resultType.
     let msg = json!({"jsonrpc": "2.0", "id": 9, "result": {}});
@@ -219,7 +227,10 @@ fn error_responses() {
         let mut bad = value.clone();
         bad["error"]["data"] = json!("nope");
         let err = validate_server_message(LATEST, None, &bad).unwrap_err();
-        assert!(err.contains("MissingRequiredClientCapabilityError"), "{err}");
+        assert!(
+            err.contains("MissingRequiredClientCapabilityError"),
+            "{err}"
+        );
     }
 }
 
@@ -230,9 +241,15 @@ fn notifications() {
             "params": {"progressToken": "t1", "progress": 0.5, "total": 1}});
         validate_server_message(rev, None, &progress).unwrap();
         let mut bad = progress.clone();
-        bad["params"].as_object_mut().unwrap().remove("progressToken");
+        bad["params"]
+            .as_object_mut()
+            .unwrap()
+            .remove("progressToken");
         let err = validate_server_message(rev, None, &bad).unwrap_err();
-        assert!(err.contains("ProgressNotification") && err.contains(rev), "{err}");
+        assert!(
+            err.contains("ProgressNotification") && err.contains(rev),
+            "{err}"
+        );
 
         let log = json!({"jsonrpc": "2.0", "method": "notifications/message",
             "params": {"level": "info", "data": "hello"}});

@@ -21,6 +21,10 @@
 //! * enums: a string is a unit variant, a single-key object `{"Variant": value}` is any
 //!   variant (externally tagged); `deserialize_any` dispatches on [`Kind`].
 
+// `DeError` is deliberately a fixed 161-byte value (no allocation); every `Result` here
+// carries it, so clippy's size heuristic does not apply.
+#![allow(clippy::result_large_err)]
+
 use core::fmt;
 
 use serde::de::{self, DeserializeSeed, Expected, Unexpected, Visitor};
@@ -77,8 +81,8 @@ struct MsgWriter {
 impl MsgWriter {
     fn push(&mut self, s: &str) {
         let end = self.len.saturating_add(s.len());
-        if let (Some(dst), Some(src)) = (self.buf.get_mut(self.len..end), s.as_bytes().get(..)) {
-            dst.copy_from_slice(src);
+        if let Some(dst) = self.buf.get_mut(self.len..end) {
+            dst.copy_from_slice(s.as_bytes());
             self.len = end;
         }
     }
@@ -202,14 +206,16 @@ fn too_long() -> DeError {
 /// What a value is, for "invalid type" messages (the scratch decodes escaped strings).
 fn unexpected<'u>(value: RawJson<'u>, scratch: &'u mut [u8]) -> Unexpected<'u> {
     match value.kind() {
-        Kind::Null => Unexpected::Unit,
+        // Reads "null" rather than serde's "unit value", like serde_json.
+        Kind::Null => Unexpected::Other("null"),
         Kind::Bool => Unexpected::Bool(value.as_str() == "true"),
         Kind::Number => match classify(value.as_str()) {
             Num::Int { neg: false, mag } if mag <= u128::from(u64::MAX) => {
                 Unexpected::Unsigned(u64::try_from(mag).unwrap_or(u64::MAX))
             }
             Num::Int { neg: true, mag } if mag <= u128::from(i64::MIN.unsigned_abs()) => {
-                Unexpected::Signed(0i64.checked_sub_unsigned(mag as u64).unwrap_or(i64::MIN))
+                let m = u64::try_from(mag).unwrap_or(u64::MAX);
+                Unexpected::Signed(0i64.checked_sub_unsigned(m).unwrap_or(i64::MIN))
             }
             Num::Int { .. } | Num::BigInt => Unexpected::Other("integer"),
             Num::Float => match value.as_str().parse::<f64>() {
@@ -590,7 +596,7 @@ impl<'de> de::SeqAccess<'de> for SeqDe<'de, '_> {
                 self.count = self.count.saturating_add(1);
                 seed.deserialize(ValueDe {
                     value,
-                    scratch: self.scratch,
+                    scratch: &mut *self.scratch,
                 })
                 .map(Some)
             }
@@ -618,7 +624,7 @@ impl<'de> de::MapAccess<'de> for MapDe<'de, '_> {
                 self.value = Some(value);
                 seed.deserialize(KeyDe {
                     key,
-                    scratch: self.scratch,
+                    scratch: &mut *self.scratch,
                 })
                 .map(Some)
             }
@@ -630,7 +636,7 @@ impl<'de> de::MapAccess<'de> for MapDe<'de, '_> {
         match self.value.take() {
             Some(value) => seed.deserialize(ValueDe {
                 value,
-                scratch: self.scratch,
+                scratch: &mut *self.scratch,
             }),
             None => Err(de::Error::custom("map value requested before its key")),
         }
@@ -841,5 +847,517 @@ impl<'de> de::VariantAccess<'de> for ValueDe<'de, '_> {
         visitor: V,
     ) -> Result<V::Value, DeError> {
         de::Deserializer::deserialize_struct(self, "", fields, visitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use crate::json::{parse, Limits};
+    use serde::Deserialize;
+    use std::collections::{BTreeMap, HashMap};
+    use std::string::{String, ToString};
+    use std::vec;
+    use std::vec::Vec;
+
+    fn raw(text: &str) -> RawJson<'_> {
+        parse(text.as_bytes(), Limits::default()).expect("valid test JSON")
+    }
+
+    /// Deserializes with a generous scratch buffer.
+    fn de<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, DeError> {
+        let mut scratch = [0u8; 256];
+        from_json(raw(text), &mut scratch)
+    }
+
+    fn err<'a, T: Deserialize<'a> + fmt::Debug>(text: &'a str) -> String {
+        de::<T>(text)
+            .expect_err("should fail")
+            .message()
+            .to_string()
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Borrowed<'a> {
+        name: &'a str,
+        n: u32,
+    }
+
+    #[test]
+    fn borrowed_str_fields() {
+        let v: Borrowed = from_json(raw(r#"{"n":5,"name":"abc é"}"#), &mut []).unwrap();
+        assert_eq!(
+            v,
+            Borrowed {
+                name: "abc é",
+                n: 5
+            }
+        );
+        // Escaped text cannot be lent out.
+        let e = err::<Borrowed>(r#"{"name":"a\nb","n":1}"#);
+        assert_eq!(
+            e,
+            "invalid type: string \"a\\nb\", expected a borrowed string"
+        );
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Owned {
+        text: String,
+        c: char,
+    }
+
+    #[test]
+    fn escaped_strings_into_owned() {
+        let v: Owned =
+            de(r#"{"text":"q\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00","c":"\u00e9"}"#).unwrap();
+        assert_eq!(v.text, "q\"\\/\u{8}\u{c}\n\r\té😀");
+        assert_eq!(v.c, 'é');
+        // Scratch too small for the decoded text.
+        let mut small = [0u8; 4];
+        let e = from_json::<Owned>(raw(r#"{"text":"abc\ndef","c":"x"}"#), &mut small).unwrap_err();
+        assert_eq!(e.message(), "string too long for the argument buffer");
+        // Unescaped strings need no scratch at all.
+        let v: Owned = from_json(raw(r#"{"text":"plain","c":"x"}"#), &mut []).unwrap();
+        assert_eq!(v.text, "plain");
+        assert_eq!(
+            err::<Owned>(r#"{"text":"t","c":"xy"}"#),
+            "invalid value: string \"xy\", expected a character"
+        );
+        assert_eq!(
+            err::<Owned>(r#"{"text":5,"c":"x"}"#),
+            "invalid type: integer `5`, expected a string"
+        );
+        // Escaped keys match field names through the scratch buffer.
+        let v: Owned = de(r#"{"t\u0065xt":"k","c":"x"}"#).unwrap();
+        assert_eq!(v.text, "k");
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "lowercase")]
+    enum Op {
+        Add,
+        Subtract,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    enum Shape {
+        Unit,
+        Circle(f64),
+        Rect { w: u32, h: u32 },
+        Pair(i8, i8),
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Calc {
+        op: Op,
+        number1: f64,
+        number2: f64,
+    }
+
+    #[test]
+    fn enums() {
+        let c: Calc = de(r#"{"op":"add","number1":1,"number2":2.5}"#).unwrap();
+        assert_eq!(
+            c,
+            Calc {
+                op: Op::Add,
+                number1: 1.0,
+                number2: 2.5
+            }
+        );
+        assert_eq!(de::<Op>(r#""subtract""#).unwrap(), Op::Subtract);
+        assert_eq!(de::<Op>(r#""sub\u0074ract""#).unwrap(), Op::Subtract);
+        assert_eq!(de::<Op>(r#"{"add":null}"#).unwrap(), Op::Add);
+        assert_eq!(
+            err::<Calc>(r#"{"op":"pow","number1":1,"number2":2}"#),
+            "unknown variant `pow`, expected `add` or `subtract`"
+        );
+        assert_eq!(
+            err::<Op>("3"),
+            "invalid type: integer `3`, expected enum Op"
+        );
+        assert_eq!(de::<Shape>(r#""Unit""#).unwrap(), Shape::Unit);
+        assert_eq!(
+            de::<Shape>(r#"{"Circle":1.5}"#).unwrap(),
+            Shape::Circle(1.5)
+        );
+        assert_eq!(
+            de::<Shape>(r#"{"Rect":{"h":2,"w":3}}"#).unwrap(),
+            Shape::Rect { w: 3, h: 2 }
+        );
+        assert_eq!(
+            de::<Shape>(r#"{"Pair":[-1,2]}"#).unwrap(),
+            Shape::Pair(-1, 2)
+        );
+        assert_eq!(
+            err::<Shape>(r#""Circle""#),
+            "invalid type: unit variant, expected newtype variant"
+        );
+        assert_eq!(
+            err::<Shape>(r#"{"Unit":1}"#),
+            "invalid type: integer `1`, expected unit"
+        );
+        assert!(err::<Shape>(r#"{"Unit":null,"Circle":1}"#).contains("exactly one key"));
+        assert!(err::<Shape>(r#"{}"#).contains("exactly one key"));
+        assert_eq!(
+            err::<Shape>(r#"{"Hex":1}"#),
+            "unknown variant `Hex`, expected one of `Unit`, `Circle`, `Rect`, `Pair`"
+        );
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(tag = "type", rename_all = "lowercase")]
+    enum Content<'a> {
+        Text {
+            text: &'a str,
+        },
+        Image {
+            data: String,
+            #[serde(rename = "mimeType")]
+            mime_type: String,
+        },
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(untagged)]
+    enum IdLike {
+        Num(i64),
+        Str(String),
+    }
+
+    #[test]
+    fn internally_tagged_and_untagged() {
+        assert_eq!(
+            de::<Content>(r#"{"type":"text","text":"hi"}"#).unwrap(),
+            Content::Text { text: "hi" }
+        );
+        assert_eq!(
+            de::<Content>(r#"{"mimeType":"image/png","type":"image","data":"AA\u003d"}"#).unwrap(),
+            Content::Image {
+                data: "AA=".into(),
+                mime_type: "image/png".into()
+            }
+        );
+        assert_eq!(de::<IdLike>("-3").unwrap(), IdLike::Num(-3));
+        assert_eq!(
+            de::<IdLike>(r#""x\ty""#).unwrap(),
+            IdLike::Str("x\ty".into())
+        );
+    }
+
+    fn seven() -> u32 {
+        7
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Opts {
+        a: Option<u32>,
+        #[serde(default)]
+        b: u32,
+        #[serde(default = "seven")]
+        c: u32,
+        d: Option<Option<bool>>,
+    }
+
+    #[test]
+    fn options_and_defaults() {
+        assert_eq!(
+            de::<Opts>("{}").unwrap(),
+            Opts {
+                a: None,
+                b: 0,
+                c: 7,
+                d: None
+            }
+        );
+        assert_eq!(
+            de::<Opts>(r#"{"a":null,"b":2,"c":3,"d":true}"#).unwrap(),
+            Opts {
+                a: None,
+                b: 2,
+                c: 3,
+                d: Some(Some(true))
+            }
+        );
+        assert_eq!(de::<Opts>(r#"{"a":1,"d":null}"#).unwrap().a, Some(1));
+        assert_eq!(
+            err::<Opts>(r#"{"a":"1"}"#),
+            "invalid type: string \"1\", expected u32"
+        );
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Inner<'a> {
+        #[serde(borrow)]
+        tags: Vec<&'a str>,
+        point: (i32, i32),
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Meters(f64);
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Marker;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Rgb(u8, u8, u8);
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Outer<'a> {
+        #[serde(borrow)]
+        inner: Inner<'a>,
+        list: Vec<Inner<'a>>,
+        dist: Meters,
+        marker: Marker,
+        color: Rgb,
+        fixed: [u16; 3],
+        unit: (),
+        map: BTreeMap<String, i32>,
+        by_id: HashMap<u32, bool>,
+    }
+
+    #[test]
+    fn nested_structs_and_arrays() {
+        let text = r#"{
+            "inner": {"tags": ["a", "b"], "point": [1, -2]},
+            "list": [{"tags": [], "point": [0, 0]}, {"point": [3, 4], "tags": ["z"]}],
+            "dist": 2.5,
+            "marker": null,
+            "color": [255, 0, 7],
+            "fixed": [1, 2, 3],
+            "unit": null,
+            "map": {"x": 1, "y\n": -1},
+            "by_id": {"1": true, "42": false}
+        }"#;
+        let v: Outer = de(text).unwrap();
+        assert_eq!(v.inner.tags, vec!["a", "b"]);
+        assert_eq!(v.inner.point, (1, -2));
+        assert_eq!(v.list.len(), 2);
+        assert_eq!(v.list[1].tags, vec!["z"]);
+        assert_eq!(v.dist, Meters(2.5));
+        assert_eq!(v.marker, Marker);
+        assert_eq!(v.color, Rgb(255, 0, 7));
+        assert_eq!(v.fixed, [1, 2, 3]);
+        assert_eq!(v.map.get("y\n"), Some(&-1));
+        assert_eq!(v.by_id.get(&42), Some(&false));
+        assert_eq!(
+            err::<(u8, u8)>("[1,2,3]"),
+            "invalid length 3, expected fewer elements in array"
+        );
+        assert_eq!(
+            err::<(u8, u8, u8)>("[1,2]"),
+            "invalid length 2, expected a tuple of size 3"
+        );
+        assert_eq!(
+            err::<Vec<u8>>(r#"{"a":1}"#),
+            "invalid type: map, expected a sequence"
+        );
+        assert_eq!(
+            err::<HashMap<u32, bool>>(r#"{"x":true}"#),
+            "invalid value: string \"x\", expected u32"
+        );
+        // Structs also accept arrays, like serde_json.
+        let b: Borrowed = de(r#"["s", 4]"#).unwrap();
+        assert_eq!(b, Borrowed { name: "s", n: 4 });
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(de::<u8>("255").unwrap(), 255);
+        assert_eq!(de::<i8>("-128").unwrap(), -128);
+        assert_eq!(de::<i64>("-9223372036854775808").unwrap(), i64::MIN);
+        assert_eq!(de::<u64>("18446744073709551615").unwrap(), u64::MAX);
+        assert_eq!(
+            de::<u128>("340282366920938463463374607431768211455").unwrap(),
+            u128::MAX
+        );
+        assert_eq!(
+            de::<i128>("-170141183460469231731687303715884105728").unwrap(),
+            i128::MIN
+        );
+        assert_eq!(de::<u32>("-0").unwrap(), 0);
+        assert_eq!(
+            err::<u8>("256"),
+            "invalid value: integer `256`, expected u8"
+        );
+        assert_eq!(
+            err::<u32>("-1"),
+            "invalid value: integer `-1`, expected u32"
+        );
+        assert_eq!(
+            err::<i64>("9223372036854775808"),
+            "invalid value: integer `9223372036854775808`, expected i64"
+        );
+        assert_eq!(
+            err::<u128>("340282366920938463463374607431768211456"),
+            "invalid value: integer `340282366920938463463374607431768211456`, expected u128"
+        );
+        assert_eq!(
+            err::<i32>("1.5"),
+            "invalid type: floating point `1.5`, expected i32"
+        );
+        assert_eq!(
+            err::<u64>("1e3"),
+            "invalid type: floating point `1000.0`, expected u64"
+        );
+        assert_eq!(
+            err::<u16>("true"),
+            "invalid type: boolean `true`, expected u16"
+        );
+        assert_eq!(de::<f64>("5e-324").unwrap(), 5e-324);
+        assert_eq!(
+            de::<f64>("1.7976931348623157e308").unwrap(),
+            1.7976931348623157e308
+        );
+        assert_eq!(de::<f64>("0.30000000000000004").unwrap(), 0.1 + 0.2);
+        assert_eq!(de::<f64>("-0").unwrap().to_bits(), (-0.0f64).to_bits());
+        assert_eq!(de::<f64>("12").unwrap(), 12.0);
+        assert_eq!(de::<f64>("1E2").unwrap(), 100.0);
+        assert_eq!(de::<f32>("0.1").unwrap(), 0.1f32);
+        assert_eq!(
+            err::<f64>("1e400"),
+            "invalid value: number `1e400` out of range, expected f64"
+        );
+        assert_eq!(
+            err::<f32>("1e39"),
+            "invalid value: number `1e39` out of range, expected f32"
+        );
+        assert_eq!(
+            err::<f64>(r#""x""#),
+            "invalid type: string \"x\", expected f64"
+        );
+        assert_eq!(err::<f64>(r#"{"a":1}"#), "invalid type: map, expected f64");
+        assert_eq!(err::<f64>("null"), "invalid type: null, expected f64");
+        assert_eq!(
+            err::<u8>(r#""a\"b""#),
+            "invalid type: string \"a\\\"b\", expected u8"
+        );
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Strict {
+        number1: f64,
+        number2: f64,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Lenient {
+        keep: bool,
+    }
+
+    #[test]
+    fn field_errors_and_unknown_fields() {
+        assert_eq!(err::<Strict>(r#"{"number2":1}"#), "missing field `number1`");
+        assert_eq!(
+            err::<Strict>(r#"{"number1":1,"number2":2,"extra":3}"#),
+            "unknown field `extra`, expected `number1` or `number2`"
+        );
+        assert_eq!(
+            err::<Strict>(r#"{"number1":"x","number2":2}"#),
+            "invalid type: string \"x\", expected f64"
+        );
+        assert_eq!(
+            err::<Strict>("[1]"),
+            "invalid length 1, expected struct Strict with 2 elements"
+        );
+        assert_eq!(
+            err::<Strict>("7"),
+            "invalid type: integer `7`, expected struct Strict"
+        );
+        // Unknown fields, however deep, are skipped (ignored_any).
+        let v: Lenient =
+            de(r#"{"x":{"y":[1,{"z":"\u0041"}]},"keep":true,"w":null,"v":"s\n"}"#).unwrap();
+        assert_eq!(v, Lenient { keep: true });
+        // Escaped unknown keys do not need scratch space unless they are decoded.
+        let v: Lenient = from_json(raw(r#"{"keep":false}"#), &mut []).unwrap();
+        assert!(!v.keep);
+    }
+
+    #[test]
+    fn deserialize_any_matches_serde_json() {
+        let text = r#"{"a":[1,-2,3.5,"s\u00e9\n",true,false,null,{}],"b":{"c":[[]]},
+            "big":18446744073709551615,"neg":-9223372036854775808,"huge":1e300,
+            "bigint":123456789012345678901234567890,"e":"","f":0.1}"#;
+        let ours: serde_json::Value = de(text).unwrap();
+        let theirs: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(ours, theirs);
+    }
+
+    #[test]
+    fn bytes_unit_and_misc() {
+        let b: &[u8] = de(r#""abc""#).unwrap();
+        assert_eq!(b, b"abc");
+        let b: serde_bytes_like::Buf = de(r#""a\nb""#).unwrap();
+        assert_eq!(b.0, b"a\nb");
+        let b: serde_bytes_like::Buf = de("[1,2]").unwrap();
+        assert_eq!(b.0, [1, 2]);
+        de::<()>("null").unwrap();
+        assert_eq!(err::<()>("0"), "invalid type: integer `0`, expected unit");
+        assert!(de::<bool>("true").unwrap());
+        assert_eq!(
+            err::<bool>("1"),
+            "invalid type: integer `1`, expected a boolean"
+        );
+        de::<serde::de::IgnoredAny>(r#"{"a":[1,2]}"#).unwrap();
+        assert_eq!(de::<Option<&str>>("null").unwrap(), None);
+        assert_eq!(de::<Option<&str>>(r#""v""#).unwrap(), Some("v"));
+        let s: String = de(r#""\u2028""#).unwrap();
+        assert_eq!(s, "\u{2028}");
+    }
+
+    /// A minimal byte-buffer type driving `deserialize_byte_buf`.
+    mod serde_bytes_like {
+        use serde::de::{Deserializer, SeqAccess, Visitor};
+        use std::vec::Vec;
+
+        pub struct Buf(pub Vec<u8>);
+
+        impl<'de> serde::Deserialize<'de> for Buf {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = Buf;
+                    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                        f.write_str("bytes")
+                    }
+                    fn visit_bytes<E>(self, v: &[u8]) -> Result<Buf, E> {
+                        Ok(Buf(v.to_vec()))
+                    }
+                    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Buf, A::Error> {
+                        let mut out = Vec::new();
+                        while let Some(b) = seq.next_element()? {
+                            out.push(b);
+                        }
+                        Ok(Buf(out))
+                    }
+                }
+                d.deserialize_byte_buf(V)
+            }
+        }
+    }
+
+    #[test]
+    fn error_message_truncates_at_char_boundary() {
+        let long: String = "é".repeat(200);
+        let e = <DeError as de::Error>::custom(&long);
+        let m = e.message();
+        assert!(m.len() <= 160);
+        assert!(m.ends_with("..."));
+        assert!(m.starts_with("éé"));
+        let exact: String = "a".repeat(160);
+        assert_eq!(<DeError as de::Error>::custom(&exact).message(), exact);
+        let e = <DeError as de::Error>::custom("short");
+        assert_eq!(e.to_string(), "short");
+        assert_eq!(std::format!("{e:?}"), "DeError(\"short\")");
+        // A long unknown variant name in a message is cut, not a panic.
+        let text = std::format!("\"{}\"", "€".repeat(100));
+        let m = err::<Op>(&text);
+        assert!(m.starts_with("unknown variant `€€"));
+        assert!(m.len() <= 160);
     }
 }

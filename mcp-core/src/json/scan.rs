@@ -19,7 +19,9 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_depth: DEFAULT_MAX_DEPTH }
+        Limits {
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
     }
 }
 
@@ -123,14 +125,20 @@ impl fmt::Display for ScanError {
                 write!(f, "unpaired UTF-16 surrogate escape at offset {offset}")
             }
             ScanError::ControlCharacter { offset } => {
-                write!(f, "unescaped control character in string at offset {offset}")
+                write!(
+                    f,
+                    "unescaped control character in string at offset {offset}"
+                )
             }
             ScanError::TooDeep { offset, limit } => write!(
                 f,
                 "nesting deeper than the limit of {limit} levels at offset {offset}"
             ),
             ScanError::TrailingCharacters { offset } => {
-                write!(f, "unexpected characters after the JSON value at offset {offset}")
+                write!(
+                    f,
+                    "unexpected characters after the JSON value at offset {offset}"
+                )
             }
         }
     }
@@ -751,10 +759,7 @@ mod tests {
             })
         );
         let objects = "{\"a\":".repeat(10_000);
-        assert!(matches!(
-            run(objects.as_bytes()),
-            Err(TooDeep { .. })
-        ));
+        assert!(matches!(run(objects.as_bytes()), Err(TooDeep { .. })));
     }
 
     #[test]

@@ -888,7 +888,8 @@ mod tests {
         assert_eq!(out, "[1,2]");
         let out = render(|w| {
             w.set_string_mode(true);
-            write!(w, "\"{}\"", "a\n").unwrap();
+            let s = "a\n";
+            write!(w, "\"{s}\"").unwrap();
         });
         assert_eq!(out, r#"\"a\n\""#);
     }
@@ -929,8 +930,8 @@ mod tests {
             f64::MIN,
             f64::EPSILON,
             1.7976931348623157e308,
-            123456789.123456789,
-            9007199254740993.0,
+            123456789.12345679,
+            9007199254740992.0,
         ];
         // A deterministic pseudo-random sweep over bit patterns.
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;

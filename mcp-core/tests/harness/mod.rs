@@ -68,7 +68,9 @@ fn spec(rev: &str) -> Result<Arc<Spec>, String> {
         return Ok(Arc::clone(s));
     }
     if !REVISIONS.contains(&rev) {
-        return Err(format!("unknown MCP revision {rev:?} (known: {REVISIONS:?})"));
+        return Err(format!(
+            "unknown MCP revision {rev:?} (known: {REVISIONS:?})"
+        ));
     }
     let path = spec_dir().join(rev).join("schema.json");
     let text = std::fs::read_to_string(&path)

@@ -1,0 +1,205 @@
+//! Lifecycle of both eras: initialize and version negotiation, requests before initialize,
+//! ping, logging/setLevel, server/discover and per-request `_meta` validation.
+
+mod pair;
+
+use mcp_core::{Event, LogLevel, ProtocolVersion};
+use pair::*;
+use serde_json::{json, Value};
+
+#[test]
+fn initialize_echoes_every_legacy_version() {
+    for v in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let mut p = Pair::new();
+        let r = p.ask(&initialize(1, v));
+        assert_eq!(r["id"], 1);
+        assert_eq!(r["result"]["protocolVersion"], v);
+        assert_eq!(r["result"]["capabilities"]["tools"]["listChanged"], true);
+        assert!(r["result"]["capabilities"]["logging"].is_object());
+        assert_eq!(r["result"]["serverInfo"]["name"], "pair-server");
+        assert_eq!(r["result"]["instructions"], "Use the tools.");
+        // Fields appear only in the revisions that define them.
+        let info = &r["result"]["serverInfo"];
+        assert_eq!(info.get("title").is_some(), v >= "2025-06-18", "{v}: {info}");
+        assert_eq!(info.get("description").is_some(), v >= "2025-11-25", "{v}: {info}");
+        assert!(r["result"].get("resultType").is_none());
+        assert!(p.send(INITIALIZED).is_empty());
+        assert_eq!(p.events, vec![Event::Initialized(ProtocolVersion::from_wire(v).unwrap())]);
+    }
+}
+
+#[test]
+fn unknown_or_modern_version_gets_latest_legacy() {
+    for requested in ["1900-01-01", "2026-07-28", ""] {
+        let mut p = Pair::new();
+        let r = p.ask(&initialize(1, requested));
+        assert_eq!(r["result"]["protocolVersion"], "2025-11-25", "{requested}");
+    }
+}
+
+#[test]
+fn initialize_needs_a_version_string() {
+    let mut p = Pair::new();
+    let r = p.ask(&request(json!(1), "initialize", json!({"protocolVersion": 5})));
+    assert_eq!(error_code(&r), -32602);
+    // The session is still fresh: a proper initialize works.
+    assert_eq!(p.ask(&initialize(2, "2025-06-18"))["result"]["protocolVersion"], "2025-06-18");
+}
+
+#[test]
+fn second_initialize_is_rejected() {
+    let mut p = Pair::initialized("2025-06-18");
+    let r = p.ask(&initialize(9, "2025-03-26"));
+    assert_eq!(error_code(&r), -32600);
+    assert_eq!(r["id"], 9);
+    assert_eq!(p.session.negotiated_version(), ProtocolVersion::from_wire("2025-06-18"));
+}
+
+#[test]
+fn requests_before_initialize_get_a_clear_error() {
+    let mut p = Pair::new();
+    for method in ["tools/list", "tools/call", "logging/setLevel"] {
+        let r = p.ask(&request(json!("a"), method, json!({})));
+        assert_eq!(error_code(&r), -32600, "{method}");
+        assert_eq!(r["id"], "a");
+        let msg = r["error"]["message"].as_str().unwrap();
+        assert!(msg.contains("initialize") && msg.contains("2026-07-28"), "{msg}");
+    }
+    assert_eq!(error_code(&p.ask(&request(json!(1), "resources/list", json!({})))), -32601);
+    // ping is allowed before initialize.
+    assert_eq!(p.ask(&request(json!(2), "ping", json!({})))["result"], json!({}));
+}
+
+#[test]
+fn ping_and_unknown_methods() {
+    let mut p = Pair::initialized("2025-11-25");
+    assert_eq!(p.ask(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#), json!({"jsonrpc":"2.0","id":"p","result":{}}));
+    let r = p.ask(&request(json!(3), "prompts/list", json!({})));
+    assert_eq!(error_code(&r), -32601);
+    assert_eq!(r["error"]["message"], "Method not found: prompts/list");
+}
+
+#[test]
+fn set_level_filters_session_logs() {
+    let mut p = Pair::initialized("2025-06-18");
+    let mut out = vec![0u8; 1024];
+    // Default level is info: debug is filtered, warning passes.
+    assert!(p.session.log(None, LogLevel::Debug, None, "d", &mut out).unwrap().is_none());
+    assert!(p.session.log(None, LogLevel::Warning, Some("core"), "w", &mut out).unwrap().is_some());
+    let r = p.ask(&request(json!(1), "logging/setLevel", json!({"level": "error"})));
+    assert_eq!(r["result"], json!({}));
+    p.drain(&mut Vec::new());
+    assert!(p.events.contains(&Event::LogLevel(LogLevel::Error)));
+    assert!(p.session.log(None, LogLevel::Warning, None, "w", &mut out).unwrap().is_none());
+    let tx = p.session.log(None, LogLevel::Critical, Some("core"), "boom", &mut out).unwrap().unwrap();
+    let v: Value = serde_json::from_slice(&out[..tx.len]).unwrap();
+    assert_eq!(
+        v,
+        json!({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"critical","logger":"core","data":"boom"}})
+    );
+    pair::harness::validate_server_message("2025-06-18", None, &v).unwrap();
+    let bad = p.ask(&request(json!(2), "logging/setLevel", json!({"level": "loud"})));
+    assert_eq!(error_code(&bad), -32602);
+}
+
+#[test]
+fn no_session_logs_before_initialize() {
+    let mut p = Pair::new();
+    let mut out = vec![0u8; 512];
+    assert!(p.session.log(None, LogLevel::Emergency, None, "x", &mut out).unwrap().is_none());
+}
+
+#[test]
+fn discover_lists_every_version() {
+    let mut p = Pair::new();
+    let r = p.ask(&modern(json!("d"), "server/discover", json!({})));
+    let res = &r["result"];
+    assert_eq!(res["resultType"], "complete");
+    assert_eq!(
+        res["supportedVersions"],
+        json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"])
+    );
+    assert!(res["capabilities"]["tools"].is_object());
+    assert_eq!(res["ttlMs"], 0);
+    assert_eq!(res["cacheScope"], "public");
+    assert_eq!(res["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "pair-server");
+    assert_eq!(res["instructions"], "Use the tools.");
+    // Probing without `_meta` (a dual-era client) is answered too.
+    let probe = p.ask(&request(json!(2), "server/discover", json!({})));
+    assert_eq!(probe["result"]["resultType"], "complete");
+    // Discovery does not start a legacy session.
+    assert_eq!(p.session.negotiated_version(), None);
+}
+
+#[test]
+fn modern_meta_validation() {
+    let mut p = Pair::new();
+    let caps_only = request(
+        json!(1),
+        "tools/list",
+        json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}),
+    );
+    assert_eq!(error_code(&p.ask(&caps_only)), -32602);
+    let version_only = request(
+        json!(2),
+        "tools/list",
+        json!({"_meta": {"io.modelcontextprotocol/protocolVersion": MODERN}}),
+    );
+    let r = p.ask(&version_only);
+    assert_eq!(error_code(&r), -32602);
+    assert!(r["error"]["message"].as_str().unwrap().contains("clientCapabilities"));
+    let not_object = request(json!(3), "tools/list", json!({"_meta": 7}));
+    assert_eq!(error_code(&p.ask(&not_object)), -32602);
+    let bad_level = request(
+        json!(4),
+        "tools/list",
+        json!({"_meta": {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/logLevel": "chatty"
+        }}),
+    );
+    assert_eq!(error_code(&p.ask(&bad_level)), -32602);
+}
+
+#[test]
+fn unsupported_modern_version() {
+    let mut p = Pair::new();
+    for requested in ["1900-01-01", "2025-11-25"] {
+        let msg = request(
+            json!(1),
+            "tools/list",
+            json!({"_meta": {
+                "io.modelcontextprotocol/protocolVersion": requested,
+                "io.modelcontextprotocol/clientCapabilities": {}
+            }}),
+        );
+        let r = p.ask(&msg);
+        assert_eq!(error_code(&r), -32022);
+        assert_eq!(r["error"]["data"]["requested"], requested);
+        assert_eq!(r["error"]["data"]["supported"][0], "2026-07-28");
+    }
+}
+
+#[test]
+fn legacy_only_methods_are_not_found_in_modern_requests() {
+    let mut p = Pair::new();
+    for method in ["ping", "logging/setLevel", "initialize", "resources/subscribe"] {
+        let r = p.ask(&modern(json!(1), method, json!({})));
+        assert_eq!(error_code(&r), -32601, "{method}");
+    }
+    assert_eq!(error_code(&p.ask(&modern(json!(2), "prompts/list", json!({})))), -32601);
+}
+
+#[test]
+fn both_eras_on_one_connection() {
+    let mut p = Pair::initialized("2025-03-26");
+    let legacy = p.ask(&request(json!(1), "tools/list", json!({})));
+    assert!(legacy["result"].get("resultType").is_none());
+    let modern_list = p.ask(&modern(json!(2), "tools/list", json!({})));
+    assert_eq!(modern_list["result"]["resultType"], "complete");
+    assert!(modern_list["result"]["ttlMs"].is_u64());
+    // 2025-03-26 has no titles; 2026-07-28 does.
+    assert!(legacy["result"]["tools"][0].get("title").is_none());
+    assert_eq!(modern_list["result"]["tools"][0]["title"], "Echo");
+}
