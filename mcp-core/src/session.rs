@@ -1136,7 +1136,7 @@ impl<'a> Session<'a> {
                 (threshold, Route::Call(token))
             }
         };
-        if !threshold.is_some_and(|t| level >= t) {
+        if threshold.is_none_or(|t| level < t) {
             return Ok(None);
         }
         let mut w = JsonWriter::new(out);

@@ -302,6 +302,7 @@ impl<'i> CallRequest<'i> {
     /// Deserializes the arguments into `T` (see [`json::from_json`](crate::json::from_json)
     /// for how `scratch` is used).
     #[cfg(feature = "serde")]
+    #[allow(clippy::result_large_err)] // `DeError` carries its message inline: no allocation.
     pub fn parse_args<T: serde::Deserialize<'i>>(&self, scratch: &mut [u8]) -> Result<T, crate::json::DeError> {
         crate::json::from_json(self.args, scratch)
     }

@@ -1,0 +1,918 @@
+//! Shared code of the runnable `mcp-rs` example servers.
+//!
+//! * [`serve`]: a plain blocking stdio loop around [`mcp_core::Session`] (newline framing,
+//!   one reply per line, logs on stderr only);
+//! * [`CalculatorTools`]: the calculator tool set (`add_numbers`, `calculate`, `roll_dice`,
+//!   `tell_fortune`, plus optional generated `extra_tool_NNN` echo tools for exercising
+//!   `tools/list` pagination), with synchronous handlers and typed arguments;
+//! * [`Options`] / [`parse_args`]: the command line of the `calculator` binary.
+//!
+//! The loop works on any [`Read`] / [`Write`] pair, so it runs in memory too:
+//!
+//! ```
+//! use mcp_examples::{config, serve, server_info, CalculatorTools};
+//!
+//! let input = concat!(
+//!     r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"#,
+//!     r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
+//!     r#""io.modelcontextprotocol/clientCapabilities":{}},"#,
+//!     r#""name":"add_numbers","arguments":{"number1":2,"number2":3}}}"#,
+//!     "\n",
+//!     r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#, // no final newline: still answered
+//! );
+//! let mut tools = CalculatorTools::new(0, 42);
+//! let mut output = Vec::new();
+//! serve(&mut tools, &server_info(), config(50), input.as_bytes(), &mut output).unwrap();
+//! let output = String::from_utf8(output).unwrap();
+//! let lines: Vec<&str> = output.lines().collect();
+//! assert!(lines[0].contains(r#""structuredContent":{"sum":5.0}"#));
+//! assert_eq!(lines[1], r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
+//! ```
+
+use std::collections::hash_map::RandomState;
+use std::fmt;
+use std::hash::{BuildHasher, Hasher};
+use std::io::{self, ErrorKind, Read, Write};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use mcp_core::framing::{Frame, LineFramer};
+use mcp_core::json::JsonWriter;
+use mcp_core::jsonrpc::code;
+use mcp_core::pagination::CursorKey;
+use mcp_core::{
+    CallRequest, Config, Dispatch, Event, ServerInfo, Session, SessionStorage, Tool,
+    ToolAnnotations, ToolResult, ToolSet,
+};
+use serde::Deserialize;
+
+/// Longest accepted input line in bytes (excluding the newline). Longer lines are answered
+/// with a -32600 error stating this limit.
+pub const LINE_LIMIT: usize = 64 * 1024;
+
+/// Size of the output buffer: the largest reply the server can write.
+pub const OUTPUT_LIMIT: usize = 256 * 1024;
+
+/// Bytes read from the input per `read` call.
+const READ_CHUNK: usize = 16 * 1024;
+
+/// Most generated extra tools `--extra-tools` accepts.
+pub const MAX_EXTRA_TOOLS: usize = 10_000;
+
+/// Default `tools/list` page size.
+pub const DEFAULT_PAGE_SIZE: u16 = 50;
+
+/// Usage text of the `calculator` binary.
+pub const USAGE: &str = "\
+calculator: an MCP server (stdio, newline-delimited JSON-RPC) offering calculator tools
+
+USAGE:
+    calculator [--extra-tools N] [--page-size N]
+
+OPTIONS:
+    --extra-tools N   also register N generated echo tools extra_tool_001 ... (0-10000),
+                      to exercise tools/list pagination [default: 0]
+    --page-size N     tools per tools/list page (1-65535) [default: 50]
+    -h, --help        print this help to stderr and exit
+
+Requests are read from stdin, one JSON-RPC message per line; replies are written to stdout.
+Logs go to stderr. The server exits with status 0 when stdin is closed.";
+
+// ---- command line -------------------------------------------------------------------------
+
+/// Command-line options of the `calculator` binary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Number of generated `extra_tool_NNN` tools.
+    pub extra_tools: usize,
+    /// `tools/list` page size.
+    pub page_size: u16,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { extra_tools: 0, page_size: DEFAULT_PAGE_SIZE }
+    }
+}
+
+/// What the command line asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Serve over stdio with these options.
+    Serve(Options),
+    /// Print [`USAGE`] and exit.
+    Help,
+}
+
+/// Parses the command-line arguments (without the program name). The error is a message
+/// for the user.
+pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
+    let mut options = Options::default();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (arg, None),
+        };
+        let mut value = |name: &str| {
+            inline.clone().or_else(|| args.next()).ok_or_else(|| format!("{name} needs a value"))
+        };
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(Command::Help),
+            "--extra-tools" => {
+                let v = value("--extra-tools")?;
+                options.extra_tools = match v.parse::<usize>() {
+                    Ok(n) if n <= MAX_EXTRA_TOOLS => n,
+                    _ => {
+                        return Err(format!(
+                            "--extra-tools: expected a number from 0 to {MAX_EXTRA_TOOLS}, got {v:?}"
+                        ))
+                    }
+                };
+            }
+            "--page-size" => {
+                let v = value("--page-size")?;
+                options.page_size = match v.parse::<u16>() {
+                    Ok(n) if n >= 1 => n,
+                    _ => return Err(format!("--page-size: expected a number from 1 to 65535, got {v:?}")),
+                };
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(Command::Serve(options))
+}
+
+// ---- server identity and configuration ----------------------------------------------------
+
+/// The calculator server's identity.
+pub fn server_info() -> ServerInfo<'static> {
+    ServerInfo {
+        name: "mcp-rs-calculator",
+        version: env!("CARGO_PKG_VERSION"),
+        title: Some("Calculator"),
+        description: Some("Arithmetic, dice rolls and fortunes: an example server of mcp-rs"),
+        instructions: Some(
+            "Use add_numbers or calculate for arithmetic (results are IEEE 754 doubles), \
+             roll_dice for tabletop dice notation such as 2d6+3, and tell_fortune for fun.",
+        ),
+        ..Default::default()
+    }
+}
+
+/// The session configuration: a fresh [`cursor_key`], `page_size` tools per page, and no
+/// `listChanged` (the tool list never changes while the process runs).
+pub fn config(page_size: u16) -> Config {
+    Config {
+        page_size: page_size.max(1),
+        list_changed: false,
+        cursor_key: cursor_key(),
+        ..Config::default()
+    }
+}
+
+/// A cursor key for this process: the process id and the current time, mixed through two
+/// randomly keyed std hashers (which draw on the OS entropy source).
+pub fn cursor_key() -> CursorKey {
+    let pid = u64::from(std::process::id());
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let mut key = [0u8; 16];
+    for (i, half) in key.chunks_exact_mut(8).enumerate() {
+        let mut h = RandomState::new().build_hasher();
+        h.write_usize(i);
+        h.write_u64(pid);
+        h.write_u128(nanos);
+        half.copy_from_slice(&h.finish().to_le_bytes());
+    }
+    CursorKey(key)
+}
+
+/// A PRNG seed from the current time and the process id.
+pub fn time_seed() -> u64 {
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let mut s = (nanos as u64) ^ ((nanos >> 64) as u64) ^ u64::from(std::process::id()).rotate_left(32);
+    splitmix64(&mut s)
+}
+
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A small xorshift64* generator (not cryptographic; good enough for dice).
+#[derive(Clone, Debug)]
+pub struct XorShift64 {
+    state: u64,
+}
+
+impl XorShift64 {
+    /// A generator from any seed (zero included).
+    pub fn new(seed: u64) -> Self {
+        let mut s = seed;
+        let state = splitmix64(&mut s);
+        XorShift64 { state: if state == 0 { 0x2545_f491_4f6c_dd1d } else { state } }
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.state;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.state = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A uniformly distributed number in `0..n` (`n` > 0), without modulo bias.
+    pub fn below(&mut self, n: u64) -> u64 {
+        let n = n.max(1);
+        // 2^64 mod n: the size of the biased tail to reject.
+        let tail = (u64::MAX % n + 1) % n;
+        loop {
+            let x = self.next_u64();
+            if x <= u64::MAX - tail {
+                return x % n;
+            }
+        }
+    }
+}
+
+// ---- the stdio loop -----------------------------------------------------------------------
+
+/// Serves one MCP session: reads newline-delimited JSON-RPC from `input` until end of input
+/// and writes each outgoing message plus `\n` to `output`, flushing after each.
+///
+/// Lines longer than [`LINE_LIMIT`] get a -32600 reply; a last line without a newline is
+/// still handled at end of input. Tool calls the tool set defers are run synchronously
+/// through [`ToolSet::call`] inside [`Session::complete`]. Returns `Ok(())` at end of input,
+/// or the first I/O error.
+pub fn serve<T, R, W>(
+    tools: &mut T,
+    info: &ServerInfo<'_>,
+    config: Config,
+    mut input: R,
+    mut output: W,
+) -> io::Result<()>
+where
+    T: ToolSet + ?Sized,
+    R: Read,
+    W: Write,
+{
+    let mut storage = SessionStorage::<16>::new();
+    let mut session = Session::new(info, config, &mut storage);
+    let mut line_buf = vec![0u8; LINE_LIMIT];
+    let mut framer = LineFramer::new(&mut line_buf);
+    let limit = framer.max_len();
+    let mut out = vec![0u8; OUTPUT_LIMIT];
+    let mut chunk = vec![0u8; READ_CHUNK];
+    loop {
+        let n = match input.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let mut rest = chunk.get(..n).unwrap_or_default();
+        while !rest.is_empty() {
+            let taken = framer.push(rest);
+            rest = rest.get(taken..).unwrap_or_default();
+            while let Some(frame) = framer.next_frame() {
+                handle_frame(&mut session, tools, frame, limit, &mut out, &mut output)?;
+            }
+        }
+    }
+    while let Some(frame) = framer.finish() {
+        handle_frame(&mut session, tools, frame, limit, &mut out, &mut output)?;
+    }
+    Ok(())
+}
+
+/// Handles one frame and drains everything the session has to say afterwards.
+fn handle_frame<T, W>(
+    session: &mut Session<'_>,
+    tools: &mut T,
+    frame: Frame<'_>,
+    limit: usize,
+    out: &mut [u8],
+    output: &mut W,
+) -> io::Result<()>
+where
+    T: ToolSet + ?Sized,
+    W: Write,
+{
+    match frame {
+        Frame::Line(line) => {
+            let mut incoming = session.handle_message(tools, line, out).map_err(io::Error::other)?;
+            if let Some(tx) = incoming.transmit() {
+                send(output, out, tx.len)?;
+            }
+            // The calculator answers every call inside `ToolSet::call`, so nothing is
+            // normally deferred; a tool set that defers is still served, synchronously.
+            while let Some(call) = incoming.next_call(session) {
+                let completed = session.complete(call.token(), out, |result| {
+                    if tools.call(&call.request, result) == Dispatch::Defer {
+                        result.fail(format_args!("Tool could not be run"));
+                    }
+                });
+                match completed {
+                    Ok(Some(tx)) => send(output, out, tx.len)?,
+                    Ok(None) => {} // Cancelled meanwhile: nothing to send.
+                    Err(e) => {
+                        eprintln!("calculator: could not complete a call: {e}");
+                        let failed = session.fail(call.token(), code::INTERNAL_ERROR, "Internal error", out);
+                        if let Ok(Some(tx)) = failed {
+                            send(output, out, tx.len)?;
+                        }
+                    }
+                }
+            }
+        }
+        Frame::Oversized { len } => {
+            eprintln!("calculator: rejecting an input line longer than {limit} bytes ({len}+ bytes)");
+            let tx = session.handle_oversized(limit, out).map_err(io::Error::other)?;
+            send(output, out, tx.len)?;
+        }
+    }
+    while let Some(tx) = session.poll_transmit(out).map_err(|e| io::Error::other(format!("{e:?}")))? {
+        send(output, out, tx.len)?;
+    }
+    while let Some(event) = session.poll_event() {
+        match event {
+            Event::Initialized(v) => eprintln!("calculator: client initialized (protocol {v})"),
+            Event::Cancelled(_) => eprintln!("calculator: a call was cancelled"),
+            Event::LogLevel(level) => eprintln!("calculator: client set log level {}", level.as_str()),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Writes `out[..len]` and a newline, then flushes.
+fn send<W: Write>(output: &mut W, out: &[u8], len: usize) -> io::Result<()> {
+    output.write_all(out.get(..len).unwrap_or_default())?;
+    output.write_all(b"\n")?;
+    output.flush()
+}
+
+// ---- tool definitions ---------------------------------------------------------------------
+
+/// Pure arithmetic: read-only, idempotent, closed world, not destructive.
+const PURE: ToolAnnotations<'static> = ToolAnnotations {
+    title: None,
+    read_only_hint: Some(true),
+    destructive_hint: Some(false),
+    idempotent_hint: Some(true),
+    open_world_hint: Some(false),
+};
+
+/// Random but harmless: read-only, not idempotent, closed world, not destructive.
+const RANDOM: ToolAnnotations<'static> = ToolAnnotations { idempotent_hint: Some(false), ..PURE };
+
+const ADD_NUMBERS: usize = 0;
+const CALCULATE: usize = 1;
+const ROLL_DICE: usize = 2;
+const TELL_FORTUNE: usize = 3;
+
+/// The four built-in tools, in `tools/list` order.
+static SEED_TOOLS: [Tool<'static>; 4] = [
+    Tool {
+        title: Some("Add numbers"),
+        description: Some("Adds two numbers and returns their sum."),
+        output_schema: Some(
+            r#"{"type":"object","properties":{"sum":{"type":"number","description":"number1 + number2"}},"required":["sum"],"additionalProperties":false}"#,
+        ),
+        annotations: Some(ToolAnnotations { title: Some("Add numbers"), ..PURE }),
+        ..Tool::new(
+            "add_numbers",
+            r#"{"type":"object","properties":{"number1":{"type":"number","description":"The first addend"},"number2":{"type":"number","description":"The second addend"}},"required":["number1","number2"],"additionalProperties":false}"#,
+        )
+    },
+    Tool {
+        title: Some("Calculate"),
+        description: Some(
+            "Applies a basic arithmetic operation (add, subtract, multiply, divide) to a and b. \
+             Dividing by zero is reported as a tool error.",
+        ),
+        output_schema: Some(
+            r#"{"type":"object","properties":{"result":{"type":"number","description":"a <operation> b"}},"required":["result"],"additionalProperties":false}"#,
+        ),
+        annotations: Some(ToolAnnotations { title: Some("Calculate"), ..PURE }),
+        ..Tool::new(
+            "calculate",
+            r#"{"type":"object","properties":{"operation":{"type":"string","enum":["add","subtract","multiply","divide"],"description":"The operation to apply"},"a":{"type":"number","description":"The left operand"},"b":{"type":"number","description":"The right operand"}},"required":["operation","a","b"],"additionalProperties":false}"#,
+        )
+    },
+    Tool {
+        title: Some("Roll dice"),
+        description: Some(
+            "Rolls dice in tabletop notation NdS+M: N dice (1-100, default 1) with S sides \
+             (2-1000) and an optional modifier M (-1000 to +1000), e.g. 2d6+3, d20, 4d8-1. \
+             Returns every roll and the total.",
+        ),
+        output_schema: Some(
+            r#"{"type":"object","properties":{"rolls":{"type":"array","items":{"type":"integer","minimum":1,"maximum":1000},"minItems":1,"maxItems":100,"description":"Each die, in order"},"modifier":{"type":"integer","minimum":-1000,"maximum":1000,"description":"Added to the sum of the rolls"},"total":{"type":"integer","description":"Sum of the rolls plus the modifier"}},"required":["rolls","modifier","total"],"additionalProperties":false}"#,
+        ),
+        annotations: Some(ToolAnnotations { title: Some("Roll dice"), ..RANDOM }),
+        ..Tool::new(
+            "roll_dice",
+            r#"{"type":"object","properties":{"notation":{"type":"string","description":"Dice notation NdS[+M|-M], e.g. 2d6+3, d20, 4d8-1","pattern":"^\\s*[0-9]*[dD][0-9]+\\s*([+-]\\s*[0-9]+)?\\s*$","examples":["2d6+3","d20","4d8-1"]}},"required":["notation"],"additionalProperties":false}"#,
+        )
+    },
+    Tool {
+        title: Some("Tell fortune"),
+        description: Some(
+            "Tells a (random, purely for fun) fortune for a life category, in the requested mood.",
+        ),
+        output_schema: Some(
+            r#"{"type":"object","properties":{"category":{"type":"string","enum":["love","career","health","wealth","general"]},"mood":{"type":"string","enum":["optimistic","mysterious","cautious"]},"fortune":{"type":"string"}},"required":["category","mood","fortune"],"additionalProperties":false}"#,
+        ),
+        annotations: Some(ToolAnnotations { title: Some("Tell fortune"), ..RANDOM }),
+        ..Tool::new(
+            "tell_fortune",
+            r#"{"type":"object","properties":{"category":{"type":"string","enum":["love","career","health","wealth","general"],"description":"What the fortune is about"},"mood":{"type":"string","enum":["optimistic","mysterious","cautious"],"default":"mysterious","description":"The tone of the fortune"}},"required":["category"],"additionalProperties":false}"#,
+        )
+    },
+];
+
+/// A generated echo tool; [`CalculatorTools::get`](ToolSet::get) lends its strings.
+#[derive(Clone, Debug)]
+struct ExtraTool {
+    name: String,
+    title: String,
+    description: String,
+    input_schema: String,
+}
+
+impl ExtraTool {
+    fn new(number: usize, count: usize) -> Self {
+        let name = format!("extra_tool_{number:03}");
+        ExtraTool {
+            title: format!("Extra tool {number:03}"),
+            description: format!(
+                "Generated tool {number} of {count}: echoes its `value` argument back as text \
+                 (exists to exercise tools/list pagination)."
+            ),
+            input_schema: format!(
+                r#"{{"type":"object","properties":{{"value":{{"type":"string","description":"Text for {name} to echo back"}}}},"required":["value"],"additionalProperties":false}}"#
+            ),
+            name,
+        }
+    }
+}
+
+// ---- typed arguments ----------------------------------------------------------------------
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AddArgs {
+    number1: f64,
+    number2: f64,
+}
+
+#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum Operation {
+    Add,
+    Subtract,
+    Multiply,
+    Divide,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CalculateArgs {
+    operation: Operation,
+    a: f64,
+    b: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DiceArgs {
+    notation: String,
+}
+
+#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum Category {
+    Love,
+    Career,
+    Health,
+    Wealth,
+    General,
+}
+
+impl Category {
+    fn as_str(self) -> &'static str {
+        match self {
+            Category::Love => "love",
+            Category::Career => "career",
+            Category::Health => "health",
+            Category::Wealth => "wealth",
+            Category::General => "general",
+        }
+    }
+
+    fn fortunes(self) -> &'static [&'static str] {
+        match self {
+            Category::Love => &[
+                "a conversation you almost skip will turn out to matter most.",
+                "someone is quietly hoping you will reach out first.",
+                "an old kindness you showed will find its way back to you.",
+                "patience with yourself opens the door for someone else.",
+            ],
+            Category::Career => &[
+                "the task everyone avoids is the one that gets you noticed.",
+                "a question you ask in a meeting will change the plan.",
+                "your next opportunity arrives disguised as extra work.",
+                "a colleague's idea and yours are two halves of the same solution.",
+            ],
+            Category::Health => &[
+                "an earlier night will do more than any remedy this week.",
+                "a walk without a destination clears what the screen cannot.",
+                "the glass of water you keep forgetting is waiting for you.",
+                "your body is telling you something; this week you will listen.",
+            ],
+            Category::Wealth => &[
+                "a small expense you cancel today pays for a good day later.",
+                "the best investment in sight is a skill, not a stock.",
+                "an unexpected refund or rebate is closer than you think.",
+                "counting what you already have reveals more than you expected.",
+            ],
+            Category::General => &[
+                "a door you thought was locked was only stuck.",
+                "the answer you seek is in the second idea, not the first.",
+                "a detour will show you something the straight road hides.",
+                "what you start on a Tuesday will outlast your expectations.",
+            ],
+        }
+    }
+}
+
+#[derive(Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum Mood {
+    Optimistic,
+    #[default]
+    Mysterious,
+    Cautious,
+}
+
+impl Mood {
+    fn as_str(self) -> &'static str {
+        match self {
+            Mood::Optimistic => "optimistic",
+            Mood::Mysterious => "mysterious",
+            Mood::Cautious => "cautious",
+        }
+    }
+
+    fn openings(self) -> &'static [&'static str] {
+        match self {
+            Mood::Optimistic => &["Good news:", "The stars are smiling:", "Bright days ahead:"],
+            Mood::Mysterious => &["The mists part and reveal that", "An ancient voice whispers:", "The cards are strange tonight:"],
+            Mood::Cautious => &["Tread carefully, for", "Heed this gentle warning:", "Look twice before you leap:"],
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FortuneArgs {
+    category: Category,
+    #[serde(default)]
+    mood: Option<Mood>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EchoArgs {
+    value: String,
+}
+
+// ---- dice ---------------------------------------------------------------------------------
+
+/// A parsed dice roll: `count` dice with `sides` sides, plus `modifier`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dice {
+    /// Number of dice (1-100).
+    pub count: u32,
+    /// Sides per die (2-1000).
+    pub sides: u32,
+    /// Added to the sum (-1000 to 1000).
+    pub modifier: i32,
+}
+
+/// Why dice notation was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiceError {
+    /// Not of the form `NdS`, `NdS+M` or `NdS-M`.
+    Syntax,
+    /// The number of dice is outside 1-100 (saturated at `u64::MAX`).
+    Count(u64),
+    /// The number of sides is outside 2-1000 (saturated at `u64::MAX`).
+    Sides(u64),
+    /// The modifier is outside -1000 to 1000 (the magnitude, saturated, and whether negative).
+    Modifier(bool, u64),
+}
+
+impl fmt::Display for DiceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            DiceError::Syntax => f.write_str(
+                "expected NdS with an optional +M or -M modifier, for example 2d6+3, d20 or 4d8-1",
+            ),
+            DiceError::Count(n) => write!(f, "{n} dice is out of range: roll between 1 and 100 dice"),
+            DiceError::Sides(n) => write!(f, "{n} sides is out of range: dice need 2 to 1000 sides"),
+            DiceError::Modifier(neg, m) => {
+                let sign = if neg { '-' } else { '+' };
+                write!(f, "modifier {sign}{m} is out of range: it must be between -1000 and +1000")
+            }
+        }
+    }
+}
+
+/// Parses dice notation: `[N]d S [(+|-) M]`, case-insensitive `d`, surrounding spaces
+/// allowed (also around the sign).
+pub fn parse_dice(notation: &str) -> Result<Dice, DiceError> {
+    /// A non-empty run of ASCII digits, saturating at `u64::MAX`.
+    fn number(s: &str) -> Option<u64> {
+        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        Some(s.bytes().fold(0u64, |n, b| n.saturating_mul(10).saturating_add(u64::from(b - b'0'))))
+    }
+    let s = notation.trim();
+    let (count, rest) = s.split_once(['d', 'D']).ok_or(DiceError::Syntax)?;
+    let count = if count.is_empty() { 1 } else { number(count).ok_or(DiceError::Syntax)? };
+    let (sides, modifier) = match rest.find(['+', '-']) {
+        Some(i) => {
+            let (sides, m) = rest.split_at(i);
+            let neg = m.starts_with('-');
+            let magnitude = number(m.get(1..).unwrap_or_default().trim()).ok_or(DiceError::Syntax)?;
+            (sides.trim_end(), Some((neg, magnitude)))
+        }
+        None => (rest, None),
+    };
+    let sides = number(sides).ok_or(DiceError::Syntax)?;
+    let count = u32::try_from(count).ok().filter(|c| (1..=100).contains(c)).ok_or(DiceError::Count(count))?;
+    let sides = u32::try_from(sides).ok().filter(|s| (2..=1000).contains(s)).ok_or(DiceError::Sides(sides))?;
+    let modifier = match modifier {
+        None => 0,
+        Some((neg, m)) if m <= 1000 => {
+            let m = i32::try_from(m).unwrap_or(0);
+            if neg {
+                -m
+            } else {
+                m
+            }
+        }
+        Some((neg, m)) => return Err(DiceError::Modifier(neg, m)),
+    };
+    Ok(Dice { count, sides, modifier })
+}
+
+impl fmt::Display for Dice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}d{}", self.count, self.sides)?;
+        if self.modifier != 0 {
+            write!(f, "{:+}", self.modifier)?;
+        }
+        Ok(())
+    }
+}
+
+// ---- the tool set -------------------------------------------------------------------------
+
+/// The calculator's tools: the four seed tools, then `extra_tool_001` ... `extra_tool_NNN`.
+/// Every call is answered synchronously in [`ToolSet::call`].
+#[derive(Debug)]
+pub struct CalculatorTools {
+    extra: Vec<ExtraTool>,
+    rng: XorShift64,
+    /// Decoding space for escaped argument strings; as large as an input line, so every
+    /// string that fits a line fits here.
+    scratch: Vec<u8>,
+}
+
+impl CalculatorTools {
+    /// The seed tools plus `extra_tools` generated echo tools; `seed` seeds the dice and
+    /// fortune PRNG (use [`time_seed`]).
+    pub fn new(extra_tools: usize, seed: u64) -> Self {
+        CalculatorTools {
+            extra: (1..=extra_tools).map(|i| ExtraTool::new(i, extra_tools)).collect(),
+            rng: XorShift64::new(seed),
+            scratch: vec![0; LINE_LIMIT],
+        }
+    }
+
+    /// Typed arguments, or `None` after writing an `isError` result that names the problem.
+    fn args<'i, A: Deserialize<'i>>(&mut self, request: &CallRequest<'i>, result: &mut ToolResult<'_, '_>) -> Option<A> {
+        match request.parse_args::<A>(&mut self.scratch) {
+            Ok(args) => Some(args),
+            Err(e) => {
+                let name = self.get(request.tool_index()).map_or("?", |t| t.name);
+                result.fail(format_args!("Invalid arguments for tool {name}: {e}"));
+                None
+            }
+        }
+    }
+
+    fn add_numbers(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
+        let Some(AddArgs { number1, number2 }) = self.args(request, result) else { return };
+        let sum = number1 + number2;
+        if !sum.is_finite() {
+            result.fail(format_args!("The sum of {number1} and {number2} is too large to represent"));
+            return;
+        }
+        result.text_fmt(format_args!("{number1} + {number2} = {sum}"));
+        result.structured_with(|w| number_object(w, "sum", sum));
+    }
+
+    fn calculate(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
+        let Some(CalculateArgs { operation, a, b }) = self.args(request, result) else { return };
+        let (symbol, value) = match operation {
+            Operation::Add => ('+', a + b),
+            Operation::Subtract => ('-', a - b),
+            Operation::Multiply => ('*', a * b),
+            Operation::Divide if b == 0.0 => {
+                result.fail(format_args!("Division by zero"));
+                return;
+            }
+            Operation::Divide => ('/', a / b),
+        };
+        if !value.is_finite() {
+            result.fail(format_args!("The result of {a} {symbol} {b} is too large to represent"));
+            return;
+        }
+        result.text_fmt(format_args!("{a} {symbol} {b} = {value}"));
+        result.structured_with(|w| number_object(w, "result", value));
+    }
+
+    fn roll_dice(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
+        let Some(DiceArgs { notation }) = self.args(request, result) else { return };
+        let dice = match parse_dice(&notation) {
+            Ok(dice) => dice,
+            Err(e) => {
+                let shown: String = notation.chars().take(40).collect();
+                let more = if notation.chars().nth(40).is_some() { "..." } else { "" };
+                result.fail(format_args!("Invalid dice notation \"{shown}{more}\": {e}"));
+                return;
+            }
+        };
+        let rolls: Vec<u64> =
+            (0..dice.count).map(|_| 1 + self.rng.below(u64::from(dice.sides))).collect();
+        let total = rolls.iter().sum::<u64>() as i64 + i64::from(dice.modifier);
+        let list = rolls.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+        let modifier = match dice.modifier {
+            0 => String::new(),
+            m => format!(", modifier {m:+}"),
+        };
+        result.text_fmt(format_args!("Rolled {dice}: [{list}]{modifier}, total {total}"));
+        result.structured_with(|w| {
+            w.begin_object();
+            w.key("rolls");
+            w.begin_array();
+            for &r in &rolls {
+                w.u64(r);
+            }
+            w.end_array();
+            w.key("modifier");
+            w.i64(i64::from(dice.modifier));
+            w.key("total");
+            w.i64(total);
+            w.end_object();
+        });
+    }
+
+    fn tell_fortune(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
+        let Some(FortuneArgs { category, mood }) = self.args(request, result) else { return };
+        let mood = mood.unwrap_or_default();
+        let openings = mood.openings();
+        let fortunes = category.fortunes();
+        let opening = openings[self.rng.below(openings.len() as u64) as usize];
+        let fortune = fortunes[self.rng.below(fortunes.len() as u64) as usize];
+        let fortune = format!("{opening} {fortune}");
+        result.text_fmt(format_args!("Your {} fortune ({}): {fortune}", category.as_str(), mood.as_str()));
+        result.structured_with(|w| {
+            w.begin_object();
+            w.key("category");
+            w.string(category.as_str());
+            w.key("mood");
+            w.string(mood.as_str());
+            w.key("fortune");
+            w.string(&fortune);
+            w.end_object();
+        });
+    }
+
+    fn echo(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
+        let Some(EchoArgs { value }) = self.args(request, result) else { return };
+        result.text(&value);
+    }
+}
+
+/// Writes `{"<key>": value}`.
+fn number_object(w: &mut JsonWriter<'_>, key: &str, value: f64) {
+    w.begin_object();
+    w.key(key);
+    w.f64(value);
+    w.end_object();
+}
+
+impl ToolSet for CalculatorTools {
+    fn len(&self) -> usize {
+        SEED_TOOLS.len() + self.extra.len()
+    }
+
+    fn get(&self, index: usize) -> Option<Tool<'_>> {
+        if let Some(tool) = SEED_TOOLS.get(index) {
+            return Some(*tool);
+        }
+        let extra = self.extra.get(index - SEED_TOOLS.len())?;
+        Some(Tool {
+            title: Some(&extra.title),
+            description: Some(&extra.description),
+            annotations: Some(PURE),
+            ..Tool::new(&extra.name, &extra.input_schema)
+        })
+    }
+
+    fn call(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) -> Dispatch {
+        match request.tool_index() {
+            ADD_NUMBERS => self.add_numbers(request, result),
+            CALCULATE => self.calculate(request, result),
+            ROLL_DICE => self.roll_dice(request, result),
+            TELL_FORTUNE => self.tell_fortune(request, result),
+            _ => self.echo(request, result),
+        }
+        Dispatch::Done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dice_notation() {
+        let ok = |s: &str, count, sides, modifier| assert_eq!(parse_dice(s), Ok(Dice { count, sides, modifier }), "{s}");
+        ok("2d6+3", 2, 6, 3);
+        ok("d20", 1, 20, 0);
+        ok("4d8-1", 4, 8, -1);
+        ok(" 3D10 + 5 ", 3, 10, 5);
+        ok("100d1000-1000", 100, 1000, -1000);
+        ok("1d2+1000", 1, 2, 1000);
+        for bad in ["", "d", "2d", "dd6", "2x6", "2d6+", "2d6+-1", "-2d6", "2d6*2", "2d6+3+1", "1.5d6"] {
+            assert_eq!(parse_dice(bad), Err(DiceError::Syntax), "{bad:?}");
+        }
+        assert_eq!(parse_dice("0d6"), Err(DiceError::Count(0)));
+        assert_eq!(parse_dice("101d6"), Err(DiceError::Count(101)));
+        assert_eq!(parse_dice("99999999999999999999999d6"), Err(DiceError::Count(u64::MAX)));
+        assert_eq!(parse_dice("2d1"), Err(DiceError::Sides(1)));
+        assert_eq!(parse_dice("2d1001"), Err(DiceError::Sides(1001)));
+        assert_eq!(parse_dice("2d6-1001"), Err(DiceError::Modifier(true, 1001)));
+        assert_eq!(parse_dice("2d6+5000"), Err(DiceError::Modifier(false, 5000)));
+    }
+
+    #[test]
+    fn rng_in_range_and_covers_all_faces() {
+        let mut rng = XorShift64::new(0);
+        let mut seen = [false; 6];
+        for _ in 0..1000 {
+            let r = rng.below(6);
+            seen[r as usize] = true;
+        }
+        assert!(seen.iter().all(|&s| s));
+        assert_eq!(rng.below(1), 0);
+    }
+
+    #[test]
+    fn every_definition_validates() {
+        let tools = CalculatorTools::new(12, 1);
+        assert_eq!(tools.len(), 16);
+        for i in 0..tools.len() {
+            let tool = tools.get(i).unwrap();
+            tool.validate().unwrap_or_else(|e| panic!("{}: {e}", tool.name));
+        }
+        assert_eq!(tools.get(4).unwrap().name, "extra_tool_001");
+        assert_eq!(tools.get(15).unwrap().name, "extra_tool_012");
+        assert!(tools.get(16).is_none());
+    }
+
+    #[test]
+    fn command_line() {
+        let args = |a: &[&str]| parse_args(a.iter().map(|s| s.to_string()));
+        assert_eq!(args(&[]), Ok(Command::Serve(Options::default())));
+        assert_eq!(
+            args(&["--extra-tools", "120", "--page-size=7"]),
+            Ok(Command::Serve(Options { extra_tools: 120, page_size: 7 }))
+        );
+        assert_eq!(args(&["--help"]), Ok(Command::Help));
+        assert!(args(&["--page-size", "0"]).is_err());
+        assert!(args(&["--extra-tools"]).is_err());
+        assert!(args(&["--bogus"]).is_err());
+    }
+}

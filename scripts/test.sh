@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs every check and test of the workspace, installing what it needs first.
+# This is the README's test command and what CI (.ci/run) runs on a fresh machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "toolchain: targets and components"
+rustup target add thumbv7em-none-eabihf thumbv6m-none-eabi
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+
+step "format"
+cargo fmt --all -- --check
+
+step "clippy (all targets, warnings are errors)"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "docs (warnings are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+
+step "mcp-core without alloc on Cortex-M (thumbv7em-none-eabihf, thumbv6m-none-eabi)"
+for target in thumbv7em-none-eabihf thumbv6m-none-eabi; do
+  cargo build -p mcp-core --no-default-features --target "$target"
+  cargo build -p mcp-core --features serde --target "$target"
+done
+
+step "feature matrix (mcp-core)"
+for features in "" "serde" "alloc" "std" "serde,std"; do
+  cargo check -p mcp-core --no-default-features --features "$features" --quiet
+done
+
+step "unit, integration and doc tests"
+cargo test --workspace
+
+# Further suites (interop with official SDKs, firmware in QEMU, fuzzing) live in
+# scripts/test-*.sh; each installs what it needs.
+for suite in scripts/test-*.sh; do
+  [ -e "$suite" ] || continue
+  step "suite: $suite"
+  bash "$suite"
+done
+
+step "all checks passed"
