@@ -90,7 +90,10 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { extra_tools: 0, page_size: DEFAULT_PAGE_SIZE }
+        Options {
+            extra_tools: 0,
+            page_size: DEFAULT_PAGE_SIZE,
+        }
     }
 }
 
@@ -114,7 +117,10 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, Str
             _ => (arg, None),
         };
         let mut value = |name: &str| {
-            inline.clone().or_else(|| args.next()).ok_or_else(|| format!("{name} needs a value"))
+            inline
+                .clone()
+                .or_else(|| args.next())
+                .ok_or_else(|| format!("{name} needs a value"))
         };
         match flag.as_str() {
             "-h" | "--help" => return Ok(Command::Help),
@@ -122,18 +128,20 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, Str
                 let v = value("--extra-tools")?;
                 options.extra_tools = match v.parse::<usize>() {
                     Ok(n) if n <= MAX_EXTRA_TOOLS => n,
-                    _ => {
-                        return Err(format!(
-                            "--extra-tools: expected a number from 0 to {MAX_EXTRA_TOOLS}, got {v:?}"
-                        ))
-                    }
+                    _ => return Err(format!(
+                        "--extra-tools: expected a number from 0 to {MAX_EXTRA_TOOLS}, got {v:?}"
+                    )),
                 };
             }
             "--page-size" => {
                 let v = value("--page-size")?;
                 options.page_size = match v.parse::<u16>() {
                     Ok(n) if n >= 1 => n,
-                    _ => return Err(format!("--page-size: expected a number from 1 to 65535, got {v:?}")),
+                    _ => {
+                        return Err(format!(
+                            "--page-size: expected a number from 1 to 65535, got {v:?}"
+                        ))
+                    }
                 };
             }
             other => return Err(format!("unknown argument {other:?}")),
@@ -174,7 +182,9 @@ pub fn config(page_size: u16) -> Config {
 /// randomly keyed std hashers (which draw on the OS entropy source).
 pub fn cursor_key() -> CursorKey {
     let pid = u64::from(std::process::id());
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
     let mut key = [0u8; 16];
     for (i, half) in key.chunks_exact_mut(8).enumerate() {
         let mut h = RandomState::new().build_hasher();
@@ -188,8 +198,11 @@ pub fn cursor_key() -> CursorKey {
 
 /// A PRNG seed from the current time and the process id.
 pub fn time_seed() -> u64 {
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let mut s = (nanos as u64) ^ ((nanos >> 64) as u64) ^ u64::from(std::process::id()).rotate_left(32);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mut s =
+        (nanos as u64) ^ ((nanos >> 64) as u64) ^ u64::from(std::process::id()).rotate_left(32);
     splitmix64(&mut s)
 }
 
@@ -212,7 +225,13 @@ impl XorShift64 {
     pub fn new(seed: u64) -> Self {
         let mut s = seed;
         let state = splitmix64(&mut s);
-        XorShift64 { state: if state == 0 { 0x2545_f491_4f6c_dd1d } else { state } }
+        XorShift64 {
+            state: if state == 0 {
+                0x2545_f491_4f6c_dd1d
+            } else {
+                state
+            },
+        }
     }
 
     /// The next 64 random bits.
@@ -304,7 +323,9 @@ where
 {
     match frame {
         Frame::Line(line) => {
-            let mut incoming = session.handle_message(tools, line, out).map_err(io::Error::other)?;
+            let mut incoming = session
+                .handle_message(tools, line, out)
+                .map_err(io::Error::other)?;
             if let Some(tx) = incoming.transmit() {
                 send(output, out, tx.len)?;
             }
@@ -321,7 +342,8 @@ where
                     Ok(None) => {} // Cancelled meanwhile: nothing to send.
                     Err(e) => {
                         eprintln!("calculator: could not complete a call: {e}");
-                        let failed = session.fail(call.token(), code::INTERNAL_ERROR, "Internal error", out);
+                        let failed =
+                            session.fail(call.token(), code::INTERNAL_ERROR, "Internal error", out);
                         if let Ok(Some(tx)) = failed {
                             send(output, out, tx.len)?;
                         }
@@ -330,19 +352,28 @@ where
             }
         }
         Frame::Oversized { len } => {
-            eprintln!("calculator: rejecting an input line longer than {limit} bytes ({len}+ bytes)");
-            let tx = session.handle_oversized(limit, out).map_err(io::Error::other)?;
+            eprintln!(
+                "calculator: rejecting an input line longer than {limit} bytes ({len}+ bytes)"
+            );
+            let tx = session
+                .handle_oversized(limit, out)
+                .map_err(io::Error::other)?;
             send(output, out, tx.len)?;
         }
     }
-    while let Some(tx) = session.poll_transmit(out).map_err(|e| io::Error::other(format!("{e:?}")))? {
+    while let Some(tx) = session
+        .poll_transmit(out)
+        .map_err(|e| io::Error::other(format!("{e:?}")))?
+    {
         send(output, out, tx.len)?;
     }
     while let Some(event) = session.poll_event() {
         match event {
             Event::Initialized(v) => eprintln!("calculator: client initialized (protocol {v})"),
             Event::Cancelled(_) => eprintln!("calculator: a call was cancelled"),
-            Event::LogLevel(level) => eprintln!("calculator: client set log level {}", level.as_str()),
+            Event::LogLevel(level) => {
+                eprintln!("calculator: client set log level {}", level.as_str())
+            }
             _ => {}
         }
     }
@@ -368,7 +399,10 @@ const PURE: ToolAnnotations<'static> = ToolAnnotations {
 };
 
 /// Random but harmless: read-only, not idempotent, closed world, not destructive.
-const RANDOM: ToolAnnotations<'static> = ToolAnnotations { idempotent_hint: Some(false), ..PURE };
+const RANDOM: ToolAnnotations<'static> = ToolAnnotations {
+    idempotent_hint: Some(false),
+    ..PURE
+};
 
 const ADD_NUMBERS: usize = 0;
 const CALCULATE: usize = 1;
@@ -383,7 +417,10 @@ static SEED_TOOLS: [Tool<'static>; 4] = [
         output_schema: Some(
             r#"{"type":"object","properties":{"sum":{"type":"number","description":"number1 + number2"}},"required":["sum"],"additionalProperties":false}"#,
         ),
-        annotations: Some(ToolAnnotations { title: Some("Add numbers"), ..PURE }),
+        annotations: Some(ToolAnnotations {
+            title: Some("Add numbers"),
+            ..PURE
+        }),
         ..Tool::new(
             "add_numbers",
             r#"{"type":"object","properties":{"number1":{"type":"number","description":"The first addend"},"number2":{"type":"number","description":"The second addend"}},"required":["number1","number2"],"additionalProperties":false}"#,
@@ -398,7 +435,10 @@ static SEED_TOOLS: [Tool<'static>; 4] = [
         output_schema: Some(
             r#"{"type":"object","properties":{"result":{"type":"number","description":"a <operation> b"}},"required":["result"],"additionalProperties":false}"#,
         ),
-        annotations: Some(ToolAnnotations { title: Some("Calculate"), ..PURE }),
+        annotations: Some(ToolAnnotations {
+            title: Some("Calculate"),
+            ..PURE
+        }),
         ..Tool::new(
             "calculate",
             r#"{"type":"object","properties":{"operation":{"type":"string","enum":["add","subtract","multiply","divide"],"description":"The operation to apply"},"a":{"type":"number","description":"The left operand"},"b":{"type":"number","description":"The right operand"}},"required":["operation","a","b"],"additionalProperties":false}"#,
@@ -414,7 +454,10 @@ static SEED_TOOLS: [Tool<'static>; 4] = [
         output_schema: Some(
             r#"{"type":"object","properties":{"rolls":{"type":"array","items":{"type":"integer","minimum":1,"maximum":1000},"minItems":1,"maxItems":100,"description":"Each die, in order"},"modifier":{"type":"integer","minimum":-1000,"maximum":1000,"description":"Added to the sum of the rolls"},"total":{"type":"integer","description":"Sum of the rolls plus the modifier"}},"required":["rolls","modifier","total"],"additionalProperties":false}"#,
         ),
-        annotations: Some(ToolAnnotations { title: Some("Roll dice"), ..RANDOM }),
+        annotations: Some(ToolAnnotations {
+            title: Some("Roll dice"),
+            ..RANDOM
+        }),
         ..Tool::new(
             "roll_dice",
             r#"{"type":"object","properties":{"notation":{"type":"string","description":"Dice notation NdS[+M|-M], e.g. 2d6+3, d20, 4d8-1","pattern":"^\\s*[0-9]*[dD][0-9]+\\s*([+-]\\s*[0-9]+)?\\s*$","examples":["2d6+3","d20","4d8-1"]}},"required":["notation"],"additionalProperties":false}"#,
@@ -428,7 +471,10 @@ static SEED_TOOLS: [Tool<'static>; 4] = [
         output_schema: Some(
             r#"{"type":"object","properties":{"category":{"type":"string","enum":["love","career","health","wealth","general"]},"mood":{"type":"string","enum":["optimistic","mysterious","cautious"]},"fortune":{"type":"string"}},"required":["category","mood","fortune"],"additionalProperties":false}"#,
         ),
-        annotations: Some(ToolAnnotations { title: Some("Tell fortune"), ..RANDOM }),
+        annotations: Some(ToolAnnotations {
+            title: Some("Tell fortune"),
+            ..RANDOM
+        }),
         ..Tool::new(
             "tell_fortune",
             r#"{"type":"object","properties":{"category":{"type":"string","enum":["love","career","health","wealth","general"],"description":"What the fortune is about"},"mood":{"type":"string","enum":["optimistic","mysterious","cautious"],"default":"mysterious","description":"The tone of the fortune"}},"required":["category"],"additionalProperties":false}"#,
@@ -572,8 +618,16 @@ impl Mood {
     fn openings(self) -> &'static [&'static str] {
         match self {
             Mood::Optimistic => &["Good news:", "The stars are smiling:", "Bright days ahead:"],
-            Mood::Mysterious => &["The mists part and reveal that", "An ancient voice whispers:", "The cards are strange tonight:"],
-            Mood::Cautious => &["Tread carefully, for", "Heed this gentle warning:", "Look twice before you leap:"],
+            Mood::Mysterious => &[
+                "The mists part and reveal that",
+                "An ancient voice whispers:",
+                "The cards are strange tonight:",
+            ],
+            Mood::Cautious => &[
+                "Tread carefully, for",
+                "Heed this gentle warning:",
+                "Look twice before you leap:",
+            ],
         }
     }
 }
@@ -624,11 +678,18 @@ impl fmt::Display for DiceError {
             DiceError::Syntax => f.write_str(
                 "expected NdS with an optional +M or -M modifier, for example 2d6+3, d20 or 4d8-1",
             ),
-            DiceError::Count(n) => write!(f, "{n} dice is out of range: roll between 1 and 100 dice"),
-            DiceError::Sides(n) => write!(f, "{n} sides is out of range: dice need 2 to 1000 sides"),
+            DiceError::Count(n) => {
+                write!(f, "{n} dice is out of range: roll between 1 and 100 dice")
+            }
+            DiceError::Sides(n) => {
+                write!(f, "{n} sides is out of range: dice need 2 to 1000 sides")
+            }
             DiceError::Modifier(neg, m) => {
                 let sign = if neg { '-' } else { '+' };
-                write!(f, "modifier {sign}{m} is out of range: it must be between -1000 and +1000")
+                write!(
+                    f,
+                    "modifier {sign}{m} is out of range: it must be between -1000 and +1000"
+                )
             }
         }
     }
@@ -642,23 +703,36 @@ pub fn parse_dice(notation: &str) -> Result<Dice, DiceError> {
         if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
-        Some(s.bytes().fold(0u64, |n, b| n.saturating_mul(10).saturating_add(u64::from(b - b'0'))))
+        Some(s.bytes().fold(0u64, |n, b| {
+            n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+        }))
     }
     let s = notation.trim();
     let (count, rest) = s.split_once(['d', 'D']).ok_or(DiceError::Syntax)?;
-    let count = if count.is_empty() { 1 } else { number(count).ok_or(DiceError::Syntax)? };
+    let count = if count.is_empty() {
+        1
+    } else {
+        number(count).ok_or(DiceError::Syntax)?
+    };
     let (sides, modifier) = match rest.find(['+', '-']) {
         Some(i) => {
             let (sides, m) = rest.split_at(i);
             let neg = m.starts_with('-');
-            let magnitude = number(m.get(1..).unwrap_or_default().trim()).ok_or(DiceError::Syntax)?;
+            let magnitude =
+                number(m.get(1..).unwrap_or_default().trim()).ok_or(DiceError::Syntax)?;
             (sides.trim_end(), Some((neg, magnitude)))
         }
         None => (rest, None),
     };
     let sides = number(sides).ok_or(DiceError::Syntax)?;
-    let count = u32::try_from(count).ok().filter(|c| (1..=100).contains(c)).ok_or(DiceError::Count(count))?;
-    let sides = u32::try_from(sides).ok().filter(|s| (2..=1000).contains(s)).ok_or(DiceError::Sides(sides))?;
+    let count = u32::try_from(count)
+        .ok()
+        .filter(|c| (1..=100).contains(c))
+        .ok_or(DiceError::Count(count))?;
+    let sides = u32::try_from(sides)
+        .ok()
+        .filter(|s| (2..=1000).contains(s))
+        .ok_or(DiceError::Sides(sides))?;
     let modifier = match modifier {
         None => 0,
         Some((neg, m)) if m <= 1000 => {
@@ -671,7 +745,11 @@ pub fn parse_dice(notation: &str) -> Result<Dice, DiceError> {
         }
         Some((neg, m)) => return Err(DiceError::Modifier(neg, m)),
     };
-    Ok(Dice { count, sides, modifier })
+    Ok(Dice {
+        count,
+        sides,
+        modifier,
+    })
 }
 
 impl fmt::Display for Dice {
@@ -702,14 +780,20 @@ impl CalculatorTools {
     /// fortune PRNG (use [`time_seed`]).
     pub fn new(extra_tools: usize, seed: u64) -> Self {
         CalculatorTools {
-            extra: (1..=extra_tools).map(|i| ExtraTool::new(i, extra_tools)).collect(),
+            extra: (1..=extra_tools)
+                .map(|i| ExtraTool::new(i, extra_tools))
+                .collect(),
             rng: XorShift64::new(seed),
             scratch: vec![0; LINE_LIMIT],
         }
     }
 
     /// Typed arguments, or `None` after writing an `isError` result that names the problem.
-    fn args<'i, A: Deserialize<'i>>(&mut self, request: &CallRequest<'i>, result: &mut ToolResult<'_, '_>) -> Option<A> {
+    fn args<'i, A: Deserialize<'i>>(
+        &mut self,
+        request: &CallRequest<'i>,
+        result: &mut ToolResult<'_, '_>,
+    ) -> Option<A> {
         match request.parse_args::<A>(&mut self.scratch) {
             Ok(args) => Some(args),
             Err(e) => {
@@ -721,10 +805,14 @@ impl CalculatorTools {
     }
 
     fn add_numbers(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
-        let Some(AddArgs { number1, number2 }) = self.args(request, result) else { return };
+        let Some(AddArgs { number1, number2 }) = self.args(request, result) else {
+            return;
+        };
         let sum = number1 + number2;
         if !sum.is_finite() {
-            result.fail(format_args!("The sum of {number1} and {number2} is too large to represent"));
+            result.fail(format_args!(
+                "The sum of {number1} and {number2} is too large to represent"
+            ));
             return;
         }
         result.text_fmt(format_args!("{number1} + {number2} = {sum}"));
@@ -732,7 +820,9 @@ impl CalculatorTools {
     }
 
     fn calculate(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
-        let Some(CalculateArgs { operation, a, b }) = self.args(request, result) else { return };
+        let Some(CalculateArgs { operation, a, b }) = self.args(request, result) else {
+            return;
+        };
         let (symbol, value) = match operation {
             Operation::Add => ('+', a + b),
             Operation::Subtract => ('-', a - b),
@@ -744,7 +834,9 @@ impl CalculatorTools {
             Operation::Divide => ('/', a / b),
         };
         if !value.is_finite() {
-            result.fail(format_args!("The result of {a} {symbol} {b} is too large to represent"));
+            result.fail(format_args!(
+                "The result of {a} {symbol} {b} is too large to represent"
+            ));
             return;
         }
         result.text_fmt(format_args!("{a} {symbol} {b} = {value}"));
@@ -752,25 +844,38 @@ impl CalculatorTools {
     }
 
     fn roll_dice(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
-        let Some(DiceArgs { notation }) = self.args(request, result) else { return };
+        let Some(DiceArgs { notation }) = self.args(request, result) else {
+            return;
+        };
         let dice = match parse_dice(&notation) {
             Ok(dice) => dice,
             Err(e) => {
                 let shown: String = notation.chars().take(40).collect();
-                let more = if notation.chars().nth(40).is_some() { "..." } else { "" };
+                let more = if notation.chars().nth(40).is_some() {
+                    "..."
+                } else {
+                    ""
+                };
                 result.fail(format_args!("Invalid dice notation \"{shown}{more}\": {e}"));
                 return;
             }
         };
-        let rolls: Vec<u64> =
-            (0..dice.count).map(|_| 1 + self.rng.below(u64::from(dice.sides))).collect();
+        let rolls: Vec<u64> = (0..dice.count)
+            .map(|_| 1 + self.rng.below(u64::from(dice.sides)))
+            .collect();
         let total = rolls.iter().sum::<u64>() as i64 + i64::from(dice.modifier);
-        let list = rolls.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+        let list = rolls
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
         let modifier = match dice.modifier {
             0 => String::new(),
             m => format!(", modifier {m:+}"),
         };
-        result.text_fmt(format_args!("Rolled {dice}: [{list}]{modifier}, total {total}"));
+        result.text_fmt(format_args!(
+            "Rolled {dice}: [{list}]{modifier}, total {total}"
+        ));
         result.structured_with(|w| {
             w.begin_object();
             w.key("rolls");
@@ -788,14 +893,20 @@ impl CalculatorTools {
     }
 
     fn tell_fortune(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
-        let Some(FortuneArgs { category, mood }) = self.args(request, result) else { return };
+        let Some(FortuneArgs { category, mood }) = self.args(request, result) else {
+            return;
+        };
         let mood = mood.unwrap_or_default();
         let openings = mood.openings();
         let fortunes = category.fortunes();
         let opening = openings[self.rng.below(openings.len() as u64) as usize];
         let fortune = fortunes[self.rng.below(fortunes.len() as u64) as usize];
         let fortune = format!("{opening} {fortune}");
-        result.text_fmt(format_args!("Your {} fortune ({}): {fortune}", category.as_str(), mood.as_str()));
+        result.text_fmt(format_args!(
+            "Your {} fortune ({}): {fortune}",
+            category.as_str(),
+            mood.as_str()
+        ));
         result.structured_with(|w| {
             w.begin_object();
             w.key("category");
@@ -809,7 +920,9 @@ impl CalculatorTools {
     }
 
     fn echo(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
-        let Some(EchoArgs { value }) = self.args(request, result) else { return };
+        let Some(EchoArgs { value }) = self.args(request, result) else {
+            return;
+        };
         result.text(&value);
     }
 }
@@ -858,23 +971,41 @@ mod tests {
 
     #[test]
     fn dice_notation() {
-        let ok = |s: &str, count, sides, modifier| assert_eq!(parse_dice(s), Ok(Dice { count, sides, modifier }), "{s}");
+        let ok = |s: &str, count, sides, modifier| {
+            assert_eq!(
+                parse_dice(s),
+                Ok(Dice {
+                    count,
+                    sides,
+                    modifier
+                }),
+                "{s}"
+            )
+        };
         ok("2d6+3", 2, 6, 3);
         ok("d20", 1, 20, 0);
         ok("4d8-1", 4, 8, -1);
         ok(" 3D10 + 5 ", 3, 10, 5);
         ok("100d1000-1000", 100, 1000, -1000);
         ok("1d2+1000", 1, 2, 1000);
-        for bad in ["", "d", "2d", "dd6", "2x6", "2d6+", "2d6+-1", "-2d6", "2d6*2", "2d6+3+1", "1.5d6"] {
+        for bad in [
+            "", "d", "2d", "dd6", "2x6", "2d6+", "2d6+-1", "-2d6", "2d6*2", "2d6+3+1", "1.5d6",
+        ] {
             assert_eq!(parse_dice(bad), Err(DiceError::Syntax), "{bad:?}");
         }
         assert_eq!(parse_dice("0d6"), Err(DiceError::Count(0)));
         assert_eq!(parse_dice("101d6"), Err(DiceError::Count(101)));
-        assert_eq!(parse_dice("99999999999999999999999d6"), Err(DiceError::Count(u64::MAX)));
+        assert_eq!(
+            parse_dice("99999999999999999999999d6"),
+            Err(DiceError::Count(u64::MAX))
+        );
         assert_eq!(parse_dice("2d1"), Err(DiceError::Sides(1)));
         assert_eq!(parse_dice("2d1001"), Err(DiceError::Sides(1001)));
         assert_eq!(parse_dice("2d6-1001"), Err(DiceError::Modifier(true, 1001)));
-        assert_eq!(parse_dice("2d6+5000"), Err(DiceError::Modifier(false, 5000)));
+        assert_eq!(
+            parse_dice("2d6+5000"),
+            Err(DiceError::Modifier(false, 5000))
+        );
     }
 
     #[test]
@@ -895,7 +1026,8 @@ mod tests {
         assert_eq!(tools.len(), 16);
         for i in 0..tools.len() {
             let tool = tools.get(i).unwrap();
-            tool.validate().unwrap_or_else(|e| panic!("{}: {e}", tool.name));
+            tool.validate()
+                .unwrap_or_else(|e| panic!("{}: {e}", tool.name));
         }
         assert_eq!(tools.get(4).unwrap().name, "extra_tool_001");
         assert_eq!(tools.get(15).unwrap().name, "extra_tool_012");
@@ -908,7 +1040,10 @@ mod tests {
         assert_eq!(args(&[]), Ok(Command::Serve(Options::default())));
         assert_eq!(
             args(&["--extra-tools", "120", "--page-size=7"]),
-            Ok(Command::Serve(Options { extra_tools: 120, page_size: 7 }))
+            Ok(Command::Serve(Options {
+                extra_tools: 120,
+                page_size: 7
+            }))
         );
         assert_eq!(args(&["--help"]), Ok(Command::Help));
         assert!(args(&["--page-size", "0"]).is_err());

@@ -18,7 +18,10 @@ impl fmt::Display for HandleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             HandleError::OutputTooSmall { required } => {
-                write!(f, "output buffer too small: at least {required} bytes are required")
+                write!(
+                    f,
+                    "output buffer too small: at least {required} bytes are required"
+                )
             }
         }
     }

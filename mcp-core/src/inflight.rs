@@ -69,7 +69,10 @@ impl CallSlot {
     };
 
     pub(crate) fn token(&self, index: usize) -> CallToken {
-        CallToken { slot: u16::try_from(index).unwrap_or(u16::MAX), generation: self.generation }
+        CallToken {
+            slot: u16::try_from(index).unwrap_or(u16::MAX),
+            generation: self.generation,
+        }
     }
 
     /// Frees the slot; the next call in it gets a new generation.

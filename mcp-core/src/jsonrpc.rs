@@ -65,7 +65,10 @@ pub struct StoredId {
 
 impl StoredId {
     /// An empty id.
-    pub const EMPTY: StoredId = StoredId { buf: [0; MAX_ID_LEN], len: 0 };
+    pub const EMPTY: StoredId = StoredId {
+        buf: [0; MAX_ID_LEN],
+        len: 0,
+    };
 
     /// Copies raw JSON id text; `None` if longer than [`MAX_ID_LEN`].
     pub fn new(raw: &str) -> Option<StoredId> {
@@ -133,8 +136,13 @@ pub struct Invalid<'a> {
 
 /// Classifies one JSON value (not an array) as a JSON-RPC message.
 pub fn classify(v: RawJson<'_>) -> Result<Message<'_>, Invalid<'_>> {
-    let members = v.members().ok_or(Invalid { id: None, reply: true, reason: "message must be a JSON object" })?;
-    let (mut jsonrpc, mut id, mut method, mut params, mut result, mut error) = (None, None, None, None, None, None);
+    let members = v.members().ok_or(Invalid {
+        id: None,
+        reply: true,
+        reason: "message must be a JSON object",
+    })?;
+    let (mut jsonrpc, mut id, mut method, mut params, mut result, mut error) =
+        (None, None, None, None, None, None);
     let mut duplicate = false;
     for (k, val) in members {
         let slot = match k.raw() {
@@ -150,15 +158,26 @@ pub fn classify(v: RawJson<'_>) -> Result<Message<'_>, Invalid<'_>> {
         *slot = Some(val);
     }
     let parsed_id = id.and_then(RequestId::from_json);
-    let fail = |reason| Invalid { id: parsed_id, reply: id.is_some() || method.is_none(), reason };
+    let fail = |reason| Invalid {
+        id: parsed_id,
+        reply: id.is_some() || method.is_none(),
+        reason,
+    };
     if duplicate {
         return Err(fail("duplicate member in message"));
     }
-    if jsonrpc.and_then(|j| j.as_string()).is_none_or(|j| j.raw() != "2.0") {
+    if jsonrpc
+        .and_then(|j| j.as_string())
+        .is_none_or(|j| j.raw() != "2.0")
+    {
         return Err(fail("\"jsonrpc\" must be exactly \"2.0\""));
     }
     if id.is_some() && parsed_id.is_none() {
-        return Err(Invalid { id: None, reply: true, reason: "\"id\" must be a string or an integer" });
+        return Err(Invalid {
+            id: None,
+            reply: true,
+            reason: "\"id\" must be a string or an integer",
+        });
     }
     match (method, parsed_id) {
         (Some(m), _) => {
@@ -261,23 +280,57 @@ mod tests {
                 assert_eq!(e.id.is_some(), $has_id, "{}", $s);
             }};
         }
-        ok!(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, Message::Request { .. });
-        ok!(r#"{"jsonrpc":"2.0","id":"a","method":"x","params":{}}"#, Message::Request { .. });
-        ok!(r#"{"jsonrpc":"2.0","id":-7,"method":"x","params":[]}"#, Message::Request { .. });
-        ok!(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, Message::Notification { .. });
-        ok!(r#"{"jsonrpc":"2.0","id":3,"result":{}}"#, Message::Response { .. });
-        ok!(r#"{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"x"}}"#, Message::Response { .. });
+        ok!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            Message::Request { .. }
+        );
+        ok!(
+            r#"{"jsonrpc":"2.0","id":"a","method":"x","params":{}}"#,
+            Message::Request { .. }
+        );
+        ok!(
+            r#"{"jsonrpc":"2.0","id":-7,"method":"x","params":[]}"#,
+            Message::Request { .. }
+        );
+        ok!(
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            Message::Notification { .. }
+        );
+        ok!(
+            r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
+            Message::Response { .. }
+        );
+        ok!(
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"x"}}"#,
+            Message::Response { .. }
+        );
         bad!(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#, true, true);
         bad!(r#"{"id":1,"method":"ping"}"#, true, true);
-        bad!(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, true, false);
+        bad!(
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            true,
+            false
+        );
         bad!(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, true, false);
         bad!(r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#, true, false);
         bad!(r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#, true, false);
         bad!(r#"{"jsonrpc":"2.0","id":1e3,"method":"ping"}"#, true, false);
         bad!(r#"{"jsonrpc":"2.0","id":1,"method":7}"#, true, true);
-        bad!(r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#, true, true);
-        bad!(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":3}"#, true, true);
-        bad!(r#"{"jsonrpc":"2.0","method":"x","params":"s"}"#, false, false);
+        bad!(
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
+            true,
+            true
+        );
+        bad!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"x","params":3}"#,
+            true,
+            true
+        );
+        bad!(
+            r#"{"jsonrpc":"2.0","method":"x","params":"s"}"#,
+            false,
+            false
+        );
         bad!(r#"[1]"#, true, false);
         bad!(r#"{"jsonrpc":"2.0"}"#, true, false);
     }

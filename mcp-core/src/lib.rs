@@ -83,10 +83,11 @@ pub use error::{CallError, HandleError};
 pub use inflight::CallToken;
 pub use logging::LogLevel;
 pub use session::{
-    CacheScope, Call, Config, Event, Incoming, Route, ServerInfo, Session, SessionStorage, Transmit, MIN_OUTPUT,
+    CacheScope, Call, Config, Event, Incoming, Route, ServerInfo, Session, SessionStorage,
+    Transmit, MIN_OUTPUT,
 };
 pub use tools::{
-    Annotations, CallRequest, ClientCaps, Content, Dispatch, Icon, ResourceLink, Role, Tool, ToolAnnotations,
-    ToolResult, ToolSet,
+    Annotations, CallRequest, ClientCaps, Content, Dispatch, Icon, ResourceLink, Role, Tool,
+    ToolAnnotations, ToolResult, ToolSet,
 };
 pub use version::ProtocolVersion;

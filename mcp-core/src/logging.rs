@@ -35,7 +35,10 @@ const NAMES: [(LogLevel, &str); 8] = [
 impl LogLevel {
     /// The wire name.
     pub fn as_str(self) -> &'static str {
-        NAMES.iter().find(|(l, _)| *l == self).map_or("emergency", |(_, n)| n)
+        NAMES
+            .iter()
+            .find(|(l, _)| *l == self)
+            .map_or("emergency", |(_, n)| n)
     }
     /// Parses a wire name.
     pub fn from_wire(s: &str) -> Option<LogLevel> {

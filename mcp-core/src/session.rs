@@ -96,7 +96,9 @@ pub struct SessionStorage<const CALLS: usize> {
 impl<const CALLS: usize> SessionStorage<CALLS> {
     /// Empty storage (usable in a `static`).
     pub const fn new() -> Self {
-        SessionStorage { slots: [CallSlot::EMPTY; CALLS] }
+        SessionStorage {
+            slots: [CallSlot::EMPTY; CALLS],
+        }
     }
 }
 
@@ -215,7 +217,10 @@ impl<'i> Incoming<'i> {
                 version: slot.version,
                 has_progress: !slot.progress_token.is_empty(),
             };
-            return Some(Call { request, token: slot.token(i) });
+            return Some(Call {
+                request,
+                token: slot.token(i),
+            });
         }
         self.deferred = 0;
         None
@@ -267,7 +272,11 @@ enum Detail<'i> {
 
 impl<'i> Fault<'i> {
     const fn new(code: i32, message: &'static str) -> Self {
-        Fault { code, message, detail: Detail::None }
+        Fault {
+            code,
+            message,
+            detail: Detail::None,
+        }
     }
     const fn with(self, detail: Detail<'i>) -> Self {
         Fault { detail, ..self }
@@ -336,7 +345,10 @@ impl<'a> Session<'a> {
 
     /// Calls currently in flight (handed out, not yet completed).
     pub fn calls_in_flight(&self) -> usize {
-        self.slots.iter().filter(|s| s.state != SlotState::Free).count()
+        self.slots
+            .iter()
+            .filter(|s| s.state != SlotState::Free)
+            .count()
     }
 
     /// Handles one complete JSON-RPC message (a line without its newline, an HTTP body).
@@ -351,41 +363,71 @@ impl<'a> Session<'a> {
         out: &mut [u8],
     ) -> Result<Incoming<'i>, HandleError> {
         if out.len() < MIN_OUTPUT {
-            return Err(HandleError::OutputTooSmall { required: MIN_OUTPUT });
+            return Err(HandleError::OutputTooSmall {
+                required: MIN_OUTPUT,
+            });
         }
         self.abandon_fresh();
         let mut w = JsonWriter::new(out);
         let text = core::str::from_utf8(msg).unwrap_or("");
-        let mut incoming = Incoming { msg: text, transmit: None, deferred: 0 };
-        let limits = Limits { max_depth: self.config.max_depth };
+        let mut incoming = Incoming {
+            msg: text,
+            transmit: None,
+            deferred: 0,
+        };
+        let limits = Limits {
+            max_depth: self.config.max_depth,
+        };
         match json::parse(msg, limits) {
             Err(e) => {
                 let f = Fault::new(code::PARSE_ERROR, "Parse error").with(Detail::Scan(e));
                 self.write_fault(&mut w, None, &f);
             }
-            Ok(v) if v.kind() == Kind::Array => self.handle_batch(tools, v, text, &mut w, &mut incoming),
+            Ok(v) if v.kind() == Kind::Array => {
+                self.handle_batch(tools, v, text, &mut w, &mut incoming)
+            }
             Ok(v) => self.handle_one(tools, v, text, &mut w, &mut incoming),
         }
         if !w.is_empty() {
-            incoming.transmit = Some(Transmit { len: w.len(), route: Route::Reply });
+            incoming.transmit = Some(Transmit {
+                len: w.len(),
+                route: Route::Reply,
+            });
         }
         Ok(incoming)
     }
 
     /// Handles a line the framer reported as oversized: answers once with -32600 and the
     /// limit (the id cannot be known).
-    pub fn handle_oversized(&mut self, limit: usize, out: &mut [u8]) -> Result<Transmit, HandleError> {
+    pub fn handle_oversized(
+        &mut self,
+        limit: usize,
+        out: &mut [u8],
+    ) -> Result<Transmit, HandleError> {
         if out.len() < MIN_OUTPUT {
-            return Err(HandleError::OutputTooSmall { required: MIN_OUTPUT });
+            return Err(HandleError::OutputTooSmall {
+                required: MIN_OUTPUT,
+            });
         }
         let mut w = JsonWriter::new(out);
-        let f = Fault::new(code::INVALID_REQUEST, "Message exceeds the maximum frame length").with(Detail::Limit(limit));
+        let f = Fault::new(
+            code::INVALID_REQUEST,
+            "Message exceeds the maximum frame length",
+        )
+        .with(Detail::Limit(limit));
         self.write_fault(&mut w, None, &f);
-        Ok(Transmit { len: w.len(), route: Route::Reply })
+        Ok(Transmit {
+            len: w.len(),
+            route: Route::Reply,
+        })
     }
 
     fn abandon_fresh(&mut self) {
-        for slot in self.slots.iter_mut().filter(|s| s.state == SlotState::Fresh) {
+        for slot in self
+            .slots
+            .iter_mut()
+            .filter(|s| s.state == SlotState::Fresh)
+        {
             slot.state = SlotState::Abandoned;
         }
     }
@@ -398,14 +440,22 @@ impl<'a> Session<'a> {
         w: &mut JsonWriter<'_>,
         incoming: &mut Incoming<'i>,
     ) {
-        let allowed = self.negotiated_version().is_some_and(|v| v.features().batching);
+        let allowed = self
+            .negotiated_version()
+            .is_some_and(|v| v.features().batching);
         let count = batch.elements().map_or(0, |e| e.count());
         let fault = if !allowed {
-            Some(Fault::new(code::INVALID_REQUEST, "JSON-RPC batches are only accepted on protocol 2025-03-26"))
+            Some(Fault::new(
+                code::INVALID_REQUEST,
+                "JSON-RPC batches are only accepted on protocol 2025-03-26",
+            ))
         } else if count == 0 {
             Some(Fault::new(code::INVALID_REQUEST, "Empty batch"))
         } else if count > usize::from(self.config.max_batch) {
-            Some(Fault::new(code::INVALID_REQUEST, "Batch too large").with(Detail::Limit(usize::from(self.config.max_batch))))
+            Some(
+                Fault::new(code::INVALID_REQUEST, "Batch too large")
+                    .with(Detail::Limit(usize::from(self.config.max_batch))),
+            )
         } else {
             None
         };
@@ -428,7 +478,11 @@ impl<'a> Session<'a> {
         if w.overflowed() {
             let required = w.len();
             w.rewind(initial);
-            let f = Fault::new(code::INTERNAL_ERROR, "Batch replies exceed the output buffer").with(Detail::Required(required));
+            let f = Fault::new(
+                code::INTERNAL_ERROR,
+                "Batch replies exceed the output buffer",
+            )
+            .with(Detail::Required(required));
             self.write_fault(w, None, &f);
         }
     }
@@ -445,11 +499,17 @@ impl<'a> Session<'a> {
         match jsonrpc::classify(v) {
             Err(Invalid { id, reply, reason }) => {
                 if reply {
-                    let f = Fault { code: code::INVALID_REQUEST, message: reason, detail: Detail::None };
+                    let f = Fault {
+                        code: code::INVALID_REQUEST,
+                        message: reason,
+                        detail: Detail::None,
+                    };
                     self.write_fault(w, id.map(|i| i.as_raw()), &f);
                 }
             }
-            Ok(Message::Notification { method, params }) => self.handle_notification(method, params),
+            Ok(Message::Notification { method, params }) => {
+                self.handle_notification(method, params)
+            }
             Ok(Message::Response { .. }) => {} // We send no requests; stray responses are ignored.
             Ok(Message::Request { id, method, params }) => {
                 let before = w.checkpoint();
@@ -477,11 +537,18 @@ impl<'a> Session<'a> {
                 }
             }
             "notifications/cancelled" => {
-                let Some(id) = params.and_then(|p| p.get("requestId")).and_then(RequestId::from_json) else {
+                let Some(id) = params
+                    .and_then(|p| p.get("requestId"))
+                    .and_then(RequestId::from_json)
+                else {
                     return; // Malformed cancellations are ignored, as the spec asks.
                 };
                 let live = |s: &CallSlot| matches!(s.state, SlotState::Fresh | SlotState::Active);
-                if let Some(slot) = self.slots.iter_mut().find(|s| live(s) && s.id.as_raw() == id.as_raw()) {
+                if let Some(slot) = self
+                    .slots
+                    .iter_mut()
+                    .find(|s| live(s) && s.id.as_raw() == id.as_raw())
+                {
                     slot.cancelled_generation = Some(slot.generation);
                     slot.cancel_unreported = true;
                     slot.free();
@@ -501,18 +568,27 @@ impl<'a> Session<'a> {
         }
         let Some(version) = meta.get(META_VERSION) else {
             if meta.get(META_CAPS).is_some() {
-                return Err(Fault::new(code::INVALID_PARAMS, "Missing _meta[\"io.modelcontextprotocol/protocolVersion\"]"));
+                return Err(Fault::new(
+                    code::INVALID_PARAMS,
+                    "Missing _meta[\"io.modelcontextprotocol/protocolVersion\"]",
+                ));
             }
             return Ok(None);
         };
         let Some(vs) = version.as_string() else {
-            return Err(Fault::new(code::INVALID_PARAMS, "_meta protocolVersion must be a string"));
+            return Err(Fault::new(
+                code::INVALID_PARAMS,
+                "_meta protocolVersion must be a string",
+            ));
         };
         let version = match ProtocolVersion::from_wire(vs.raw()) {
             Some(v) if v.is_modern() => v,
             _ => {
-                return Err(Fault::new(code::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
-                    .with(Detail::Version(vs.raw())))
+                return Err(Fault::new(
+                    code::UNSUPPORTED_PROTOCOL_VERSION,
+                    "Unsupported protocol version",
+                )
+                .with(Detail::Version(vs.raw())))
             }
         };
         let caps = match meta.get(META_CAPS) {
@@ -531,7 +607,11 @@ impl<'a> Session<'a> {
                 None => return Err(Fault::new(code::INVALID_PARAMS, "Invalid _meta logLevel")),
             },
         };
-        Ok(Some(Ctx { version, caps, log_level }))
+        Ok(Some(Ctx {
+            version,
+            caps,
+            log_level,
+        }))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -554,16 +634,26 @@ impl<'a> Session<'a> {
                 "server/discover" => self.discover(id, ctx, w),
                 "tools/list" => self.list_tools(tools, id, ctx, params, w),
                 "tools/call" => self.call_tool(tools, id, ctx, params, text, w, incoming),
-                "initialize" | "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe" => {
-                    Err(Fault::new(code::METHOD_NOT_FOUND, "Method not available in protocol 2026-07-28")
-                        .with(Detail::Name(method)))
-                }
-                _ => Err(Fault::new(code::METHOD_NOT_FOUND, "Method not found").with(Detail::Name(method))),
+                "initialize"
+                | "ping"
+                | "logging/setLevel"
+                | "resources/subscribe"
+                | "resources/unsubscribe" => Err(Fault::new(
+                    code::METHOD_NOT_FOUND,
+                    "Method not available in protocol 2026-07-28",
+                )
+                .with(Detail::Name(method))),
+                _ => Err(Fault::new(code::METHOD_NOT_FOUND, "Method not found")
+                    .with(Detail::Name(method))),
             };
         }
         if method_name == "server/discover" {
             // A dual-era client probing without `_meta`: answer as the latest revision.
-            let ctx = Ctx { version: ProtocolVersion::LATEST, caps: ClientCaps::NONE, log_level: None };
+            let ctx = Ctx {
+                version: ProtocolVersion::LATEST,
+                caps: ClientCaps::NONE,
+                log_level: None,
+            };
             return self.discover(id, ctx, w);
         }
         let version = match (self.phase, method_name) {
@@ -583,7 +673,11 @@ impl<'a> Session<'a> {
             }
             (Phase::Initializing(v) | Phase::Ready(v), _) => v,
         };
-        let ctx = Ctx { version, caps: self.client_caps, log_level: None };
+        let ctx = Ctx {
+            version,
+            caps: self.client_caps,
+            log_level: None,
+        };
         match method_name {
             "tools/list" => self.list_tools(tools, id, ctx, params, w),
             "tools/call" => self.call_tool(tools, id, ctx, params, text, w, incoming),
@@ -592,16 +686,26 @@ impl<'a> Session<'a> {
                     .and_then(|p| p.get("level"))
                     .and_then(|l| l.as_string())
                     .and_then(|s| LogLevel::from_wire(s.raw()))
-                    .ok_or(Fault::new(code::INVALID_PARAMS, "params.level must be a log level"))?;
+                    .ok_or(Fault::new(
+                        code::INVALID_PARAMS,
+                        "params.level must be a log level",
+                    ))?;
                 self.log_level = level;
                 self.level_event = true;
                 Self::empty_result(id, version, w)
             }
-            _ => Err(Fault::new(code::METHOD_NOT_FOUND, "Method not found").with(Detail::Name(method))),
+            _ => {
+                Err(Fault::new(code::METHOD_NOT_FOUND, "Method not found")
+                    .with(Detail::Name(method)))
+            }
         }
     }
 
-    fn empty_result<'i>(id: RequestId<'i>, version: ProtocolVersion, w: &mut JsonWriter<'_>) -> Reply<'i> {
+    fn empty_result<'i>(
+        id: RequestId<'i>,
+        version: ProtocolVersion,
+        w: &mut JsonWriter<'_>,
+    ) -> Reply<'i> {
         jsonrpc::begin_result(w, id.as_raw());
         w.begin_object();
         if version.features().result_type {
@@ -613,15 +717,27 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
-    fn initialize<'i>(&mut self, id: RequestId<'i>, params: Option<RawJson<'i>>, w: &mut JsonWriter<'_>) -> Reply<'i> {
+    fn initialize<'i>(
+        &mut self,
+        id: RequestId<'i>,
+        params: Option<RawJson<'i>>,
+        w: &mut JsonWriter<'_>,
+    ) -> Reply<'i> {
         if self.phase != Phase::Fresh {
-            return Err(Fault::new(code::INVALID_REQUEST, "Session already initialized"));
+            return Err(Fault::new(
+                code::INVALID_REQUEST,
+                "Session already initialized",
+            ));
         }
         let requested = params
             .and_then(|p| p.get("protocolVersion"))
             .and_then(|v| v.as_string())
-            .ok_or(Fault::new(code::INVALID_PARAMS, "initialize requires params.protocolVersion (a string)"))?;
-        let version = ProtocolVersion::negotiate_legacy(ProtocolVersion::from_wire(requested.raw()));
+            .ok_or(Fault::new(
+                code::INVALID_PARAMS,
+                "initialize requires params.protocolVersion (a string)",
+            ))?;
+        let version =
+            ProtocolVersion::negotiate_legacy(ProtocolVersion::from_wire(requested.raw()));
         jsonrpc::begin_result(w, id.as_raw());
         w.begin_object();
         w.key("protocolVersion");
@@ -746,9 +862,13 @@ impl<'a> Session<'a> {
             Some(c) => {
                 let invalid = Fault::new(code::INVALID_PARAMS, "Invalid cursor");
                 let s = c.as_string().ok_or(invalid)?;
-                let pos = pagination::decode(&self.config.cursor_key, s.raw().as_bytes()).map_err(|_| invalid)?;
+                let pos = pagination::decode(&self.config.cursor_key, s.raw().as_bytes())
+                    .map_err(|_| invalid)?;
                 if pos.epoch != self.epoch {
-                    return Err(Fault::new(code::INVALID_PARAMS, "Stale cursor: the tool list changed, list again from the start"));
+                    return Err(Fault::new(
+                        code::INVALID_PARAMS,
+                        "Stale cursor: the tool list changed, list again from the start",
+                    ));
                 }
                 let offset = pos.offset as usize;
                 if offset == 0 || offset >= total {
@@ -759,7 +879,12 @@ impl<'a> Session<'a> {
         };
         let page = usize::from(self.config.page_size.max(1));
         // Room kept for `nextCursor`, the modern trailer and the closing braces.
-        let reserve = 96 + if ctx.version.is_modern() { 160 + self.info.name.len() + self.info.version.len() } else { 0 };
+        let reserve = 96
+            + if ctx.version.is_modern() {
+                160 + self.info.name.len() + self.info.version.len()
+            } else {
+                0
+            };
         jsonrpc::begin_result(w, id.as_raw());
         w.begin_object();
         w.key("tools");
@@ -768,7 +893,10 @@ impl<'a> Session<'a> {
         while next < total && next - offset < page {
             let Some(tool) = tools.get(next) else { break };
             if tool.validate().is_err() {
-                return Err(Fault::new(code::INTERNAL_ERROR, "Invalid tool definition (see Tool::validate)"));
+                return Err(Fault::new(
+                    code::INTERNAL_ERROR,
+                    "Invalid tool definition (see Tool::validate)",
+                ));
             }
             let before = w.checkpoint();
             tool.write(w, ctx.version);
@@ -780,7 +908,11 @@ impl<'a> Session<'a> {
         }
         w.end_array();
         if next < total {
-            let cursor = pagination::encode(&self.config.cursor_key, self.epoch, u32::try_from(next).unwrap_or(u32::MAX));
+            let cursor = pagination::encode(
+                &self.config.cursor_key,
+                self.epoch,
+                u32::try_from(next).unwrap_or(u32::MAX),
+            );
             w.key("nextCursor");
             w.string(cursor.as_str());
         }
@@ -803,31 +935,59 @@ impl<'a> Session<'a> {
         w: &mut JsonWriter<'_>,
         incoming: &mut Incoming<'i>,
     ) -> Reply<'i> {
-        let params = params.ok_or(Fault::new(code::INVALID_PARAMS, "tools/call requires params"))?;
+        let params = params.ok_or(Fault::new(
+            code::INVALID_PARAMS,
+            "tools/call requires params",
+        ))?;
         let name = params
             .get("name")
             .and_then(|n| n.as_string())
-            .ok_or(Fault::new(code::INVALID_PARAMS, "params.name must be a string"))?;
-        let index = tools.find(name).ok_or(Fault::new(code::INVALID_PARAMS, "Unknown tool").with(Detail::Name(name)))?;
+            .ok_or(Fault::new(
+                code::INVALID_PARAMS,
+                "params.name must be a string",
+            ))?;
+        let index = tools
+            .find(name)
+            .ok_or(Fault::new(code::INVALID_PARAMS, "Unknown tool").with(Detail::Name(name)))?;
         let args = match params.get("arguments") {
             None => RawJson { text: "{}" },
             Some(a) if a.is_null() => RawJson { text: "{}" },
             Some(a) if a.kind() == Kind::Object => a,
-            Some(_) => return Err(Fault::new(code::INVALID_PARAMS, "params.arguments must be an object")),
+            Some(_) => {
+                return Err(Fault::new(
+                    code::INVALID_PARAMS,
+                    "params.arguments must be an object",
+                ))
+            }
         };
         let required = tools.get(index).map_or(ClientCaps::NONE, |t| t.requires);
         if !ctx.caps.contains(required) {
             let missing = ClientCaps(required.0 & !ctx.caps.0);
             return Err(if ctx.version.is_modern() {
-                Fault::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability")
-                    .with(Detail::Caps(missing))
+                Fault::new(
+                    code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                    "Missing required client capability",
+                )
+                .with(Detail::Caps(missing))
             } else {
-                Fault::new(code::INVALID_PARAMS, "Tool requires a client capability that was not declared")
-                    .with(Detail::Caps(missing))
+                Fault::new(
+                    code::INVALID_PARAMS,
+                    "Tool requires a client capability that was not declared",
+                )
+                .with(Detail::Caps(missing))
             });
         }
-        let progress = params.get("_meta").and_then(|m| m.get("progressToken")).and_then(RequestId::from_json);
-        let request = CallRequest { tool: index, name, args, version: ctx.version, has_progress: progress.is_some() };
+        let progress = params
+            .get("_meta")
+            .and_then(|m| m.get("progressToken"))
+            .and_then(RequestId::from_json);
+        let request = CallRequest {
+            tool: index,
+            name,
+            args,
+            version: ctx.version,
+            has_progress: progress.is_some(),
+        };
 
         let before = w.checkpoint();
         jsonrpc::begin_result(w, id.as_raw());
@@ -836,7 +996,10 @@ impl<'a> Session<'a> {
         match tools.call(&request, &mut result) {
             Dispatch::Done => {
                 if result.misused() {
-                    return Err(Fault::new(code::INTERNAL_ERROR, "Tool handler misused the result builder"));
+                    return Err(Fault::new(
+                        code::INTERNAL_ERROR,
+                        "Tool handler misused the result builder",
+                    ));
                 }
                 result.finish();
                 jsonrpc::end_response(w);
@@ -859,32 +1022,53 @@ impl<'a> Session<'a> {
         ctx: Ctx,
         text: &'i str,
     ) -> Reply<'i> {
-        let stored = StoredId::new(id.as_raw())
-            .ok_or(Fault::new(code::INVALID_REQUEST, "Request id too long for a deferred call").with(Detail::Limit(jsonrpc::MAX_ID_LEN)))?;
+        let stored = StoredId::new(id.as_raw()).ok_or(
+            Fault::new(
+                code::INVALID_REQUEST,
+                "Request id too long for a deferred call",
+            )
+            .with(Detail::Limit(jsonrpc::MAX_ID_LEN)),
+        )?;
         let token = match progress {
-            Some(p) => StoredId::new(p.as_raw())
-                .ok_or(Fault::new(code::INVALID_PARAMS, "progressToken too long").with(Detail::Limit(jsonrpc::MAX_ID_LEN)))?,
+            Some(p) => StoredId::new(p.as_raw()).ok_or(
+                Fault::new(code::INVALID_PARAMS, "progressToken too long")
+                    .with(Detail::Limit(jsonrpc::MAX_ID_LEN)),
+            )?,
             None => StoredId::EMPTY,
         };
         let live = |s: &CallSlot| s.state != SlotState::Free;
-        if self.slots.iter().any(|s| live(s) && s.id.as_raw() == id.as_raw()) {
-            return Err(Fault::new(code::INVALID_REQUEST, "Request id is already in use by a call in flight"));
+        if self
+            .slots
+            .iter()
+            .any(|s| live(s) && s.id.as_raw() == id.as_raw())
+        {
+            return Err(Fault::new(
+                code::INVALID_REQUEST,
+                "Request id is already in use by a call in flight",
+            ));
         }
         let capacity = self.slots.len();
         let slot = self
             .slots
             .iter_mut()
             .find(|s| s.state == SlotState::Free)
-            .ok_or(Fault::new(code::INTERNAL_ERROR, "Too many calls in flight").with(Detail::Limit(capacity)))?;
+            .ok_or(
+                Fault::new(code::INTERNAL_ERROR, "Too many calls in flight")
+                    .with(Detail::Limit(capacity)),
+            )?;
         let span = |s: &str| {
             let start = (s.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-            (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(s.len()).unwrap_or(0))
+            (
+                u32::try_from(start).unwrap_or(u32::MAX),
+                u32::try_from(s.len()).unwrap_or(0),
+            )
         };
         // `{}` for absent arguments is not inside the message: mark it with an impossible
         // span and let `next_call` substitute.
         let args = request.args.text;
         let inside = (args.as_ptr() as usize) >= (text.as_ptr() as usize)
-            && (args.as_ptr() as usize).saturating_add(args.len()) <= (text.as_ptr() as usize).saturating_add(text.len());
+            && (args.as_ptr() as usize).saturating_add(args.len())
+                <= (text.as_ptr() as usize).saturating_add(text.len());
         slot.args = if inside { span(args) } else { (u32::MAX, 0) };
         slot.name = span(request.name.raw());
         slot.state = SlotState::Fresh;
@@ -908,7 +1092,13 @@ impl<'a> Session<'a> {
         }
         if w.overflowed() {
             w.rewind(before);
-            jsonrpc::write_error(w, None, f.code, format_args!("{} (request id too long to echo)", f.message), None);
+            jsonrpc::write_error(
+                w,
+                None,
+                f.code,
+                format_args!("{} (request id too long to echo)", f.message),
+                None,
+            );
         }
     }
 
@@ -951,7 +1141,13 @@ impl<'a> Session<'a> {
         };
         let has_data = !matches!(detail, Detail::None | Detail::Name(_));
         let message = MessageText(f.message, detail);
-        jsonrpc::write_error(w, id, f.code, format_args!("{message}"), if has_data { Some(&data) } else { None });
+        jsonrpc::write_error(
+            w,
+            id,
+            f.code,
+            format_args!("{message}"),
+            if has_data { Some(&data) } else { None },
+        );
     }
 
     /// Takes the next event, if any.
@@ -975,15 +1171,28 @@ impl<'a> Session<'a> {
 
     /// Writes the next core-originated frame (a list change notification, or the error
     /// reply to a call the application never took) into `out`.
-    pub fn poll_transmit(&mut self, out: &mut [u8]) -> Result<Option<Transmit>, json::BufferTooSmall> {
+    pub fn poll_transmit(
+        &mut self,
+        out: &mut [u8],
+    ) -> Result<Option<Transmit>, json::BufferTooSmall> {
         let mut w = JsonWriter::new(out);
-        if let Some(slot) = self.slots.iter_mut().find(|s| s.state == SlotState::Abandoned) {
-            let f = Fault::new(code::INTERNAL_ERROR, "Call was not dispatched by the server application");
+        if let Some(slot) = self
+            .slots
+            .iter_mut()
+            .find(|s| s.state == SlotState::Abandoned)
+        {
+            let f = Fault::new(
+                code::INTERNAL_ERROR,
+                "Call was not dispatched by the server application",
+            );
             let id = slot.id;
             Self::write_fault_static(&mut w, id.as_raw(), &f);
             let len = w.finish()?;
             slot.free();
-            return Ok(Some(Transmit { len, route: Route::Session }));
+            return Ok(Some(Transmit {
+                len,
+                route: Route::Session,
+            }));
         }
         if self.list_changed_pending {
             jsonrpc::begin_notification(&mut w, "notifications/tools/list_changed");
@@ -992,7 +1201,10 @@ impl<'a> Session<'a> {
             jsonrpc::end_response(&mut w);
             let len = w.finish()?;
             self.list_changed_pending = false;
-            return Ok(Some(Transmit { len, route: Route::Session }));
+            return Ok(Some(Transmit {
+                len,
+                route: Route::Session,
+            }));
         }
         Ok(None)
     }
@@ -1005,13 +1217,18 @@ impl<'a> Session<'a> {
     /// `listChanged` get `notifications/tools/list_changed` from `poll_transmit`.
     pub fn tools_changed(&mut self) {
         self.epoch = self.epoch.wrapping_add(1);
-        if self.config.list_changed && matches!(self.phase, Phase::Initializing(_) | Phase::Ready(_)) {
+        if self.config.list_changed
+            && matches!(self.phase, Phase::Initializing(_) | Phase::Ready(_))
+        {
             self.list_changed_pending = true;
         }
     }
 
     fn live_slot(&mut self, token: CallToken) -> Result<Option<&mut CallSlot>, CallError> {
-        let slot = self.slots.get_mut(usize::from(token.slot)).ok_or(CallError::UnknownCall)?;
+        let slot = self
+            .slots
+            .get_mut(usize::from(token.slot))
+            .ok_or(CallError::UnknownCall)?;
         if slot.state == SlotState::Active && slot.generation == token.generation {
             return Ok(Some(slot));
         }
@@ -1044,23 +1261,45 @@ impl<'a> Session<'a> {
         }
         result.finish();
         jsonrpc::end_response(&mut w);
-        let len = w.finish().map_err(|e| CallError::BufferTooSmall { required: e.required })?;
+        let len = w.finish().map_err(|e| CallError::BufferTooSmall {
+            required: e.required,
+        })?;
         self.release(token);
-        Ok(Some(Transmit { len, route: Route::Call(token) }))
+        Ok(Some(Transmit {
+            len,
+            route: Route::Call(token),
+        }))
     }
 
     /// Answers a deferred call with a JSON-RPC error instead of a result (for protocol-level
     /// failures; tool failures belong in an `isError` result).
-    pub fn fail(&mut self, token: CallToken, code: i32, message: &str, out: &mut [u8]) -> Result<Option<Transmit>, CallError> {
+    pub fn fail(
+        &mut self,
+        token: CallToken,
+        code: i32,
+        message: &str,
+        out: &mut [u8],
+    ) -> Result<Option<Transmit>, CallError> {
         let Some(slot) = self.live_slot(token)? else {
             return Ok(None);
         };
         let id = slot.id;
         let mut w = JsonWriter::new(out);
-        jsonrpc::write_error(&mut w, Some(id.as_raw()), code, format_args!("{message}"), None);
-        let len = w.finish().map_err(|e| CallError::BufferTooSmall { required: e.required })?;
+        jsonrpc::write_error(
+            &mut w,
+            Some(id.as_raw()),
+            code,
+            format_args!("{message}"),
+            None,
+        );
+        let len = w.finish().map_err(|e| CallError::BufferTooSmall {
+            required: e.required,
+        })?;
         self.release(token);
-        Ok(Some(Transmit { len, route: Route::Call(token) }))
+        Ok(Some(Transmit {
+            len,
+            route: Route::Call(token),
+        }))
     }
 
     fn release(&mut self, token: CallToken) {
@@ -1085,7 +1324,9 @@ impl<'a> Session<'a> {
         if slot.progress_token.is_empty() {
             return Ok(None);
         }
-        if progress.partial_cmp(&slot.last_progress) != Some(core::cmp::Ordering::Greater) || !progress.is_finite() {
+        if progress.partial_cmp(&slot.last_progress) != Some(core::cmp::Ordering::Greater)
+            || !progress.is_finite()
+        {
             return Err(CallError::ProgressNotIncreasing);
         }
         let mut w = JsonWriter::new(out);
@@ -1105,9 +1346,14 @@ impl<'a> Session<'a> {
         }
         w.end_object();
         jsonrpc::end_response(&mut w);
-        let len = w.finish().map_err(|e| CallError::BufferTooSmall { required: e.required })?;
+        let len = w.finish().map_err(|e| CallError::BufferTooSmall {
+            required: e.required,
+        })?;
         slot.last_progress = progress;
-        Ok(Some(Transmit { len, route: Route::Call(token) }))
+        Ok(Some(Transmit {
+            len,
+            route: Route::Call(token),
+        }))
     }
 
     /// Sends `notifications/message` if the client wants this level: session-wide
@@ -1132,7 +1378,11 @@ impl<'a> Session<'a> {
                 let Some(slot) = self.live_slot(token)? else {
                     return Ok(None);
                 };
-                let threshold = if slot.version.is_modern() { slot.log_level } else { Some(session_level) };
+                let threshold = if slot.version.is_modern() {
+                    slot.log_level
+                } else {
+                    Some(session_level)
+                };
                 (threshold, Route::Call(token))
             }
         };
@@ -1152,7 +1402,9 @@ impl<'a> Session<'a> {
         w.string(data);
         w.end_object();
         jsonrpc::end_response(&mut w);
-        let len = w.finish().map_err(|e| CallError::BufferTooSmall { required: e.required })?;
+        let len = w.finish().map_err(|e| CallError::BufferTooSmall {
+            required: e.required,
+        })?;
         Ok(Some(Transmit { len, route }))
     }
 }

@@ -51,8 +51,11 @@ impl ClientCaps {
     pub const ELICITATION: ClientCaps = ClientCaps(2);
     /// `roots`.
     pub const ROOTS: ClientCaps = ClientCaps(4);
-    const NAMES: [(ClientCaps, &'static str); 3] =
-        [(Self::SAMPLING, "sampling"), (Self::ELICITATION, "elicitation"), (Self::ROOTS, "roots")];
+    const NAMES: [(ClientCaps, &'static str); 3] = [
+        (Self::SAMPLING, "sampling"),
+        (Self::ELICITATION, "elicitation"),
+        (Self::ROOTS, "roots"),
+    ];
 
     /// Union.
     pub const fn with(self, other: ClientCaps) -> ClientCaps {
@@ -130,7 +133,10 @@ impl<'a> Tool<'a> {
     pub fn validate(&self) -> Result<(), DefinitionError> {
         let name_ok = !self.name.is_empty()
             && self.name.len() <= 64
-            && self.name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'));
+            && self
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'));
         if !name_ok {
             return Err(DefinitionError::Name);
         }
@@ -142,7 +148,10 @@ impl<'a> Tool<'a> {
         if !object(self.input_schema) {
             return Err(DefinitionError::InputSchema);
         }
-        if self.output_schema.is_some_and(|s| crate::json::parse(s.as_bytes(), Limits::default()).is_err()) {
+        if self
+            .output_schema
+            .is_some_and(|s| crate::json::parse(s.as_bytes(), Limits::default()).is_err())
+        {
             return Err(DefinitionError::OutputSchema);
         }
         if self.meta.is_some_and(|m| !object(m)) {
@@ -303,7 +312,10 @@ impl<'i> CallRequest<'i> {
     /// for how `scratch` is used).
     #[cfg(feature = "serde")]
     #[allow(clippy::result_large_err)] // `DeError` carries its message inline: no allocation.
-    pub fn parse_args<T: serde::Deserialize<'i>>(&self, scratch: &mut [u8]) -> Result<T, crate::json::DeError> {
+    pub fn parse_args<T: serde::Deserialize<'i>>(
+        &self,
+        scratch: &mut [u8],
+    ) -> Result<T, crate::json::DeError> {
         crate::json::from_json(self.args, scratch)
     }
 }
@@ -441,7 +453,10 @@ enum ResultState {
 
 impl fmt::Debug for ToolResult<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ToolResult").field("version", &self.version).field("state", &self.state).finish()
+        f.debug_struct("ToolResult")
+            .field("version", &self.version)
+            .field("state", &self.state)
+            .finish()
     }
 }
 
@@ -455,7 +470,13 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         w.begin_object();
         w.key("content");
         w.begin_array();
-        ToolResult { w, version, state: ResultState::Content, is_error: false, server_info }
+        ToolResult {
+            w,
+            version,
+            state: ResultState::Content,
+            is_error: false,
+            server_info,
+        }
     }
 
     /// The revision this result is written for.
@@ -509,12 +530,28 @@ impl<'w, 'b> ToolResult<'w, 'b> {
 
     /// Adds an embedded text resource.
     pub fn embedded_text(&mut self, uri: &str, mime_type: Option<&str>, text: &str) -> &mut Self {
-        self.push(&Content::EmbeddedText { uri, mime_type, text }, None, None)
+        self.push(
+            &Content::EmbeddedText {
+                uri,
+                mime_type,
+                text,
+            },
+            None,
+            None,
+        )
     }
 
     /// Adds an embedded binary resource.
     pub fn embedded_blob(&mut self, uri: &str, mime_type: Option<&str>, blob: &str) -> &mut Self {
-        self.push(&Content::EmbeddedBlob { uri, mime_type, blob }, None, None)
+        self.push(
+            &Content::EmbeddedBlob {
+                uri,
+                mime_type,
+                blob,
+            },
+            None,
+            None,
+        )
     }
 
     fn open(&mut self) -> bool {
@@ -530,7 +567,12 @@ impl<'w, 'b> ToolResult<'w, 'b> {
     /// Adds any content block, with optional annotations and raw `_meta` object. Blocks the
     /// revision lacks are downgraded to a text block (audio before 2025-03-26, resource
     /// links before 2025-06-18); fields it lacks are left out.
-    pub fn push(&mut self, content: &Content<'_>, annotations: Option<&Annotations<'_>>, meta: Option<&str>) -> &mut Self {
+    pub fn push(
+        &mut self,
+        content: &Content<'_>,
+        annotations: Option<&Annotations<'_>>,
+        meta: Option<&str>,
+    ) -> &mut Self {
         if !self.open() {
             return self;
         }
@@ -594,10 +636,18 @@ impl<'w, 'b> ToolResult<'w, 'b> {
                 w.key("text");
                 w.string_fmt(format_args!("Resource: {} <{}>", link.name, link.uri));
             }
-            Content::EmbeddedText { uri, mime_type, text } => {
+            Content::EmbeddedText {
+                uri,
+                mime_type,
+                text,
+            } => {
                 write_embedded(w, uri, mime_type, ("text", text));
             }
-            Content::EmbeddedBlob { uri, mime_type, blob } => {
+            Content::EmbeddedBlob {
+                uri,
+                mime_type,
+                blob,
+            } => {
                 write_embedded(w, uri, mime_type, ("blob", blob));
             }
         }

@@ -68,11 +68,31 @@ const fn features(modern: bool, rank: u8) -> Features {
 
 /// The table: one row per revision, oldest first, in the order of [`ProtocolVersion::ALL`].
 const TABLE: [(ProtocolVersion, &str, Features); 5] = [
-    (ProtocolVersion::V2024_11_05, "2024-11-05", features(false, 0)),
-    (ProtocolVersion::V2025_03_26, "2025-03-26", features(false, 1)),
-    (ProtocolVersion::V2025_06_18, "2025-06-18", features(false, 2)),
-    (ProtocolVersion::V2025_11_25, "2025-11-25", features(false, 3)),
-    (ProtocolVersion::V2026_07_28, "2026-07-28", features(true, 4)),
+    (
+        ProtocolVersion::V2024_11_05,
+        "2024-11-05",
+        features(false, 0),
+    ),
+    (
+        ProtocolVersion::V2025_03_26,
+        "2025-03-26",
+        features(false, 1),
+    ),
+    (
+        ProtocolVersion::V2025_06_18,
+        "2025-06-18",
+        features(false, 2),
+    ),
+    (
+        ProtocolVersion::V2025_11_25,
+        "2025-11-25",
+        features(false, 3),
+    ),
+    (
+        ProtocolVersion::V2026_07_28,
+        "2026-07-28",
+        features(true, 4),
+    ),
 ];
 
 impl ProtocolVersion {
@@ -160,9 +180,18 @@ mod tests {
     #[test]
     fn negotiation() {
         use ProtocolVersion::*;
-        assert_eq!(ProtocolVersion::negotiate_legacy(Some(V2024_11_05)), V2024_11_05);
-        assert_eq!(ProtocolVersion::negotiate_legacy(Some(V2025_06_18)), V2025_06_18);
-        assert_eq!(ProtocolVersion::negotiate_legacy(Some(V2026_07_28)), V2025_11_25);
+        assert_eq!(
+            ProtocolVersion::negotiate_legacy(Some(V2024_11_05)),
+            V2024_11_05
+        );
+        assert_eq!(
+            ProtocolVersion::negotiate_legacy(Some(V2025_06_18)),
+            V2025_06_18
+        );
+        assert_eq!(
+            ProtocolVersion::negotiate_legacy(Some(V2026_07_28)),
+            V2025_11_25
+        );
         assert_eq!(ProtocolVersion::negotiate_legacy(None), V2025_11_25);
         assert_eq!(ProtocolVersion::from_wire("1900-01-01"), None);
     }

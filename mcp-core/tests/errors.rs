@@ -13,7 +13,12 @@ const PING: &str = r#"{"jsonrpc":"2.0","id":"next","method":"ping"}"#;
 /// Sends `bad`, expects one error with `code` (and `id`), then checks the session still works.
 fn expect_error(p: &mut Pair, bad: &[u8], code: i64, id: Option<Value>) -> Value {
     let frames = p.send_bytes(bad);
-    assert_eq!(frames.len(), 1, "expected one reply to {:?}", String::from_utf8_lossy(bad));
+    assert_eq!(
+        frames.len(),
+        1,
+        "expected one reply to {:?}",
+        String::from_utf8_lossy(bad)
+    );
     let r = frames[0].value.clone();
     assert_eq!(error_code(&r), code, "{r}");
     assert_eq!(r.get("id").cloned(), id, "{r}");
@@ -40,7 +45,10 @@ fn parse_errors_have_no_id() {
     ];
     for bad in cases {
         let r = expect_error(&mut p, bad, -32700, None);
-        assert!(r["error"]["message"].as_str().unwrap().starts_with("Parse error"));
+        assert!(r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Parse error"));
         assert!(r["error"]["data"]["reason"].is_string());
     }
 }
@@ -53,9 +61,20 @@ fn nesting_is_bounded() {
     let open_only = "[".repeat(100_000);
     expect_error(&mut p, open_only.as_bytes(), -32700, None);
     // Arguments nested within the limit are fine; beyond it, the message is rejected.
-    let ok_args = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"a":{}1{}}}}}}}"#, "[".repeat(20), "]".repeat(20));
+    let ok_args = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"a":{}1{}}}}}}}"#,
+        "[".repeat(20),
+        "]".repeat(20)
+    );
     assert!(p.ask(&ok_args)["result"].is_object());
-    let mut shallow = Pair::with(Config { max_depth: 4, ..Config::default() }, 0, 65536);
+    let mut shallow = Pair::with(
+        Config {
+            max_depth: 4,
+            ..Config::default()
+        },
+        0,
+        65536,
+    );
     shallow.send(&initialize(0, "2025-11-25"));
     let too_deep = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":[[1]]}}}"#;
     expect_error(&mut shallow, too_deep.as_bytes(), -32700, None);
@@ -65,7 +84,10 @@ fn nesting_is_bounded() {
 fn invalid_requests() {
     let mut p = Pair::initialized("2025-11-25");
     let cases: &[(&str, Option<Value>)] = &[
-        (r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#, Some(json!(1))),
+        (
+            r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+            Some(json!(1)),
+        ),
         (r#"{"id":2,"method":"ping"}"#, Some(json!(2))),
         (r#"{"jsonrpc":2.0,"id":3,"method":"ping"}"#, Some(json!(3))),
         (r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, None),
@@ -74,9 +96,18 @@ fn invalid_requests() {
         (r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#, None),
         (r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#, None),
         (r#"{"jsonrpc":"2.0","id":4,"method":5}"#, Some(json!(4))),
-        (r#"{"jsonrpc":"2.0","id":5,"method":"ping","params":"x"}"#, Some(json!(5))),
-        (r#"{"jsonrpc":"2.0","id":6,"id":7,"method":"ping"}"#, Some(json!(7))),
-        (r#"{"jsonrpc":"2.0","id":8,"method":"ping","result":{}}"#, Some(json!(8))),
+        (
+            r#"{"jsonrpc":"2.0","id":5,"method":"ping","params":"x"}"#,
+            Some(json!(5)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":6,"id":7,"method":"ping"}"#,
+            Some(json!(7)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":8,"method":"ping","result":{}}"#,
+            Some(json!(8)),
+        ),
         (r#"{"jsonrpc":"2.0"}"#, None),
         (r#"[]"#, None),
         (r#"42"#, None),
@@ -94,11 +125,18 @@ fn huge_numbers_and_duplicate_keys() {
     // A 10,000-digit number is valid JSON but not an integer id we can echo as a number of
     // the schema's range: it is still an integer, so it is echoed verbatim.
     let digits = "9".repeat(10_000);
-    let msg = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"n":{digits}}}}}}}"#);
+    let msg = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"n":{digits}}}}}}}"#
+    );
     let r = p.send_bytes(msg.as_bytes());
-    assert!(r[0].value["result"]["content"][0]["text"].as_str().unwrap().contains(&digits));
+    assert!(r[0].value["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains(&digits));
     // Duplicate keys inside params: the first one wins (documented), not an error.
-    let r = p.ask(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","name":"nope"}}"#);
+    let r = p.ask(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","name":"nope"}}"#,
+    );
     assert!(r["result"].is_object(), "{r}");
 }
 
@@ -131,7 +169,9 @@ fn huge_ids_still_get_a_reply() {
     // A deferred call with an id longer than the slot can hold is refused with an error.
     let mut p = Pair::initialized("2025-11-25");
     let id = "j".repeat(100);
-    let msg = format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"tools/call","params":{{"name":"slow"}}}}"#);
+    let msg = format!(
+        r#"{{"jsonrpc":"2.0","id":"{id}","method":"tools/call","params":{{"name":"slow"}}}}"#
+    );
     let r = p.ask(&msg);
     assert_eq!(error_code(&r), -32600);
     assert_eq!(r["id"], id);
@@ -141,8 +181,16 @@ fn huge_ids_still_get_a_reply() {
 fn output_buffer_minimum() {
     let mut p = Pair::new();
     let mut small = [0u8; 64];
-    let err = p.session.handle_message(&mut p.tools, PING.as_bytes(), &mut small).unwrap_err();
-    assert_eq!(err, mcp_core::HandleError::OutputTooSmall { required: mcp_core::MIN_OUTPUT });
+    let err = p
+        .session
+        .handle_message(&mut p.tools, PING.as_bytes(), &mut small)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        mcp_core::HandleError::OutputTooSmall {
+            required: mcp_core::MIN_OUTPUT
+        }
+    );
 }
 
 #[test]

@@ -20,11 +20,22 @@ fn initialize_echoes_every_legacy_version() {
         assert_eq!(r["result"]["instructions"], "Use the tools.");
         // Fields appear only in the revisions that define them.
         let info = &r["result"]["serverInfo"];
-        assert_eq!(info.get("title").is_some(), v >= "2025-06-18", "{v}: {info}");
-        assert_eq!(info.get("description").is_some(), v >= "2025-11-25", "{v}: {info}");
+        assert_eq!(
+            info.get("title").is_some(),
+            v >= "2025-06-18",
+            "{v}: {info}"
+        );
+        assert_eq!(
+            info.get("description").is_some(),
+            v >= "2025-11-25",
+            "{v}: {info}"
+        );
         assert!(r["result"].get("resultType").is_none());
         assert!(p.send(INITIALIZED).is_empty());
-        assert_eq!(p.events, vec![Event::Initialized(ProtocolVersion::from_wire(v).unwrap())]);
+        assert_eq!(
+            p.events,
+            vec![Event::Initialized(ProtocolVersion::from_wire(v).unwrap())]
+        );
     }
 }
 
@@ -40,10 +51,17 @@ fn unknown_or_modern_version_gets_latest_legacy() {
 #[test]
 fn initialize_needs_a_version_string() {
     let mut p = Pair::new();
-    let r = p.ask(&request(json!(1), "initialize", json!({"protocolVersion": 5})));
+    let r = p.ask(&request(
+        json!(1),
+        "initialize",
+        json!({"protocolVersion": 5}),
+    ));
     assert_eq!(error_code(&r), -32602);
     // The session is still fresh: a proper initialize works.
-    assert_eq!(p.ask(&initialize(2, "2025-06-18"))["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(
+        p.ask(&initialize(2, "2025-06-18"))["result"]["protocolVersion"],
+        "2025-06-18"
+    );
 }
 
 #[test]
@@ -52,7 +70,10 @@ fn second_initialize_is_rejected() {
     let r = p.ask(&initialize(9, "2025-03-26"));
     assert_eq!(error_code(&r), -32600);
     assert_eq!(r["id"], 9);
-    assert_eq!(p.session.negotiated_version(), ProtocolVersion::from_wire("2025-06-18"));
+    assert_eq!(
+        p.session.negotiated_version(),
+        ProtocolVersion::from_wire("2025-06-18")
+    );
 }
 
 #[test]
@@ -63,17 +84,29 @@ fn requests_before_initialize_get_a_clear_error() {
         assert_eq!(error_code(&r), -32600, "{method}");
         assert_eq!(r["id"], "a");
         let msg = r["error"]["message"].as_str().unwrap();
-        assert!(msg.contains("initialize") && msg.contains("2026-07-28"), "{msg}");
+        assert!(
+            msg.contains("initialize") && msg.contains("2026-07-28"),
+            "{msg}"
+        );
     }
-    assert_eq!(error_code(&p.ask(&request(json!(1), "resources/list", json!({})))), -32601);
+    assert_eq!(
+        error_code(&p.ask(&request(json!(1), "resources/list", json!({})))),
+        -32601
+    );
     // ping is allowed before initialize.
-    assert_eq!(p.ask(&request(json!(2), "ping", json!({})))["result"], json!({}));
+    assert_eq!(
+        p.ask(&request(json!(2), "ping", json!({})))["result"],
+        json!({})
+    );
 }
 
 #[test]
 fn ping_and_unknown_methods() {
     let mut p = Pair::initialized("2025-11-25");
-    assert_eq!(p.ask(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#), json!({"jsonrpc":"2.0","id":"p","result":{}}));
+    assert_eq!(
+        p.ask(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#),
+        json!({"jsonrpc":"2.0","id":"p","result":{}})
+    );
     let r = p.ask(&request(json!(3), "prompts/list", json!({})));
     assert_eq!(error_code(&r), -32601);
     assert_eq!(r["error"]["message"], "Method not found: prompts/list");
@@ -84,21 +117,45 @@ fn set_level_filters_session_logs() {
     let mut p = Pair::initialized("2025-06-18");
     let mut out = vec![0u8; 1024];
     // Default level is info: debug is filtered, warning passes.
-    assert!(p.session.log(None, LogLevel::Debug, None, "d", &mut out).unwrap().is_none());
-    assert!(p.session.log(None, LogLevel::Warning, Some("core"), "w", &mut out).unwrap().is_some());
-    let r = p.ask(&request(json!(1), "logging/setLevel", json!({"level": "error"})));
+    assert!(p
+        .session
+        .log(None, LogLevel::Debug, None, "d", &mut out)
+        .unwrap()
+        .is_none());
+    assert!(p
+        .session
+        .log(None, LogLevel::Warning, Some("core"), "w", &mut out)
+        .unwrap()
+        .is_some());
+    let r = p.ask(&request(
+        json!(1),
+        "logging/setLevel",
+        json!({"level": "error"}),
+    ));
     assert_eq!(r["result"], json!({}));
     p.drain(&mut Vec::new());
     assert!(p.events.contains(&Event::LogLevel(LogLevel::Error)));
-    assert!(p.session.log(None, LogLevel::Warning, None, "w", &mut out).unwrap().is_none());
-    let tx = p.session.log(None, LogLevel::Critical, Some("core"), "boom", &mut out).unwrap().unwrap();
+    assert!(p
+        .session
+        .log(None, LogLevel::Warning, None, "w", &mut out)
+        .unwrap()
+        .is_none());
+    let tx = p
+        .session
+        .log(None, LogLevel::Critical, Some("core"), "boom", &mut out)
+        .unwrap()
+        .unwrap();
     let v: Value = serde_json::from_slice(&out[..tx.len]).unwrap();
     assert_eq!(
         v,
         json!({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"critical","logger":"core","data":"boom"}})
     );
     pair::harness::validate_server_message("2025-06-18", None, &v).unwrap();
-    let bad = p.ask(&request(json!(2), "logging/setLevel", json!({"level": "loud"})));
+    let bad = p.ask(&request(
+        json!(2),
+        "logging/setLevel",
+        json!({"level": "loud"}),
+    ));
     assert_eq!(error_code(&bad), -32602);
 }
 
@@ -106,7 +163,11 @@ fn set_level_filters_session_logs() {
 fn no_session_logs_before_initialize() {
     let mut p = Pair::new();
     let mut out = vec![0u8; 512];
-    assert!(p.session.log(None, LogLevel::Emergency, None, "x", &mut out).unwrap().is_none());
+    assert!(p
+        .session
+        .log(None, LogLevel::Emergency, None, "x", &mut out)
+        .unwrap()
+        .is_none());
 }
 
 #[test]
@@ -117,12 +178,21 @@ fn discover_lists_every_version() {
     assert_eq!(res["resultType"], "complete");
     assert_eq!(
         res["supportedVersions"],
-        json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"])
+        json!([
+            "2026-07-28",
+            "2025-11-25",
+            "2025-06-18",
+            "2025-03-26",
+            "2024-11-05"
+        ])
     );
     assert!(res["capabilities"]["tools"].is_object());
     assert_eq!(res["ttlMs"], 0);
     assert_eq!(res["cacheScope"], "public");
-    assert_eq!(res["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "pair-server");
+    assert_eq!(
+        res["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "pair-server"
+    );
     assert_eq!(res["instructions"], "Use the tools.");
     // Probing without `_meta` (a dual-era client) is answered too.
     let probe = p.ask(&request(json!(2), "server/discover", json!({})));
@@ -147,7 +217,10 @@ fn modern_meta_validation() {
     );
     let r = p.ask(&version_only);
     assert_eq!(error_code(&r), -32602);
-    assert!(r["error"]["message"].as_str().unwrap().contains("clientCapabilities"));
+    assert!(r["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("clientCapabilities"));
     let not_object = request(json!(3), "tools/list", json!({"_meta": 7}));
     assert_eq!(error_code(&p.ask(&not_object)), -32602);
     let bad_level = request(
@@ -184,11 +257,19 @@ fn unsupported_modern_version() {
 #[test]
 fn legacy_only_methods_are_not_found_in_modern_requests() {
     let mut p = Pair::new();
-    for method in ["ping", "logging/setLevel", "initialize", "resources/subscribe"] {
+    for method in [
+        "ping",
+        "logging/setLevel",
+        "initialize",
+        "resources/subscribe",
+    ] {
         let r = p.ask(&modern(json!(1), method, json!({})));
         assert_eq!(error_code(&r), -32601, "{method}");
     }
-    assert_eq!(error_code(&p.ask(&modern(json!(2), "prompts/list", json!({})))), -32601);
+    assert_eq!(
+        error_code(&p.ask(&modern(json!(2), "prompts/list", json!({})))),
+        -32601
+    );
 }
 
 #[test]

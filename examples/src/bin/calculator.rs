@@ -11,7 +11,9 @@ use std::io::{self, ErrorKind};
 use std::process::ExitCode;
 
 use mcp_core::ToolSet;
-use mcp_examples::{config, parse_args, serve, server_info, time_seed, CalculatorTools, Command, USAGE};
+use mcp_examples::{
+    config, parse_args, serve, server_info, time_seed, CalculatorTools, Command, USAGE,
+};
 
 fn main() -> ExitCode {
     let options = match parse_args(std::env::args().skip(1)) {
@@ -34,7 +36,13 @@ fn main() -> ExitCode {
         tools.len(),
         options.page_size
     );
-    match serve(&mut tools, &info, config(options.page_size), io::stdin().lock(), io::stdout().lock()) {
+    match serve(
+        &mut tools,
+        &info,
+        config(options.page_size),
+        io::stdin().lock(),
+        io::stdout().lock(),
+    ) {
         Ok(()) => {
             eprintln!("calculator: end of input, exiting");
             ExitCode::SUCCESS

@@ -7,8 +7,9 @@
 use std::collections::HashMap;
 
 use mcp_core::{
-    Annotations, CallRequest, CallToken, ClientCaps, Config, Content, Dispatch, Event, ProtocolVersion,
-    ResourceLink, Role, ServerInfo, Session, SessionStorage, Tool, ToolAnnotations, ToolResult, ToolSet,
+    Annotations, CallRequest, CallToken, ClientCaps, Config, Content, Dispatch, Event,
+    ProtocolVersion, ResourceLink, Role, ServerInfo, Session, SessionStorage, Tool,
+    ToolAnnotations, ToolResult, ToolSet,
 };
 use serde_json::{json, Value};
 
@@ -27,7 +28,10 @@ pub fn modern_meta() -> Value {
 
 /// A modern request: `params` gets the per-request `_meta` merged in.
 pub fn modern(id: Value, method: &str, mut params: Value) -> String {
-    params.as_object_mut().expect("params object").insert("_meta".into(), modern_meta());
+    params
+        .as_object_mut()
+        .expect("params object")
+        .insert("_meta".into(), modern_meta());
     json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string()
 }
 
@@ -47,7 +51,8 @@ pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initia
 
 const OBJECT: &str = r#"{"type":"object"}"#;
 const ADD_SCHEMA: &str = r#"{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}"#;
-const ADD_OUTPUT: &str = r#"{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}"#;
+const ADD_OUTPUT: &str =
+    r#"{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}"#;
 /// 2020-12 keywords that must come through `tools/list` byte-for-byte.
 pub const SCHEMA_2020: &str = r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","$defs":{"pos":{"$anchor":"p","type":"number","exclusiveMinimum":0}},"type":"object","properties":{"x":{"$ref":"#/$defs/pos"}},"allOf":[{"required":["x"]}],"anyOf":[{"properties":{"x":{"maximum":10}}},{"properties":{"x":{"minimum":100}}}],"if":{"properties":{"x":{"const":1}}},"then":{"required":["x"]},"else":{},"additionalProperties":false}"##;
 
@@ -67,15 +72,36 @@ pub fn seed_tools() -> Vec<Tool<'static>> {
             title: Some("Add"),
             description: Some("Adds two numbers"),
             output_schema: Some(ADD_OUTPUT),
-            icons: &[mcp_core::Icon { src: "data:image/png;base64,AA==", mime_type: Some("image/png"), sizes: &["1x1"], theme: None }],
+            icons: &[mcp_core::Icon {
+                src: "data:image/png;base64,AA==",
+                mime_type: Some("image/png"),
+                sizes: &["1x1"],
+                theme: None,
+            }],
             meta: Some(r#"{"example.com/kind":"math"}"#),
             ..Tool::new("add", ADD_SCHEMA)
         },
-        Tool { description: Some("Deferred: completed by the test"), ..Tool::new("slow", OBJECT) },
-        Tool { description: Some("Needs sampling"), requires: ClientCaps::SAMPLING, ..Tool::new("needs_sampling", OBJECT) },
-        Tool { description: Some("Every content type"), ..Tool::new("all_content", OBJECT) },
-        Tool { description: Some("Always fails"), ..Tool::new("fail", OBJECT) },
-        Tool { description: Some("2020-12 schema"), ..Tool::new("schema_2020", SCHEMA_2020) },
+        Tool {
+            description: Some("Deferred: completed by the test"),
+            ..Tool::new("slow", OBJECT)
+        },
+        Tool {
+            description: Some("Needs sampling"),
+            requires: ClientCaps::SAMPLING,
+            ..Tool::new("needs_sampling", OBJECT)
+        },
+        Tool {
+            description: Some("Every content type"),
+            ..Tool::new("all_content", OBJECT)
+        },
+        Tool {
+            description: Some("Always fails"),
+            ..Tool::new("fail", OBJECT)
+        },
+        Tool {
+            description: Some("2020-12 schema"),
+            ..Tool::new("schema_2020", SCHEMA_2020)
+        },
     ]
 }
 
@@ -88,7 +114,10 @@ impl TestTools {
         let mut defs = seed_tools();
         for i in 0..extra {
             let name: &'static str = Box::leak(format!("extra_{i:03}").into_boxed_str());
-            defs.push(Tool { description: Some("generated"), ..Tool::new(name, OBJECT) });
+            defs.push(Tool {
+                description: Some("generated"),
+                ..Tool::new(name, OBJECT)
+            });
         }
         TestTools { defs }
     }
@@ -131,12 +160,22 @@ impl ToolSet for TestTools {
                 r.text("plain");
                 r.push(
                     &Content::Text("annotated"),
-                    Some(&Annotations { audience: &[Role::User, Role::Assistant], priority: Some(0.5), last_modified: Some("2025-01-01T00:00:00Z") }),
+                    Some(&Annotations {
+                        audience: &[Role::User, Role::Assistant],
+                        priority: Some(0.5),
+                        last_modified: Some("2025-01-01T00:00:00Z"),
+                    }),
                     Some(r#"{"example.com/x":1}"#),
                 );
                 r.image("iVBORw0KGgo=", "image/png");
                 r.audio("UklGRg==", "audio/wav");
-                r.resource_link(&ResourceLink { uri: "file:///a.txt", name: "a.txt", mime_type: Some("text/plain"), size: Some(3), ..Default::default() });
+                r.resource_link(&ResourceLink {
+                    uri: "file:///a.txt",
+                    name: "a.txt",
+                    mime_type: Some("text/plain"),
+                    size: Some(3),
+                    ..Default::default()
+                });
                 r.embedded_text("test://text", Some("text/plain"), "embedded");
                 r.embedded_blob("test://blob", Some("application/octet-stream"), "AAEC");
             }
@@ -210,21 +249,31 @@ impl Pair {
 
     /// The revision a message is answered under (for schema validation).
     fn revision_of(&self, msg: &Value) -> String {
-        let modern = msg.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion").is_some()
+        let modern = msg
+            .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+            .is_some()
             || msg.get("method").and_then(Value::as_str) == Some("server/discover");
         if modern {
             return MODERN.into();
         }
         if msg.get("method").and_then(Value::as_str) == Some("initialize") {
-            let requested = msg.pointer("/params/protocolVersion").and_then(Value::as_str).unwrap_or("");
+            let requested = msg
+                .pointer("/params/protocolVersion")
+                .and_then(Value::as_str)
+                .unwrap_or("");
             let v = ProtocolVersion::negotiate_legacy(ProtocolVersion::from_wire(requested));
             return v.as_str().into();
         }
-        self.session.negotiated_version().unwrap_or(ProtocolVersion::LATEST_LEGACY).as_str().into()
+        self.session
+            .negotiated_version()
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY)
+            .as_str()
+            .into()
     }
 
     fn remember(&mut self, msg: &Value) {
-        if let (Some(id), Some(method)) = (msg.get("id"), msg.get("method").and_then(Value::as_str)) {
+        if let (Some(id), Some(method)) = (msg.get("id"), msg.get("method").and_then(Value::as_str))
+        {
             let rev = self.revision_of(msg);
             self.requests.insert(id.to_string(), (method.into(), rev));
         }
@@ -258,8 +307,12 @@ impl Pair {
     fn push_frame(&mut self, frames: &mut Vec<Frame>, len: usize, route: mcp_core::Route) {
         let bytes = &self.out[..len];
         assert!(!bytes.contains(&b'\n'), "frame contains a raw newline");
-        let value: Value = serde_json::from_slice(bytes)
-            .unwrap_or_else(|e| panic!("server emitted invalid JSON ({e}): {}", String::from_utf8_lossy(bytes)));
+        let value: Value = serde_json::from_slice(bytes).unwrap_or_else(|e| {
+            panic!(
+                "server emitted invalid JSON ({e}): {}",
+                String::from_utf8_lossy(bytes)
+            )
+        });
         self.validate(&value);
         frames.push(Frame { value, route });
     }
@@ -273,7 +326,10 @@ impl Pair {
             }
         }
         let mut frames = Vec::new();
-        let mut incoming = self.session.handle_message(&mut self.tools, msg, &mut self.out).expect("handle");
+        let mut incoming = self
+            .session
+            .handle_message(&mut self.tools, msg, &mut self.out)
+            .expect("handle");
         if let Some(tx) = incoming.transmit() {
             assert_eq!(tx.route, mcp_core::Route::Reply);
             self.push_frame(&mut frames, tx.len, tx.route);
@@ -288,7 +344,11 @@ impl Pair {
     }
 
     pub fn drain(&mut self, frames: &mut Vec<Frame>) {
-        while let Some(tx) = self.session.poll_transmit(&mut self.out).expect("poll_transmit") {
+        while let Some(tx) = self
+            .session
+            .poll_transmit(&mut self.out)
+            .expect("poll_transmit")
+        {
             self.push_frame(frames, tx.len, tx.route);
         }
         while let Some(ev) = self.session.poll_event() {
@@ -297,7 +357,10 @@ impl Pair {
     }
 
     pub fn send(&mut self, msg: &str) -> Vec<Value> {
-        self.send_bytes(msg.as_bytes()).into_iter().map(|f| f.value).collect()
+        self.send_bytes(msg.as_bytes())
+            .into_iter()
+            .map(|f| f.value)
+            .collect()
     }
 
     /// Sends a request and returns its single reply.
@@ -327,5 +390,7 @@ impl Pair {
 }
 
 pub fn error_code(v: &Value) -> i64 {
-    v.pointer("/error/code").and_then(Value::as_i64).unwrap_or_else(|| panic!("not an error: {v}"))
+    v.pointer("/error/code")
+        .and_then(Value::as_i64)
+        .unwrap_or_else(|| panic!("not an error: {v}"))
 }
