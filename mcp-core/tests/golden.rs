@@ -79,7 +79,7 @@ fn run_file(path: &Path, update: bool) -> Result<(), String> {
     let mut actual: Vec<Value> = Vec::new();
     let mut failures = Vec::new();
     let mut last_input = String::new();
-    let mut check = |expected: &mut Vec<Value>,
+    let check = |expected: &mut Vec<Value>,
                      actual: &mut Vec<Value>,
                      input: &str,
                      failures: &mut Vec<String>| {
