@@ -29,6 +29,8 @@ pub(crate) enum SlotState {
     /// Never handed out (the application dropped the `Incoming`); answered with an error
     /// by `poll_transmit`.
     Abandoned,
+    /// A 2026-07-28 `subscriptions/listen` stream (open until cancelled or closed).
+    Listening,
 }
 
 /// One call slot. Storage for it is owned by the caller (see
@@ -49,6 +51,9 @@ pub struct CallSlot {
     /// application still has to be told.
     pub(crate) cancelled_generation: Option<u32>,
     pub(crate) cancel_unreported: bool,
+    /// Listening slot: opted in to `toolsListChanged`, and a change is waiting to be sent.
+    pub(crate) listen_tools: bool,
+    pub(crate) listen_pending: bool,
 }
 
 impl CallSlot {
@@ -66,6 +71,8 @@ impl CallSlot {
         name: (0, 0),
         cancelled_generation: None,
         cancel_unreported: false,
+        listen_tools: false,
+        listen_pending: false,
     };
 
     pub(crate) fn token(&self, index: usize) -> CallToken {

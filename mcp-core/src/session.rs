@@ -174,12 +174,20 @@ pub struct Incoming<'i> {
     msg: &'i str,
     transmit: Option<Transmit>,
     deferred: usize,
+    in_batch: bool,
+    subscription: Option<CallToken>,
 }
 
 impl<'i> Incoming<'i> {
     /// The reply written into the output buffer, if the message needed one now.
     pub fn transmit(&self) -> Option<Transmit> {
         self.transmit
+    }
+    /// The `subscriptions/listen` stream this message opened (2026-07-28), if any: its
+    /// acknowledgement is the transmit, and later list changes are routed to this token
+    /// until it is cancelled or closed with [`Session::close_subscription`].
+    pub fn subscription(&self) -> Option<CallToken> {
+        self.subscription
     }
     /// How many deferred calls are waiting to be taken.
     pub fn pending_calls(&self) -> usize {
@@ -374,6 +382,8 @@ impl<'a> Session<'a> {
             msg: text,
             transmit: None,
             deferred: 0,
+            in_batch: false,
+            subscription: None,
         };
         let limits = Limits {
             max_depth: self.config.max_depth,
@@ -466,6 +476,7 @@ impl<'a> Session<'a> {
         let initial = w.checkpoint();
         w.begin_array();
         let start = w.len();
+        incoming.in_batch = true;
         for element in batch.elements().into_iter().flatten() {
             self.handle_one(tools, element, text, w, incoming);
         }
@@ -543,7 +554,12 @@ impl<'a> Session<'a> {
                 else {
                     return; // Malformed cancellations are ignored, as the spec asks.
                 };
-                let live = |s: &CallSlot| matches!(s.state, SlotState::Fresh | SlotState::Active);
+                let live = |s: &CallSlot| {
+                    matches!(
+                        s.state,
+                        SlotState::Fresh | SlotState::Active | SlotState::Listening
+                    )
+                };
                 if let Some(slot) = self
                     .slots
                     .iter_mut()
@@ -631,9 +647,10 @@ impl<'a> Session<'a> {
         let method_name = method.raw();
         if let Some(ctx) = Self::modern_ctx(params)? {
             return match method_name {
-                "server/discover" => self.discover(id, ctx, w),
+                "server/discover" => self.discover(id, w),
                 "tools/list" => self.list_tools(tools, id, ctx, params, w),
                 "tools/call" => self.call_tool(tools, id, ctx, params, text, w, incoming),
+                "subscriptions/listen" => self.listen(id, params, w, incoming),
                 "initialize"
                 | "ping"
                 | "logging/setLevel"
@@ -649,12 +666,7 @@ impl<'a> Session<'a> {
         }
         if method_name == "server/discover" {
             // A dual-era client probing without `_meta`: answer as the latest revision.
-            let ctx = Ctx {
-                version: ProtocolVersion::LATEST,
-                caps: ClientCaps::NONE,
-                log_level: None,
-            };
-            return self.discover(id, ctx, w);
+            return self.discover(id, w);
         }
         let version = match (self.phase, method_name) {
             (_, "initialize") => return self.initialize(id, params, w),
@@ -743,7 +755,7 @@ impl<'a> Session<'a> {
         w.key("protocolVersion");
         w.string(version.as_str());
         w.key("capabilities");
-        self.write_capabilities(w, version);
+        self.write_capabilities(w);
         w.key("serverInfo");
         self.write_implementation(w, version);
         if let Some(i) = self.info.instructions {
@@ -759,13 +771,12 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
-    fn write_capabilities(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) {
+    fn write_capabilities(&self, w: &mut JsonWriter<'_>) {
         w.begin_object();
         w.key("tools");
         w.begin_object();
-        // 2026-07-28 delivers list changes only on `subscriptions/listen` streams, which
-        // this core does not serve yet, so it does not claim them there.
-        if self.config.list_changed && !version.is_modern() {
+        // 2026-07-28 delivers them on `subscriptions/listen` streams.
+        if self.config.list_changed {
             w.key("listChanged");
             w.bool(true);
         }
@@ -830,13 +841,13 @@ impl<'a> Session<'a> {
         self.write_result_meta(w);
     }
 
-    fn discover<'i>(&mut self, id: RequestId<'i>, ctx: Ctx, w: &mut JsonWriter<'_>) -> Reply<'i> {
+    fn discover<'i>(&mut self, id: RequestId<'i>, w: &mut JsonWriter<'_>) -> Reply<'i> {
         jsonrpc::begin_result(w, id.as_raw());
         w.begin_object();
         w.key("supportedVersions");
         write_supported_versions(w);
         w.key("capabilities");
-        self.write_capabilities(w, ctx.version);
+        self.write_capabilities(w);
         if let Some(i) = self.info.instructions {
             w.key("instructions");
             w.string(i);
@@ -1012,6 +1023,117 @@ impl<'a> Session<'a> {
                 Ok(())
             }
         }
+    }
+
+    /// `subscriptions/listen` (2026-07-28): acknowledges the honoured subset and keeps the
+    /// subscription in a call slot until it is cancelled or closed.
+    fn listen<'i>(
+        &mut self,
+        id: RequestId<'i>,
+        params: Option<RawJson<'i>>,
+        w: &mut JsonWriter<'_>,
+        incoming: &mut Incoming<'i>,
+    ) -> Reply<'i> {
+        if incoming.in_batch {
+            return Err(Fault::new(
+                code::INVALID_REQUEST,
+                "subscriptions/listen cannot be batched",
+            ));
+        }
+        let filter = params
+            .and_then(|p| p.get("notifications"))
+            .filter(|n| n.kind() == Kind::Object)
+            .ok_or(Fault::new(
+                code::INVALID_PARAMS,
+                "params.notifications must be an object",
+            ))?;
+        let tools = self.config.list_changed
+            && filter.get("toolsListChanged").and_then(|v| v.as_bool()) == Some(true);
+        let stored = StoredId::new(id.as_raw()).ok_or(
+            Fault::new(
+                code::INVALID_REQUEST,
+                "Request id too long for a subscription",
+            )
+            .with(Detail::Limit(jsonrpc::MAX_ID_LEN)),
+        )?;
+        if self
+            .slots
+            .iter()
+            .any(|s| s.state != SlotState::Free && s.id.as_raw() == id.as_raw())
+        {
+            return Err(Fault::new(
+                code::INVALID_REQUEST,
+                "Request id is already in use by a call in flight",
+            ));
+        }
+        let capacity = self.slots.len();
+        let (index, slot) = self
+            .slots
+            .iter_mut()
+            .enumerate()
+            .find(|(_, s)| s.state == SlotState::Free)
+            .ok_or(
+                Fault::new(code::INTERNAL_ERROR, "Too many calls in flight")
+                    .with(Detail::Limit(capacity)),
+            )?;
+        jsonrpc::begin_notification(w, "notifications/subscriptions/acknowledged");
+        w.begin_object();
+        w.key("notifications");
+        w.begin_object();
+        if tools {
+            w.key("toolsListChanged");
+            w.bool(true);
+        }
+        w.end_object();
+        write_subscription_meta(w, id.as_raw());
+        w.end_object();
+        jsonrpc::end_response(w);
+        slot.state = SlotState::Listening;
+        slot.id = stored;
+        slot.progress_token = StoredId::EMPTY;
+        slot.version = ProtocolVersion::LATEST;
+        slot.log_level = None;
+        slot.listen_tools = tools;
+        slot.listen_pending = false;
+        incoming.subscription = Some(slot.token(index));
+        Ok(())
+    }
+
+    /// Ends a `subscriptions/listen` stream gracefully (e.g. at shutdown) with its
+    /// `{"resultType":"complete"}` response. `Ok(None)` if the client already cancelled it.
+    pub fn close_subscription(
+        &mut self,
+        token: CallToken,
+        out: &mut [u8],
+    ) -> Result<Option<Transmit>, CallError> {
+        let slot = self
+            .slots
+            .get_mut(usize::from(token.slot))
+            .ok_or(CallError::UnknownCall)?;
+        if slot.state != SlotState::Listening || slot.generation != token.generation {
+            return if slot.cancelled_generation == Some(token.generation) {
+                Ok(None)
+            } else {
+                Err(CallError::UnknownCall)
+            };
+        }
+        let id = slot.id;
+        let mut w = JsonWriter::new(out);
+        jsonrpc::begin_result(&mut w, id.as_raw());
+        w.begin_object();
+        w.key("resultType");
+        w.string("complete");
+        write_subscription_meta(&mut w, id.as_raw());
+        w.end_object();
+        jsonrpc::end_response(&mut w);
+        let len = w.finish().map_err(|e| CallError::BufferTooSmall {
+            required: e.required,
+        })?;
+        self.release(token);
+        Ok(Some(Transmit {
+            len,
+            route: Route::Call(token),
+        }))
     }
 
     fn defer<'i>(
@@ -1194,6 +1316,24 @@ impl<'a> Session<'a> {
                 route: Route::Session,
             }));
         }
+        if let Some((i, slot)) = self
+            .slots
+            .iter_mut()
+            .enumerate()
+            .find(|(_, s)| s.state == SlotState::Listening && s.listen_pending)
+        {
+            jsonrpc::begin_notification(&mut w, "notifications/tools/list_changed");
+            w.begin_object();
+            write_subscription_meta(&mut w, slot.id.as_raw());
+            w.end_object();
+            jsonrpc::end_response(&mut w);
+            let len = w.finish()?;
+            slot.listen_pending = false;
+            return Ok(Some(Transmit {
+                len,
+                route: Route::Call(slot.token(i)),
+            }));
+        }
         if self.list_changed_pending {
             jsonrpc::begin_notification(&mut w, "notifications/tools/list_changed");
             w.begin_object();
@@ -1213,10 +1353,18 @@ impl<'a> Session<'a> {
         jsonrpc::write_error(w, Some(id), f.code, format_args!("{}", f.message), None);
     }
 
-    /// The tool list changed: old cursors become stale, and legacy sessions that declared
-    /// `listChanged` get `notifications/tools/list_changed` from `poll_transmit`.
+    /// The tool list changed: old cursors become stale, and `poll_transmit` then yields
+    /// `notifications/tools/list_changed` for a legacy session and for every 2026-07-28
+    /// `subscriptions/listen` stream that opted in (tagged with its subscription id).
     pub fn tools_changed(&mut self) {
         self.epoch = self.epoch.wrapping_add(1);
+        for slot in self
+            .slots
+            .iter_mut()
+            .filter(|s| s.state == SlotState::Listening && s.listen_tools)
+        {
+            slot.listen_pending = true;
+        }
         if self.config.list_changed
             && matches!(self.phase, Phase::Initializing(_) | Phase::Ready(_))
         {
@@ -1407,6 +1555,14 @@ impl<'a> Session<'a> {
         })?;
         Ok(Some(Transmit { len, route }))
     }
+}
+
+fn write_subscription_meta(w: &mut JsonWriter<'_>, id: &str) {
+    w.key("_meta");
+    w.begin_object();
+    w.key("io.modelcontextprotocol/subscriptionId");
+    w.raw_value(id);
+    w.end_object();
 }
 
 fn write_supported_versions(w: &mut JsonWriter<'_>) {

@@ -80,9 +80,9 @@ fn run_file(path: &Path, update: bool) -> Result<(), String> {
     let mut failures = Vec::new();
     let mut last_input = String::new();
     let check = |expected: &mut Vec<Value>,
-                     actual: &mut Vec<Value>,
-                     input: &str,
-                     failures: &mut Vec<String>| {
+                 actual: &mut Vec<Value>,
+                 input: &str,
+                 failures: &mut Vec<String>| {
         if expected != actual {
             failures.push(format!(
                 "after {input}\n  expected: {}\n  actual:   {}",

@@ -284,3 +284,95 @@ fn both_eras_on_one_connection() {
     assert!(legacy["result"]["tools"][0].get("title").is_none());
     assert_eq!(modern_list["result"]["tools"][0]["title"], "Echo");
 }
+
+#[test]
+fn subscriptions_listen_delivers_list_changes() {
+    let mut p = Pair::new();
+    let listen = modern(
+        json!("L1"),
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true, "promptsListChanged": true}}),
+    );
+    let frames = p.send_bytes(listen.as_bytes());
+    assert_eq!(frames.len(), 1);
+    let ack = &frames[0].value;
+    assert_eq!(
+        ack,
+        &json!({"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{
+            "notifications":{"toolsListChanged":true},
+            "_meta":{"io.modelcontextprotocol/subscriptionId":"L1"}}})
+    );
+    pair::harness::validate_def(MODERN, "SubscriptionsAcknowledgedNotification", ack).unwrap();
+    // A second listen that does not opt in gets nothing on changes.
+    p.send(&modern(
+        json!("L2"),
+        "subscriptions/listen",
+        json!({"notifications": {}}),
+    ));
+    p.session.tools_changed();
+    let mut frames = Vec::new();
+    p.drain(&mut frames);
+    assert_eq!(frames.len(), 1, "{frames:?}");
+    assert_eq!(
+        frames[0].value,
+        json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L1"}}})
+    );
+    assert!(matches!(frames[0].route, mcp_core::Route::Call(_)));
+    pair::harness::validate_def(MODERN, "ToolListChangedNotification", &frames[0].value).unwrap();
+    // Cancelling the subscription stops delivery; closing the other one answers it.
+    p.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L1"}}"#);
+    p.session.tools_changed();
+    let mut frames = Vec::new();
+    p.drain(&mut frames);
+    assert!(frames.is_empty(), "{frames:?}");
+    let discover = p.ask(&modern(json!(9), "server/discover", json!({})));
+    assert_eq!(
+        discover["result"]["capabilities"]["tools"]["listChanged"],
+        true
+    );
+    // Bad filters are invalid params.
+    assert_eq!(
+        error_code(&p.ask(&modern(json!("L3"), "subscriptions/listen", json!({})))),
+        -32602
+    );
+    // Legacy sessions do not have it.
+    let mut legacy = Pair::initialized("2025-11-25");
+    assert_eq!(
+        error_code(&legacy.ask(&request(
+            json!(1),
+            "subscriptions/listen",
+            json!({"notifications": {}})
+        ))),
+        -32601
+    );
+}
+
+#[test]
+fn close_subscription_answers_the_listen_request() {
+    let mut p = Pair::new();
+    let mut out = vec![0u8; 1024];
+    let mut tools = TestTools::new(0);
+    let msg = modern(
+        json!(5),
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    let inc = p
+        .session
+        .handle_message(&mut tools, msg.as_bytes(), &mut out)
+        .unwrap();
+    let token = inc.subscription().expect("subscription token");
+    let tx = p
+        .session
+        .close_subscription(token, &mut out)
+        .unwrap()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out[..tx.len]).unwrap();
+    assert_eq!(
+        v,
+        json!({"jsonrpc":"2.0","id":5,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":5}}})
+    );
+    pair::harness::validate_server_message(MODERN, Some("subscriptions/listen"), &v).unwrap();
+    assert_eq!(p.session.calls_in_flight(), 0);
+    assert!(p.session.close_subscription(token, &mut out).is_err());
+}

@@ -162,6 +162,36 @@ fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
     }
 }
 
+/// Index of the first `"`, `[`, `]`, `{` or `}` at or after `i` (or `b.len()`), eight bytes
+/// per step. `[`/`]` differ from `{`/`}` only in bit 0x20, so one OR folds them together.
+#[inline(always)]
+fn skip_to_structural(b: &[u8], mut i: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let x = u64::from_le_bytes(*chunk);
+        let folded = x | (LO * 0x20);
+        let quote = x ^ (LO * u64::from(b'"'));
+        let open = folded ^ (LO * u64::from(b'{'));
+        let close = folded ^ (LO * u64::from(b'}'));
+        let lanes = (quote.wrapping_sub(LO) & !quote)
+            | (open.wrapping_sub(LO) & !open)
+            | (close.wrapping_sub(LO) & !close);
+        let lanes = lanes & HI;
+        if lanes != 0 {
+            return i + (lanes.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if matches!(c, b'"' | b'[' | b']' | b'{' | b'}') {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
 /// Index just past the value starting at `i` (validated text; `None` if it is not there).
 fn value_end(b: &[u8], i: usize) -> Option<usize> {
     match *b.get(i)? {
@@ -170,16 +200,16 @@ fn value_end(b: &[u8], i: usize) -> Option<usize> {
             let mut depth: usize = 0;
             let mut j = i;
             loop {
+                j = skip_to_structural(b, j);
                 match *b.get(j)? {
+                    b'"' => j = string_end(b, j + 1)?,
                     b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
+                    _ => {
                         depth = depth.checked_sub(1)?;
                         if depth == 0 {
                             return Some(j + 1);
                         }
                     }
-                    b'"' => j = string_end(b, j + 1)?,
-                    _ => {}
                 }
                 j += 1;
             }
@@ -321,6 +351,9 @@ impl<'a> JsonStr<'a> {
     }
     /// Length in bytes of the decoded (UTF-8) content.
     pub fn decoded_len(&self) -> usize {
+        if !self.has_escapes() {
+            return self.raw.len();
+        }
         self.segments()
             .map(|segment| match segment {
                 Segment::Text(text) => text.len(),
@@ -459,7 +492,16 @@ impl<'a> Iterator for Segments<'a> {
                 }
             }
         } else {
-            let end = self.rest.find('\\').unwrap_or(b.len());
+            // Validated content stops `skip_plain` only at backslashes; step over anything
+            // else (odd text) as plain.
+            let mut end = 0;
+            loop {
+                end = skip_plain(b, end);
+                match b.get(end) {
+                    Some(b'\\') | None => break,
+                    Some(_) => end += 1,
+                }
+            }
             let text = self.rest.get(..end)?;
             self.rest = self.rest.get(end..).unwrap_or("");
             Some(Segment::Text(text))
@@ -740,6 +782,29 @@ mod tests {
         assert_eq!(n.as_i64(), None);
         assert_eq!(n.as_u64(), None);
         assert_eq!(n.as_f64(), Some(f64::INFINITY));
+    }
+
+    #[test]
+    fn skipping_at_every_alignment() {
+        for pad in 0..20 {
+            let ws = " ".repeat(pad);
+            let digits = "1234567890".repeat(pad % 4);
+            let text = format!(
+                r#"[{ws}{{"a\"]":"]}}[{{\\","b":[{digits}0,{ws}"x"]}}{ws},{ws}[{ws}"{{"{ws}]{ws},-{digits}1{ws}]"#
+            );
+            let v = p(&text);
+            let items: Vec<&str> = v.elements().unwrap().map(|e| e.as_str()).collect();
+            assert_eq!(items.len(), 3, "{text}");
+            assert_eq!(
+                items[0],
+                format!(r#"{{"a\"]":"]}}[{{\\","b":[{digits}0,{ws}"x"]}}"#)
+            );
+            assert_eq!(items[1], format!(r#"[{ws}"{{"{ws}]"#));
+            assert_eq!(items[2], format!("-{digits}1"));
+            let first = v.index(0).unwrap();
+            assert_eq!(first.get("a\"]").unwrap().as_string().unwrap(), "]}[{\\");
+            assert_eq!(first.get("b").unwrap().elements().unwrap().count(), 2);
+        }
     }
 
     #[test]
