@@ -126,23 +126,21 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, Str
             "-h" | "--help" => return Ok(Command::Help),
             "--extra-tools" => {
                 let v = value("--extra-tools")?;
-                options.extra_tools = match v.parse::<usize>() {
-                    Ok(n) if n <= MAX_EXTRA_TOOLS => n,
-                    _ => return Err(format!(
-                        "--extra-tools: expected a number from 0 to {MAX_EXTRA_TOOLS}, got {v:?}"
-                    )),
-                };
+                options.extra_tools = v
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n <= MAX_EXTRA_TOOLS)
+                    .ok_or_else(|| {
+                        format!("--extra-tools: expected 0 to {MAX_EXTRA_TOOLS}, got {v:?}")
+                    })?;
             }
             "--page-size" => {
                 let v = value("--page-size")?;
-                options.page_size = match v.parse::<u16>() {
-                    Ok(n) if n >= 1 => n,
-                    _ => {
-                        return Err(format!(
-                            "--page-size: expected a number from 1 to 65535, got {v:?}"
-                        ))
-                    }
-                };
+                options.page_size = v
+                    .parse::<u16>()
+                    .ok()
+                    .filter(|&n| n >= 1)
+                    .ok_or_else(|| format!("--page-size: expected 1 to 65535, got {v:?}"))?;
             }
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -361,10 +359,7 @@ where
             send(output, out, tx.len)?;
         }
     }
-    while let Some(tx) = session
-        .poll_transmit(out)
-        .map_err(|e| io::Error::other(format!("{e:?}")))?
-    {
+    while let Some(tx) = session.poll_transmit(out).map_err(io::Error::other)? {
         send(output, out, tx.len)?;
     }
     while let Some(event) = session.poll_event() {
@@ -409,22 +404,76 @@ const CALCULATE: usize = 1;
 const ROLL_DICE: usize = 2;
 const TELL_FORTUNE: usize = 3;
 
+// Schemas are raw JSON text, emitted byte-for-byte (`concat!` only keeps the lines short).
+
+const ADD_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"#,
+    r#""number1":{"type":"number","description":"The first addend"},"#,
+    r#""number2":{"type":"number","description":"The second addend"}},"#,
+    r#""required":["number1","number2"],"additionalProperties":false}"#,
+);
+const ADD_OUTPUT: &str = concat!(
+    r#"{"type":"object","properties":{"#,
+    r#""sum":{"type":"number","description":"number1 + number2"}},"#,
+    r#""required":["sum"],"additionalProperties":false}"#,
+);
+const CALCULATE_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"#,
+    r#""operation":{"type":"string","enum":["add","subtract","multiply","divide"],"#,
+    r#""description":"The operation to apply"},"#,
+    r#""a":{"type":"number","description":"The left operand"},"#,
+    r#""b":{"type":"number","description":"The right operand"}},"#,
+    r#""required":["operation","a","b"],"additionalProperties":false}"#,
+);
+const CALCULATE_OUTPUT: &str = concat!(
+    r#"{"type":"object","properties":{"#,
+    r#""result":{"type":"number","description":"a <operation> b"}},"#,
+    r#""required":["result"],"additionalProperties":false}"#,
+);
+const DICE_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"#,
+    r#""notation":{"type":"string","#,
+    r#""description":"Dice notation NdS, NdS+M or NdS-M, e.g. 2d6+3, d20, 4d8-1","#,
+    r#""pattern":"^\\s*[0-9]*[dD][0-9]+\\s*([+-]\\s*[0-9]+)?\\s*$","#,
+    r#""examples":["2d6+3","d20","4d8-1"]}},"#,
+    r#""required":["notation"],"additionalProperties":false}"#,
+);
+const DICE_OUTPUT: &str = concat!(
+    r#"{"type":"object","properties":{"#,
+    r#""rolls":{"type":"array","items":{"type":"integer","minimum":1,"maximum":1000},"#,
+    r#""minItems":1,"maxItems":100,"description":"Each die, in order"},"#,
+    r#""modifier":{"type":"integer","minimum":-1000,"maximum":1000,"#,
+    r#""description":"Added to the sum of the rolls"},"#,
+    r#""total":{"type":"integer","description":"Sum of the rolls plus the modifier"}},"#,
+    r#""required":["rolls","modifier","total"],"additionalProperties":false}"#,
+);
+const FORTUNE_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"#,
+    r#""category":{"type":"string","enum":["love","career","health","wealth","general"],"#,
+    r#""description":"What the fortune is about"},"#,
+    r#""mood":{"type":"string","enum":["optimistic","mysterious","cautious"],"#,
+    r#""default":"mysterious","description":"The tone of the fortune"}},"#,
+    r#""required":["category"],"additionalProperties":false}"#,
+);
+const FORTUNE_OUTPUT: &str = concat!(
+    r#"{"type":"object","properties":{"#,
+    r#""category":{"type":"string","enum":["love","career","health","wealth","general"]},"#,
+    r#""mood":{"type":"string","enum":["optimistic","mysterious","cautious"]},"#,
+    r#""fortune":{"type":"string"}},"#,
+    r#""required":["category","mood","fortune"],"additionalProperties":false}"#,
+);
+
 /// The four built-in tools, in `tools/list` order.
 static SEED_TOOLS: [Tool<'static>; 4] = [
     Tool {
         title: Some("Add numbers"),
         description: Some("Adds two numbers and returns their sum."),
-        output_schema: Some(
-            r#"{"type":"object","properties":{"sum":{"type":"number","description":"number1 + number2"}},"required":["sum"],"additionalProperties":false}"#,
-        ),
+        output_schema: Some(ADD_OUTPUT),
         annotations: Some(ToolAnnotations {
             title: Some("Add numbers"),
             ..PURE
         }),
-        ..Tool::new(
-            "add_numbers",
-            r#"{"type":"object","properties":{"number1":{"type":"number","description":"The first addend"},"number2":{"type":"number","description":"The second addend"}},"required":["number1","number2"],"additionalProperties":false}"#,
-        )
+        ..Tool::new("add_numbers", ADD_INPUT)
     },
     Tool {
         title: Some("Calculate"),
@@ -432,17 +481,12 @@ static SEED_TOOLS: [Tool<'static>; 4] = [
             "Applies a basic arithmetic operation (add, subtract, multiply, divide) to a and b. \
              Dividing by zero is reported as a tool error.",
         ),
-        output_schema: Some(
-            r#"{"type":"object","properties":{"result":{"type":"number","description":"a <operation> b"}},"required":["result"],"additionalProperties":false}"#,
-        ),
+        output_schema: Some(CALCULATE_OUTPUT),
         annotations: Some(ToolAnnotations {
             title: Some("Calculate"),
             ..PURE
         }),
-        ..Tool::new(
-            "calculate",
-            r#"{"type":"object","properties":{"operation":{"type":"string","enum":["add","subtract","multiply","divide"],"description":"The operation to apply"},"a":{"type":"number","description":"The left operand"},"b":{"type":"number","description":"The right operand"}},"required":["operation","a","b"],"additionalProperties":false}"#,
-        )
+        ..Tool::new("calculate", CALCULATE_INPUT)
     },
     Tool {
         title: Some("Roll dice"),
@@ -451,34 +495,24 @@ static SEED_TOOLS: [Tool<'static>; 4] = [
              (2-1000) and an optional modifier M (-1000 to +1000), e.g. 2d6+3, d20, 4d8-1. \
              Returns every roll and the total.",
         ),
-        output_schema: Some(
-            r#"{"type":"object","properties":{"rolls":{"type":"array","items":{"type":"integer","minimum":1,"maximum":1000},"minItems":1,"maxItems":100,"description":"Each die, in order"},"modifier":{"type":"integer","minimum":-1000,"maximum":1000,"description":"Added to the sum of the rolls"},"total":{"type":"integer","description":"Sum of the rolls plus the modifier"}},"required":["rolls","modifier","total"],"additionalProperties":false}"#,
-        ),
+        output_schema: Some(DICE_OUTPUT),
         annotations: Some(ToolAnnotations {
             title: Some("Roll dice"),
             ..RANDOM
         }),
-        ..Tool::new(
-            "roll_dice",
-            r#"{"type":"object","properties":{"notation":{"type":"string","description":"Dice notation NdS[+M|-M], e.g. 2d6+3, d20, 4d8-1","pattern":"^\\s*[0-9]*[dD][0-9]+\\s*([+-]\\s*[0-9]+)?\\s*$","examples":["2d6+3","d20","4d8-1"]}},"required":["notation"],"additionalProperties":false}"#,
-        )
+        ..Tool::new("roll_dice", DICE_INPUT)
     },
     Tool {
         title: Some("Tell fortune"),
         description: Some(
             "Tells a (random, purely for fun) fortune for a life category, in the requested mood.",
         ),
-        output_schema: Some(
-            r#"{"type":"object","properties":{"category":{"type":"string","enum":["love","career","health","wealth","general"]},"mood":{"type":"string","enum":["optimistic","mysterious","cautious"]},"fortune":{"type":"string"}},"required":["category","mood","fortune"],"additionalProperties":false}"#,
-        ),
+        output_schema: Some(FORTUNE_OUTPUT),
         annotations: Some(ToolAnnotations {
             title: Some("Tell fortune"),
             ..RANDOM
         }),
-        ..Tool::new(
-            "tell_fortune",
-            r#"{"type":"object","properties":{"category":{"type":"string","enum":["love","career","health","wealth","general"],"description":"What the fortune is about"},"mood":{"type":"string","enum":["optimistic","mysterious","cautious"],"default":"mysterious","description":"The tone of the fortune"}},"required":["category"],"additionalProperties":false}"#,
-        )
+        ..Tool::new("tell_fortune", FORTUNE_INPUT)
     },
 ];
 
@@ -501,7 +535,12 @@ impl ExtraTool {
                  (exists to exercise tools/list pagination)."
             ),
             input_schema: format!(
-                r#"{{"type":"object","properties":{{"value":{{"type":"string","description":"Text for {name} to echo back"}}}},"required":["value"],"additionalProperties":false}}"#
+                concat!(
+                    r#"{{"type":"object","properties":{{"value":{{"type":"string","#,
+                    r#""description":"Text for {name} to echo back"}}}},"#,
+                    r#""required":["value"],"additionalProperties":false}}"#,
+                ),
+                name = name
             ),
             name,
         }
