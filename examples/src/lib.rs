@@ -1,7 +1,10 @@
 //! Shared code of the runnable `mcp-rs` example servers.
 //!
-//! * [`serve`]: a plain blocking stdio loop around [`mcp_core::Session`] (newline framing,
-//!   one reply per line, logs on stderr only);
+//! * [`calculator_tools`]: the calculator's tools in an [`mcp_tokio::Tools`] registry, which
+//!   the `calculator` (stdio) and `tcp` (TCP/Unix) binaries serve with mcp-tokio: the
+//!   synchronous [`CalculatorTools`] handlers plus the async `slow_count`;
+//! * [`serve`]: a plain blocking std loop around [`mcp_core::Session`] (newline framing,
+//!   one reply per line): the smallest way to drive the core without an async runtime;
 //! * [`CalculatorTools`]: the calculator tool set (`add_numbers`, `calculate`, `roll_dice`,
 //!   `tell_fortune`, plus optional generated `extra_tool_NNN` echo tools for exercising
 //!   `tools/list` pagination), with synchronous handlers and typed arguments;
@@ -836,7 +839,7 @@ impl CalculatorTools {
         match request.parse_args::<A>(&mut self.scratch) {
             Ok(args) => Some(args),
             Err(e) => {
-                let name = self.get(request.tool_index()).map_or("?", |t| t.name);
+                let name = request.name();
                 result.fail(format_args!("Invalid arguments for tool {name}: {e}"));
                 None
             }
@@ -993,11 +996,14 @@ impl ToolSet for CalculatorTools {
     }
 
     fn call(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) -> Dispatch {
-        match request.tool_index() {
-            ADD_NUMBERS => self.add_numbers(request, result),
-            CALCULATE => self.calculate(request, result),
-            ROLL_DICE => self.roll_dice(request, result),
-            TELL_FORTUNE => self.tell_fortune(request, result),
+        // By name, not index: the same handlers also serve from a registry with other
+        // tools in it (see `calculator_tools`).
+        let name = request.name();
+        match SEED_TOOLS.iter().position(|t| name.eq_str(t.name)) {
+            Some(ADD_NUMBERS) => self.add_numbers(request, result),
+            Some(CALCULATE) => self.calculate(request, result),
+            Some(ROLL_DICE) => self.roll_dice(request, result),
+            Some(TELL_FORTUNE) => self.tell_fortune(request, result),
             _ => self.echo(request, result),
         }
         Dispatch::Done
@@ -1089,4 +1095,130 @@ mod tests {
         assert!(args(&["--extra-tools"]).is_err());
         assert!(args(&["--bogus"]).is_err());
     }
+}
+
+// ---- the mcp-tokio registry ---------------------------------------------------------------
+
+/// Input schema of `slow_count`.
+pub const SLOW_COUNT_INPUT: &str = concat!(
+    r#"{"type":"object","properties":{"#,
+    r#""n":{"type":"integer","minimum":1,"maximum":1000,"description":"Count from 1 to n"},"#,
+    r#""delay_ms":{"type":"integer","minimum":0,"maximum":10000,"default":100,"#,
+    r#""description":"Pause before each step, in milliseconds"}},"#,
+    r#""required":["n"],"additionalProperties":false}"#,
+);
+
+const SLOW_COUNT_OUTPUT: &str = concat!(
+    r#"{"type":"object","properties":{"count":{"type":"integer","minimum":0}},"#,
+    r#""required":["count"],"additionalProperties":false}"#,
+);
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SlowCountArgs {
+    n: u32,
+    #[serde(default = "default_delay")]
+    delay_ms: u64,
+}
+
+fn default_delay() -> u64 {
+    100
+}
+
+/// `slow_count`: counts to `n`, pausing `delay_ms` before each step, with a progress
+/// notification per step when the client asked for progress; stops when cancelled.
+pub async fn slow_count(args: mcp_tokio::Args, ctx: mcp_tokio::Context) -> mcp_tokio::ToolOutput {
+    let SlowCountArgs { n, delay_ms } = match args.parse::<SlowCountArgs>() {
+        Ok(a) if (1..=1000).contains(&a.n) && a.delay_ms <= 10_000 => a,
+        Ok(_) => {
+            return mcp_tokio::ToolOutput::error(
+                "Invalid arguments for tool slow_count: n must be 1-1000 and delay_ms 0-10000",
+            )
+        }
+        Err(e) => {
+            return mcp_tokio::ToolOutput::error(format!(
+                "Invalid arguments for tool slow_count: {e}"
+            ))
+        }
+    };
+    for i in 1..=n {
+        tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
+        ctx.progress(f64::from(i), Some(f64::from(n)), Some(format!("{i}/{n}")))
+            .await;
+    }
+    mcp_tokio::ToolOutput::text(format!("Counted to {n}"))
+        .structured(serde_json::json!({ "count": n }))
+}
+
+/// The calculator's registry: the four seed tools, `slow_count`, then `extra_tools`
+/// generated echo tools. The synchronous tools share one [`CalculatorTools`] (its PRNG)
+/// behind a mutex; they run inside the connection's drive loop.
+pub fn calculator_tools(extra_tools: usize, seed: u64) -> mcp_tokio::Tools {
+    use std::sync::{Arc, Mutex};
+    let calc = CalculatorTools::new(extra_tools, seed);
+    let defs: Vec<mcp_tokio::ToolDef> = (0..calc.len())
+        .filter_map(|i| calc.get(i))
+        .map(|t| mcp_tokio::ToolDef::from_tool(&t))
+        .collect();
+    let shared = Arc::new(Mutex::new(calc));
+    let tools = mcp_tokio::Tools::new();
+    let sync = |shared: &Arc<Mutex<CalculatorTools>>| {
+        let shared = Arc::clone(shared);
+        mcp_tokio::Handler::sync(move |req, result| {
+            let mut calc = shared.lock().unwrap_or_else(|e| e.into_inner());
+            calc.call(req, result);
+        })
+    };
+    let mut defs = defs.into_iter();
+    for def in defs.by_ref().take(SEED_TOOLS.len()) {
+        tools.add(def, sync(&shared));
+    }
+    tools.add(
+        mcp_tokio::ToolDef::new("slow_count", SLOW_COUNT_INPUT)
+            .title("Slow count")
+            .description("Counts from 1 to n, pausing delay_ms (default 100) before each step and reporting progress; honours cancellation.")
+            .output_schema(SLOW_COUNT_OUTPUT)
+            .annotations(mcp_tokio::Annotations { title: Some("Slow count".into()), read_only: Some(true), destructive: Some(false), idempotent: Some(true), open_world: Some(false) }),
+        mcp_tokio::Handler::async_fn(slow_count),
+    );
+    for def in defs {
+        tools.add(def, sync(&shared));
+    }
+    tools
+}
+
+/// The calculator's server: identity, session config (page size, cursor key) and
+/// generous connection limits.
+pub fn calculator_server(options: &Options) -> mcp_tokio::Server {
+    let info = server_info();
+    let info = mcp_tokio::Info {
+        name: info.name.into(),
+        version: info.version.into(),
+        title: info.title.map(Into::into),
+        description: info.description.map(Into::into),
+        website_url: None,
+        instructions: info.instructions.map(Into::into),
+    };
+    let limits = mcp_tokio::Limits {
+        max_frame: LINE_LIMIT,
+        ..Default::default()
+    };
+    mcp_tokio::Server::with(
+        info,
+        config(options.page_size),
+        limits,
+        calculator_tools(options.extra_tools, time_seed()),
+    )
+}
+
+/// Logs to stderr (never stdout, which carries protocol frames), filtered by `RUST_LOG`
+/// (default `info`).
+pub fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
 }

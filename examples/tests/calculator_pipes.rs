@@ -431,7 +431,13 @@ fn legacy_exchange() {
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["add_numbers", "calculate", "roll_dice", "tell_fortune"]
+        [
+            "add_numbers",
+            "calculate",
+            "roll_dice",
+            "tell_fortune",
+            "slow_count"
+        ]
     );
     for tool in &tools {
         let name = tool["name"].as_str().unwrap();
@@ -501,7 +507,7 @@ fn modern_exchange() {
     );
 
     let tools = list_all(&mut server, 50);
-    assert_eq!(tools.len(), 4);
+    assert_eq!(tools.len(), 5);
     exercise_seed_tools(&mut server, &tools);
 
     // Legacy-only methods do not exist in 2026-07-28.
@@ -527,13 +533,14 @@ fn pagination_walk() {
             .map(|t| t["name"].as_str().unwrap().to_owned())
             .collect();
         let unique: HashSet<&String> = names.iter().collect();
-        assert_eq!(names.len(), 124, "{rev}: {names:?}");
-        assert_eq!(unique.len(), 124, "{rev}: duplicates in {names:?}");
+        assert_eq!(names.len(), 125, "{rev}: {names:?}");
+        assert_eq!(unique.len(), 125, "{rev}: duplicates in {names:?}");
         let mut expected = vec![
             "add_numbers".to_owned(),
             "calculate".into(),
             "roll_dice".into(),
             "tell_fortune".into(),
+            "slow_count".into(),
         ];
         expected.extend((1..=120).map(|i| format!("extra_tool_{i:03}")));
         assert_eq!(names, expected, "{rev}");

@@ -80,7 +80,7 @@ pub mod tools;
 pub mod version;
 
 pub use error::{CallError, HandleError};
-pub use inflight::CallToken;
+pub use inflight::{CallSlot, CallToken};
 pub use logging::LogLevel;
 pub use session::{
     CacheScope, Call, Config, Event, Incoming, Route, ServerInfo, Session, SessionStorage,

@@ -321,13 +321,20 @@ impl<'a> Session<'a> {
         config: Config,
         storage: &'a mut SessionStorage<CALLS>,
     ) -> Self {
-        for slot in storage.slots.iter_mut() {
+        Self::from_slots(info, config, &mut storage.slots)
+    }
+
+    /// A new session over a caller-owned slice of call slots (for capacities chosen at run
+    /// time, e.g. `vec![CallSlot::EMPTY; n]` with `alloc`). `slots.len()` calls can be in
+    /// flight at once.
+    pub fn from_slots(info: &'a ServerInfo<'a>, config: Config, slots: &'a mut [CallSlot]) -> Self {
+        for slot in slots.iter_mut() {
             *slot = CallSlot::EMPTY;
         }
         Session {
             info,
             config,
-            slots: &mut storage.slots,
+            slots,
             phase: Phase::Fresh,
             client_caps: ClientCaps::NONE,
             log_level: config.log_level,

@@ -1,2 +1,52 @@
-//! Placeholder: see the issue tracker. The adapter lands in its own issue.
-#![no_std]
+//! # mcp-tokio
+//!
+//! Async MCP servers and a client on tokio. The protocol lives in the sans-IO
+//! [`mcp_core`]; this crate is one drive loop per transport around it: stdio, TCP and Unix
+//! sockets with newline framing, async tool handlers running concurrently as tokio tasks,
+//! runtime tool changes, and a [`client`].
+//!
+//! ```no_run
+//! use mcp_tokio::{Handler, Info, Server, ToolDef, ToolOutput, Tools};
+//!
+//! # async fn run() -> Result<(), mcp_tokio::Error> {
+//! let tools = Tools::new();
+//! tools.add(
+//!     ToolDef::new("wait", r#"{"type":"object","properties":{"ms":{"type":"integer"}}}"#)
+//!         .description("Sleeps, reporting progress"),
+//!     Handler::async_fn(|args, ctx| async move {
+//!         let ms: u64 = args.value()["ms"].as_u64().unwrap_or(100);
+//!         for step in 1..=4 {
+//!             tokio::time::sleep(std::time::Duration::from_millis(ms / 4)).await;
+//!             ctx.progress(step as f64, Some(4.0), None).await;
+//!         }
+//!         ToolOutput::text("done")
+//!     }),
+//! );
+//! let info = Info { name: "demo".into(), version: "1.0.0".into(), ..Default::default() };
+//! Server::new(info, tools).serve_stdio().await
+//! # }
+//! ```
+#![forbid(unsafe_code)]
+
+#[cfg(feature = "client")]
+pub mod client;
+mod registry;
+mod server;
+
+pub use registry::{Annotations, Args, BoxFuture, Content, Handler, ToolDef, ToolOutput, Tools};
+pub use server::{Context, Info, Limits, Server, ShutdownHandle};
+
+/// Why a server stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The transport failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The core refused an operation (a local misuse, never the peer's fault).
+    #[error("core: {0}")]
+    Core(mcp_core::HandleError),
+    /// An invariant of this crate broke.
+    #[error("internal error: {0}")]
+    Internal(&'static str),
+}

@@ -1,21 +1,19 @@
-//! `calculator`: an MCP server over stdio offering arithmetic, dice and fortune tools.
+//! `calculator`: an MCP server over stdio offering arithmetic, dice, fortune and a slow,
+//! cancellable counting tool.
 //!
 //! ```text
 //! cargo run -p mcp-examples --bin calculator -- [--extra-tools N] [--page-size N]
 //! ```
 //!
-//! Reads newline-delimited JSON-RPC from stdin, writes replies to stdout, logs to stderr,
-//! and exits with status 0 when stdin is closed.
+//! Reads newline-delimited JSON-RPC from stdin, writes replies to stdout, logs to stderr
+//! (`RUST_LOG`), and exits with status 0 when stdin closes or on Ctrl-C.
 
-use std::io::{self, ErrorKind};
 use std::process::ExitCode;
 
-use mcp_core::ToolSet;
-use mcp_examples::{
-    config, parse_args, serve, server_info, time_seed, CalculatorTools, Command, USAGE,
-};
+use mcp_examples::{calculator_server, init_logging, parse_args, Command, USAGE};
 
-fn main() -> ExitCode {
+#[tokio::main]
+async fn main() -> ExitCode {
     let options = match parse_args(std::env::args().skip(1)) {
         Ok(Command::Serve(options)) => options,
         Ok(Command::Help) => {
@@ -27,32 +25,24 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut tools = CalculatorTools::new(options.extra_tools, time_seed());
-    let info = server_info();
-    eprintln!(
-        "calculator: {} {} serving {} tools over stdio (page size {})",
-        info.name,
-        info.version,
-        tools.len(),
-        options.page_size
+    init_logging();
+    let server = calculator_server(&options);
+    tracing::info!(
+        tools = server.tools().len(),
+        page_size = options.page_size,
+        "calculator serving over stdio"
     );
-    match serve(
-        &mut tools,
-        &info,
-        config(options.page_size),
-        io::stdin().lock(),
-        io::stdout().lock(),
-    ) {
+    match server.serve_stdio().await {
         Ok(()) => {
-            eprintln!("calculator: end of input, exiting");
+            tracing::info!("end of input, exiting");
             ExitCode::SUCCESS
         }
-        Err(e) if e.kind() == ErrorKind::BrokenPipe => {
-            eprintln!("calculator: the client closed stdout, exiting");
+        Err(mcp_tokio::Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            tracing::info!("the client closed stdout, exiting");
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("calculator: I/O error: {e}");
+            tracing::error!(error = %e, "stopped");
             ExitCode::FAILURE
         }
     }

@@ -149,16 +149,46 @@ fn integer_digits(text: &str) -> Option<(bool, &[u8])> {
     Some((negative, digits))
 }
 
-/// Index of the closing quote of the string whose content starts at `i` (validated text).
-#[inline]
-fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
-    loop {
-        i = skip_plain(b, i);
-        match *b.get(i)? {
-            b'"' => return Some(i),
-            b'\\' => i += 2,
-            _ => i += 1,
+/// Index of the first `"` at or after `i` (or `b.len()`), eight bytes per step.
+#[inline(always)]
+fn skip_to_quote(b: &[u8], mut i: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let quote = u64::from_le_bytes(*chunk) ^ (LO * u64::from(b'"'));
+        let lanes = quote.wrapping_sub(LO) & !quote & HI;
+        if lanes != 0 {
+            return i + (lanes.trailing_zeros() / 8) as usize;
         }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if c == b'"' {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// Index of the closing quote of the string whose content starts at `start` (validated
+/// text). Jumps from quote to quote; a quote preceded by an odd number of backslashes is
+/// escaped (in valid content backslashes only pair up or start escapes), so escape-dense
+/// strings are skipped as fast as plain ones.
+#[inline]
+fn string_end(b: &[u8], start: usize) -> Option<usize> {
+    let mut i = start;
+    loop {
+        i = skip_to_quote(b, i);
+        b.get(i)?;
+        let mut k = i;
+        while k > start && b.get(k - 1) == Some(&b'\\') {
+            k -= 1;
+        }
+        if (i - k) % 2 == 0 {
+            return Some(i);
+        }
+        i += 1;
     }
 }
 
@@ -351,15 +381,25 @@ impl<'a> JsonStr<'a> {
     }
     /// Length in bytes of the decoded (UTF-8) content.
     pub fn decoded_len(&self) -> usize {
-        if !self.has_escapes() {
-            return self.raw.len();
+        let b = self.raw.as_bytes();
+        // Each escape shrinks by its source length minus its UTF-8 length; plain text stays.
+        let mut i = 0;
+        let mut shrink = 0;
+        loop {
+            i = skip_plain(b, i);
+            match b.get(i) {
+                None => return b.len() - shrink,
+                Some(b'\\') => match b.get(i..).and_then(decode_escape) {
+                    Some((c, len)) => {
+                        shrink += len - c.len_utf8();
+                        i += len;
+                    }
+                    // Like `chars`, stop at a malformed escape (never in validated text).
+                    None => return i - shrink,
+                },
+                Some(_) => i += 1,
+            }
         }
-        self.segments()
-            .map(|segment| match segment {
-                Segment::Text(text) => text.len(),
-                Segment::Char(c) => c.len_utf8(),
-            })
-            .sum()
     }
     /// Whether the decoded content equals `s` (no allocation).
     pub fn eq_str(&self, s: &str) -> bool {
@@ -410,6 +450,18 @@ impl<'a> JsonStr<'a> {
     /// Runs of unescaped text and single decoded escapes, in order.
     fn segments(&self) -> Segments<'a> {
         Segments { rest: self.raw }
+    }
+}
+
+/// Writes the decoded text (escapes resolved).
+impl core::fmt::Display for JsonStr<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.as_borrowed() {
+            Some(s) => f.write_str(s),
+            None => self
+                .chars()
+                .try_for_each(|c| core::fmt::Write::write_char(f, c)),
+        }
     }
 }
 
@@ -869,12 +921,65 @@ mod tests {
             let js = s(raw);
             assert!(js.chars().count() <= raw.len());
             assert!(js.decoded_len() <= raw.len());
+            assert_eq!(
+                js.decoded_len(),
+                js.chars().map(char::len_utf8).sum::<usize>()
+            );
             assert!(!js.eq_str("\u{fffd}"));
             let mut buf = [0u8; 16];
             let _ = js.decode_into(&mut buf);
             let _ = js.decode_into(&mut []);
         }
         assert_eq!(s("a\\x").chars().collect::<String>(), "a");
+    }
+
+    /// Walks every view of `v` (test only), returning the number of values seen.
+    fn walk_all(v: RawJson<'_>, budget: &mut usize) -> usize {
+        if *budget == 0 {
+            return 0;
+        }
+        *budget -= 1;
+        let _ = (v.kind(), v.as_bool(), v.as_i64(), v.as_u64(), v.as_f64());
+        if let Some(js) = v.as_string() {
+            let n: usize = js.chars().map(char::len_utf8).sum();
+            assert_eq!(js.decoded_len(), n);
+            let mut buf = [0u8; 64];
+            if let Ok(decoded) = js.decode_into(&mut buf) {
+                assert!(js.eq_str(decoded));
+            }
+        }
+        let mut seen = 1;
+        for (k, value) in v.members().into_iter().flatten() {
+            let _ = k.decoded_len();
+            seen += walk_all(value, budget);
+        }
+        for value in v.elements().into_iter().flatten() {
+            seen += walk_all(value, budget);
+        }
+        seen
+    }
+
+    #[test]
+    fn views_on_mutated_text_never_panic() {
+        let doc = r#"{"a":[1,-2.5e3,"x\"y\\",{"b\u0063":null,"d":[true,false,[]]}],"e":"\uD83D\uDE00\u00e9","f":{}}"#;
+        assert_eq!(walk_all(p(doc), &mut 1000), 13);
+        let mut state: u32 = 12345;
+        for _ in 0..3000 {
+            let mut m = doc.as_bytes().to_vec();
+            for _ in 0..3 {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                let pos = (state >> 8) as usize % m.len();
+                let c = b"[]{}\",:\\u x0"[(state >> 24) as usize % 12];
+                if state & 1 == 0 {
+                    m[pos] = c;
+                } else {
+                    m.remove(pos);
+                }
+            }
+            let text = String::from_utf8_lossy(&m);
+            // Straight into the views, without validation.
+            walk_all(RawJson { text: &text }, &mut 1000);
+        }
     }
 
     #[test]

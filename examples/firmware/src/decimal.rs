@@ -1,0 +1,151 @@
+//! Fixed-point decimal numbers: an `i64` counting millionths (six fractional digits).
+//!
+//! Parsing reads any JSON number text (fraction, exponent) exactly, rounding half away
+//! from zero at the sixth fractional digit; printing gives the shortest exact decimal.
+//! No floating point is involved, so none of core's float parsing or printing is linked.
+
+/// One, in millionths.
+pub const ONE: i64 = 1_000_000;
+/// Fractional digits.
+const SCALE: i32 = 6;
+/// Longest printed form: sign, 13 integer digits, point, 6 fractional digits.
+pub const MAX_LEN: usize = 24;
+
+/// Parses a (valid) JSON number; `None` if its magnitude is not below `i64::MAX / ONE`.
+pub fn parse(text: &str) -> Option<i64> {
+    let (negative, text) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], &text[i + 1..]),
+        None => (text, ""),
+    };
+    let (int, frac) = match mantissa.find('.') {
+        Some(i) => (&mantissa[..i], &mantissa[i + 1..]),
+        None => (mantissa, ""),
+    };
+    let exponent = parse_exponent(exponent);
+    // Power of ten (in millionths) of the first digit; each following digit is one lower.
+    let first_place = (int.len() as i32).saturating_add(exponent).saturating_add(SCALE - 1);
+    let mut acc: u64 = 0;
+    let mut place = first_place;
+    let mut round_up = false;
+    for d in int.bytes().chain(frac.bytes()) {
+        let d = u64::from(d - b'0');
+        if place < 0 {
+            round_up = place == -1 && d >= 5;
+            break;
+        }
+        acc = acc.checked_mul(10)?.checked_add(d)?;
+        place -= 1;
+    }
+    // Digits ran out above the units of millionths: scale up (zeros cost nothing).
+    if place >= 0 && acc != 0 {
+        acc = acc.checked_mul(10u64.checked_pow(u32::try_from(place + 1).ok()?)?)?;
+    }
+    signed(negative, acc.checked_add(u64::from(round_up))?)
+}
+
+/// The exponent's value, saturated far beyond any that matters.
+fn parse_exponent(text: &str) -> i32 {
+    let (negative, digits) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let magnitude = digits.bytes().fold(0i32, |acc, d| acc.saturating_mul(10).saturating_add(i32::from(d - b'0')).min(100_000));
+    if negative {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+/// Largest magnitude (in millionths): just below 9.2e12.
+const MAX: u64 = (i64::MAX / ONE * ONE) as u64;
+
+/// `a * b`, rounded half away from zero; `None` on overflow.
+pub fn mul(a: i64, b: i64) -> Option<i64> {
+    let (hi, lo) = wide_mul(a.unsigned_abs(), b.unsigned_abs());
+    signed((a < 0) != (b < 0), wide_div_round(hi, lo, ONE as u64)?)
+}
+
+/// `a / b` (`b != 0`), rounded half away from zero; `None` on overflow.
+pub fn div(a: i64, b: i64) -> Option<i64> {
+    let (hi, lo) = wide_mul(a.unsigned_abs(), ONE as u64);
+    signed((a < 0) != (b < 0), wide_div_round(hi, lo, b.unsigned_abs())?)
+}
+
+fn signed(negative: bool, magnitude: u64) -> Option<i64> {
+    let v = i64::try_from(magnitude).ok().filter(|_| magnitude <= MAX)?;
+    Some(if negative { -v } else { v })
+}
+
+/// The 128-bit product as (high, low) halves, from 32-bit limbs (no 128-bit runtime calls).
+fn wide_mul(a: u64, b: u64) -> (u64, u64) {
+    let (a1, a0) = (a >> 32, a & 0xFFFF_FFFF);
+    let (b1, b0) = (b >> 32, b & 0xFFFF_FFFF);
+    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    let mid = (p00 >> 32) + (p01 & 0xFFFF_FFFF) + (p10 & 0xFFFF_FFFF);
+    let lo = (p00 & 0xFFFF_FFFF) | (mid << 32);
+    let hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    (hi, lo)
+}
+
+/// `(hi:lo) / d` rounded half away from zero, by binary long division; `None` if the
+/// quotient does not fit 64 bits (or `d` is 0).
+fn wide_div_round(hi: u64, lo: u64, d: u64) -> Option<u64> {
+    if d == 0 || hi >= d {
+        return None;
+    }
+    let (mut r, mut q) = (hi, 0u64);
+    for i in (0..64).rev() {
+        let carry = r >> 63;
+        r = (r << 1) | ((lo >> i) & 1);
+        q <<= 1;
+        if carry != 0 || r >= d {
+            r = r.wrapping_sub(d);
+            q |= 1;
+        }
+    }
+    if r >= d - r {
+        q = q.checked_add(1)?;
+    }
+    Some(q)
+}
+
+/// Prints `value` as the shortest exact JSON number (`-12.5`, `3`, `0.000001`).
+pub fn format(value: i64, buf: &mut [u8; MAX_LEN]) -> &str {
+    let mut end = MAX_LEN;
+    let magnitude = value.unsigned_abs();
+    let (mut int, mut frac) = (magnitude / ONE as u64, magnitude % ONE as u64);
+    if frac != 0 {
+        let mut digits = SCALE;
+        while frac % 10 == 0 {
+            frac /= 10;
+            digits -= 1;
+        }
+        for _ in 0..digits {
+            end -= 1;
+            buf[end] = b'0' + (frac % 10) as u8;
+            frac /= 10;
+        }
+        end -= 1;
+        buf[end] = b'.';
+    }
+    loop {
+        end -= 1;
+        buf[end] = b'0' + (int % 10) as u8;
+        int /= 10;
+        if int == 0 {
+            break;
+        }
+    }
+    if value < 0 {
+        end -= 1;
+        buf[end] = b'-';
+    }
+    // Only ASCII digits, '.' and '-' were written.
+    core::str::from_utf8(&buf[end..]).unwrap_or("0")
+}

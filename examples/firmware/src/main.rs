@@ -1,0 +1,100 @@
+//! An MCP server on a Cortex-M4F: QEMU's `mps2-an386` board serving tools over UART0.
+//!
+//! ```text
+//! cargo run --release            # from examples/firmware: build, then serve MCP on stdio
+//! ```
+//!
+//! A superloop: [`mcp_embedded::blocking::Runner`] reads the UART (sleeping with `WFI`
+//! until the receive interrupt brings bytes), answers every complete line, and writes the
+//! replies back. No heap, no semihosting: the UART is the only output, so QEMU's stdout
+//! carries protocol bytes only.
+#![no_std]
+#![no_main]
+
+mod clock;
+mod decimal;
+mod tools;
+mod uart;
+
+use core::panic::PanicInfo;
+
+use cortex_m_rt::entry;
+use mcp_core::pagination::CursorKey;
+use mcp_core::{Config, ServerInfo, Session, SessionStorage};
+use mcp_embedded::{blocking::Runner, Buffers};
+
+/// Longest incoming line (bytes, without the newline).
+const RX_BUF: usize = 1024;
+/// Longest outgoing frame.
+const TX_BUF: usize = 2048;
+
+static INFO: ServerInfo<'static> = ServerInfo {
+    name: "mcp-rs-firmware",
+    version: env!("CARGO_PKG_VERSION"),
+    title: Some("mcp-rs on a Cortex-M4F"),
+    description: Some("An MCP server in 32 KiB of flash: QEMU mps2-an386, tools over UART0"),
+    website_url: None,
+    icons: &[],
+    instructions: Some(
+        "A microcontroller. calculate, roll_dice and tell_fortune are for fun; \
+         read_temperature, set_led and uptime_ms talk to the (emulated) board.",
+    ),
+};
+
+#[entry]
+fn main() -> ! {
+    let Some(peripherals) = cortex_m::Peripherals::take() else {
+        halt()
+    };
+    clock::init(peripherals.SYST);
+    uart::init();
+
+    // In statics (`.bss`), so that they count in the static RAM budget, not on the stack.
+    let (Some(buffers), Some(storage)) = (
+        cortex_m::singleton!(: Buffers<RX_BUF, TX_BUF> = Buffers::new()),
+        cortex_m::singleton!(: SessionStorage<1> = SessionStorage::new()),
+    ) else {
+        halt()
+    };
+    let config = Config {
+        list_changed: false,
+        // No entropy source on this board: cursors (only used past 50 tools) are merely
+        // checked for integrity.
+        cursor_key: CursorKey(*b"mcp-rs-firmware!"),
+        ..Config::default()
+    };
+    let mut session = Session::new(&INFO, config, storage);
+    let mut runner = Runner::new(buffers);
+    let mut tools = tools::DeviceTools::new();
+    loop {
+        // The UART never reports end of input and its writer cannot fail; receive errors
+        // are survived inside the runner (resync at the next newline).
+        let _ = runner.step(&mut session, &mut tools, &mut uart::Rx, &mut uart::Tx);
+    }
+}
+
+/// The device interrupt vectors, after cortex-m-rt's 16 exception vectors. Only IRQ 0
+/// (UART0 RX) is ever enabled, so the table stops there: a full 240-entry table would
+/// cost 960 bytes of flash.
+#[link_section = ".vector_table.interrupts"]
+#[no_mangle]
+#[used]
+static __INTERRUPTS: [unsafe extern "C" fn(); 1] = [uart0_rx];
+
+/// IRQ 0: UART0 receive.
+unsafe extern "C" fn uart0_rx() {
+    uart::on_rx_interrupt();
+}
+
+fn halt() -> ! {
+    loop {
+        cortex_m::asm::wfi();
+    }
+}
+
+/// A panic (none is expected: the core and runner are panic-free) resets the board; the
+/// client sees its pending request time out and can start over.
+#[panic_handler]
+fn panic(_: &PanicInfo) -> ! {
+    cortex_m::peripheral::SCB::sys_reset()
+}

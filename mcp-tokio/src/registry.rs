@@ -1,0 +1,403 @@
+//! The tool registry: owned definitions, sync and async handlers, and runtime changes.
+
+use std::fmt;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::{Arc, RwLock};
+
+use mcp_core::json::JsonStr;
+use mcp_core::{CallRequest, ClientCaps, Dispatch, Tool, ToolAnnotations, ToolResult, ToolSet};
+use serde::de::DeserializeOwned;
+use tokio::sync::watch;
+
+use crate::server::Context;
+
+/// A tool definition with owned text. Schemas are raw JSON, emitted byte-for-byte.
+#[derive(Clone, Debug)]
+pub struct ToolDef {
+    name: String,
+    title: Option<String>,
+    description: Option<String>,
+    input_schema: String,
+    output_schema: Option<String>,
+    annotations: Option<Annotations>,
+    meta: Option<String>,
+    requires: ClientCaps,
+}
+
+/// Owned behaviour hints (see [`mcp_core::ToolAnnotations`]).
+#[derive(Clone, Debug, Default)]
+pub struct Annotations {
+    /// Display title.
+    pub title: Option<String>,
+    /// Does not modify its environment.
+    pub read_only: Option<bool>,
+    /// May perform destructive updates.
+    pub destructive: Option<bool>,
+    /// Repeating a call has no further effect.
+    pub idempotent: Option<bool>,
+    /// Interacts with an open world.
+    pub open_world: Option<bool>,
+}
+
+impl ToolDef {
+    /// A tool with a name and an input schema (raw JSON object text).
+    pub fn new(name: impl Into<String>, input_schema: impl Into<String>) -> Self {
+        ToolDef {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema: input_schema.into(),
+            output_schema: None,
+            annotations: None,
+            meta: None,
+            requires: ClientCaps::NONE,
+        }
+    }
+    /// Copies a static core definition.
+    pub fn from_tool(t: &Tool<'_>) -> Self {
+        ToolDef {
+            name: t.name.into(),
+            title: t.title.map(Into::into),
+            description: t.description.map(Into::into),
+            input_schema: t.input_schema.into(),
+            output_schema: t.output_schema.map(Into::into),
+            annotations: t.annotations.map(|a| Annotations {
+                title: a.title.map(Into::into),
+                read_only: a.read_only_hint,
+                destructive: a.destructive_hint,
+                idempotent: a.idempotent_hint,
+                open_world: a.open_world_hint,
+            }),
+            meta: t.meta.map(Into::into),
+            requires: t.requires,
+        }
+    }
+    /// Sets the display title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+    /// Sets the description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+    /// Sets the output schema (raw JSON).
+    pub fn output_schema(mut self, schema: impl Into<String>) -> Self {
+        self.output_schema = Some(schema.into());
+        self
+    }
+    /// Sets the behaviour hints.
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+    /// Sets `_meta` (a raw JSON object).
+    pub fn meta(mut self, meta: impl Into<String>) -> Self {
+        self.meta = Some(meta.into());
+        self
+    }
+    /// Client capabilities the tool needs.
+    pub fn requires(mut self, caps: ClientCaps) -> Self {
+        self.requires = caps;
+        self
+    }
+    /// The name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// A borrowed core view.
+    pub fn as_tool(&self) -> Tool<'_> {
+        Tool {
+            name: &self.name,
+            title: self.title.as_deref(),
+            description: self.description.as_deref(),
+            input_schema: &self.input_schema,
+            output_schema: self.output_schema.as_deref(),
+            annotations: self.annotations.as_ref().map(|a| ToolAnnotations {
+                title: a.title.as_deref(),
+                read_only_hint: a.read_only,
+                destructive_hint: a.destructive,
+                idempotent_hint: a.idempotent,
+                open_world_hint: a.open_world,
+            }),
+            icons: &[],
+            meta: self.meta.as_deref(),
+            requires: self.requires,
+        }
+    }
+}
+
+/// The arguments of an async call, owned (copied out of the input line once).
+#[derive(Clone, Debug)]
+pub struct Args {
+    raw: String,
+}
+
+impl Args {
+    pub(crate) fn new(raw: String) -> Self {
+        Args { raw }
+    }
+    /// The raw JSON object text.
+    pub fn raw(&self) -> &str {
+        &self.raw
+    }
+    /// Deserializes into `T`.
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(&self.raw)
+    }
+    /// As a `serde_json::Value`.
+    pub fn value(&self) -> serde_json::Value {
+        serde_json::from_str(&self.raw).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+/// One owned content block of a [`ToolOutput`].
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Content {
+    /// Text.
+    Text(String),
+    /// Base64 image data and MIME type.
+    Image {
+        /// Base64 bytes.
+        data: String,
+        /// MIME type.
+        mime_type: String,
+    },
+    /// Base64 audio data and MIME type.
+    Audio {
+        /// Base64 bytes.
+        data: String,
+        /// MIME type.
+        mime_type: String,
+    },
+    /// An embedded text resource.
+    Resource {
+        /// URI.
+        uri: String,
+        /// MIME type.
+        mime_type: Option<String>,
+        /// Text.
+        text: String,
+    },
+}
+
+/// The owned result of an async tool.
+#[derive(Clone, Debug, Default)]
+pub struct ToolOutput {
+    content: Vec<Content>,
+    structured: Option<serde_json::Value>,
+    is_error: bool,
+}
+
+impl ToolOutput {
+    /// A result with one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput {
+            content: vec![Content::Text(text.into())],
+            ..Default::default()
+        }
+    }
+    /// An `isError` result with one text block (a tool failure the model should see).
+    pub fn error(text: impl Into<String>) -> Self {
+        ToolOutput {
+            content: vec![Content::Text(text.into())],
+            structured: None,
+            is_error: true,
+        }
+    }
+    /// Adds a content block.
+    pub fn with(mut self, content: Content) -> Self {
+        self.content.push(content);
+        self
+    }
+    /// Sets `structuredContent` (also sent as a JSON text block, as the spec suggests).
+    pub fn structured(mut self, value: serde_json::Value) -> Self {
+        self.structured = Some(value);
+        self
+    }
+    /// Whether this is an error result.
+    pub fn is_error(&self) -> bool {
+        self.is_error
+    }
+    /// Writes this output through the core's result builder.
+    pub fn write(&self, r: &mut ToolResult<'_, '_>) {
+        if self.is_error {
+            r.error();
+        }
+        for c in &self.content {
+            match c {
+                Content::Text(t) => r.text(t),
+                Content::Image { data, mime_type } => r.image(data, mime_type),
+                Content::Audio { data, mime_type } => r.audio(data, mime_type),
+                Content::Resource {
+                    uri,
+                    mime_type,
+                    text,
+                } => r.embedded_text(uri, mime_type.as_deref(), text),
+            };
+        }
+        if let Some(v) = &self.structured {
+            r.structured_raw(&v.to_string());
+        }
+    }
+}
+
+type SyncFn = dyn Fn(&CallRequest<'_>, &mut ToolResult<'_, '_>) + Send + Sync;
+/// A boxed future returned by async handlers.
+pub type BoxFuture = Pin<Box<dyn Future<Output = ToolOutput> + Send>>;
+type AsyncFn = dyn Fn(Args, Context) -> BoxFuture + Send + Sync;
+
+/// How a tool runs.
+#[derive(Clone)]
+pub enum Handler {
+    /// Runs inside the connection's drive loop and answers at once: for cheap, pure tools.
+    Sync(Arc<SyncFn>),
+    /// Runs as its own tokio task; calls complete out of order, can report progress and
+    /// are aborted on cancellation.
+    Async(Arc<AsyncFn>),
+}
+
+impl fmt::Debug for Handler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Handler::Sync(_) => "Handler::Sync",
+            Handler::Async(_) => "Handler::Async",
+        })
+    }
+}
+
+impl Handler {
+    /// A synchronous handler writing straight into the core's result builder.
+    pub fn sync(
+        f: impl Fn(&CallRequest<'_>, &mut ToolResult<'_, '_>) + Send + Sync + 'static,
+    ) -> Self {
+        Handler::Sync(Arc::new(f))
+    }
+    /// An async handler.
+    pub fn async_fn<F, Fut>(f: F) -> Self
+    where
+        F: Fn(Args, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ToolOutput> + Send + 'static,
+    {
+        Handler::Async(Arc::new(move |args, ctx| Box::pin(f(args, ctx))))
+    }
+}
+
+/// A registered tool.
+#[derive(Debug)]
+pub struct Entry {
+    pub(crate) def: ToolDef,
+    pub(crate) handler: Handler,
+}
+
+/// The shared, changeable tool set of a server. Cloning shares it. Every change bumps a
+/// version that connected sessions watch: they mark cursors stale and send
+/// `notifications/tools/list_changed`.
+#[derive(Clone, Debug)]
+pub struct Tools {
+    inner: Arc<RwLock<Arc<Vec<Arc<Entry>>>>>,
+    version: Arc<watch::Sender<u64>>,
+}
+
+impl Default for Tools {
+    fn default() -> Self {
+        Tools {
+            inner: Arc::default(),
+            version: Arc::new(watch::channel(0).0),
+        }
+    }
+}
+
+impl Tools {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a tool, replacing one with the same name (keeping its position).
+    pub fn add(&self, def: ToolDef, handler: Handler) {
+        let entry = Arc::new(Entry { def, handler });
+        self.modify(
+            |v| match v.iter().position(|e| e.def.name == entry.def.name) {
+                Some(i) => v[i] = entry,
+                None => v.push(entry),
+            },
+        );
+    }
+
+    /// Removes the tool called `name`; returns whether it existed.
+    pub fn remove(&self, name: &str) -> bool {
+        let mut found = false;
+        self.modify(|v| {
+            let before = v.len();
+            v.retain(|e| e.def.name != name);
+            found = v.len() != before;
+        });
+        found
+    }
+
+    /// Number of tools.
+    pub fn len(&self) -> usize {
+        self.snapshot().0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn modify(&self, f: impl FnOnce(&mut Vec<Arc<Entry>>)) {
+        {
+            let mut guard = self.inner.write().unwrap_or_else(|e| e.into_inner());
+            let mut next: Vec<Arc<Entry>> = guard.as_ref().clone();
+            f(&mut next);
+            *guard = Arc::new(next);
+        }
+        self.version.send_modify(|v| *v += 1);
+    }
+
+    pub(crate) fn snapshot(&self) -> Snapshot {
+        Snapshot(self.inner.read().unwrap_or_else(|e| e.into_inner()).clone())
+    }
+
+    pub(crate) fn watch(&self) -> watch::Receiver<u64> {
+        self.version.subscribe()
+    }
+}
+
+/// An immutable view of the registry, used as the core's [`ToolSet`].
+#[derive(Clone, Debug)]
+pub(crate) struct Snapshot(pub(crate) Arc<Vec<Arc<Entry>>>);
+
+impl Snapshot {
+    pub(crate) fn entry(&self, index: usize) -> Option<&Arc<Entry>> {
+        self.0.get(index)
+    }
+}
+
+impl ToolSet for Snapshot {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn get(&self, index: usize) -> Option<Tool<'_>> {
+        self.0.get(index).map(|e| e.def.as_tool())
+    }
+    fn find(&self, name: JsonStr<'_>) -> Option<usize> {
+        self.0.iter().position(|e| name.eq_str(&e.def.name))
+    }
+    fn call(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) -> Dispatch {
+        match self.0.get(request.tool_index()).map(|e| &e.handler) {
+            Some(Handler::Sync(f)) => {
+                if std::panic::catch_unwind(AssertUnwindSafe(|| f(request, result))).is_err() {
+                    result.fail(format_args!("tool {} panicked", request.name()));
+                }
+                Dispatch::Done
+            }
+            _ => Dispatch::Defer,
+        }
+    }
+}

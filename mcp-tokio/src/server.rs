@@ -1,0 +1,615 @@
+//! Servers: one drive loop per connection around a `mcp_core::Session`.
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use mcp_core::framing::{Frame, LineFramer};
+use mcp_core::inflight::CallSlot;
+use mcp_core::{CallError, CallToken, Config, Event, LogLevel, ServerInfo, Session, Transmit};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, watch, Semaphore};
+use tokio::task::AbortHandle;
+
+use crate::registry::{Args, Handler, Snapshot, ToolOutput, Tools};
+use crate::Error;
+
+/// Owned server identity (see [`mcp_core::ServerInfo`]).
+#[derive(Clone, Debug, Default)]
+pub struct Info {
+    /// Programmatic name.
+    pub name: String,
+    /// Version.
+    pub version: String,
+    /// Display title.
+    pub title: Option<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// Website.
+    pub website_url: Option<String>,
+    /// Guidance for the model.
+    pub instructions: Option<String>,
+}
+
+/// Bounds of each connection.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Longest accepted line (bytes); longer lines get one `-32600` and are discarded.
+    pub max_frame: usize,
+    /// Calls (and listen subscriptions) in flight per connection.
+    pub max_calls: usize,
+    /// Initial output buffer; it grows for large deferred results up to `max_response`.
+    pub initial_response: usize,
+    /// Largest response a deferred call may produce; larger ones get a `-32603`.
+    pub max_response: usize,
+    /// Concurrent socket connections; further ones are refused with a JSON-RPC error line.
+    pub max_connections: usize,
+    /// After the peer closes its side (EOF), how long calls still running may take to
+    /// finish and be answered before the connection closes.
+    pub drain_timeout: std::time::Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_frame: 4 << 20,
+            max_calls: 256,
+            initial_response: 64 << 10,
+            max_response: 64 << 20,
+            max_connections: 1024,
+            drain_timeout: std::time::Duration::from_secs(10),
+        }
+    }
+}
+
+/// An MCP server: identity, session policy, limits and a shared tool registry. Cheap to
+/// clone; every connection gets its own session.
+#[derive(Clone, Debug)]
+pub struct Server {
+    inner: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    info: Info,
+    config: Config,
+    limits: Limits,
+    tools: Tools,
+    shutdown: watch::Sender<bool>,
+}
+
+impl Server {
+    /// A server with default config and limits.
+    pub fn new(info: Info, tools: Tools) -> Self {
+        Self::with(info, Config::default(), Limits::default(), tools)
+    }
+
+    /// A server with explicit session config and limits.
+    pub fn with(info: Info, config: Config, limits: Limits, tools: Tools) -> Self {
+        let (shutdown, _) = watch::channel(false);
+        Server {
+            inner: Arc::new(Shared {
+                info,
+                config,
+                limits,
+                tools,
+                shutdown,
+            }),
+        }
+    }
+
+    /// The tool registry (add or remove tools at run time).
+    pub fn tools(&self) -> &Tools {
+        &self.inner.tools
+    }
+
+    /// Asks every connection and listener of this server to stop.
+    pub fn shutdown(&self) {
+        self.inner.shutdown.send_replace(true);
+    }
+
+    /// A handle that stops this server from elsewhere.
+    pub fn shutdown_handle(&self) -> ShutdownHandle {
+        ShutdownHandle {
+            server: self.clone(),
+        }
+    }
+
+    /// Serves one connection until EOF, an I/O error or shutdown.
+    pub async fn serve_connection<R, W>(&self, reader: R, writer: W) -> Result<(), Error>
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin,
+    {
+        Connection::run(&self.inner, reader, writer).await
+    }
+
+    /// Serves stdin/stdout until stdin closes, Ctrl-C, or shutdown. Only protocol frames go
+    /// to stdout.
+    #[cfg(feature = "stdio")]
+    pub async fn serve_stdio(&self) -> Result<(), Error> {
+        let server = self.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                server.shutdown();
+            }
+        });
+        self.serve_connection(tokio::io::stdin(), tokio::io::stdout())
+            .await
+    }
+
+    /// Accepts TCP connections until shutdown; one session per connection.
+    #[cfg(feature = "socket")]
+    pub async fn serve_tcp(&self, listener: tokio::net::TcpListener) -> Result<(), Error> {
+        let mut stop = self.inner.shutdown.subscribe();
+        let permits = Arc::new(Semaphore::new(self.inner.limits.max_connections));
+        let mut tasks = tokio::task::JoinSet::new();
+        loop {
+            tokio::select! {
+                _ = stop.wait_for(|s| *s) => break,
+                accepted = listener.accept() => {
+                    let (stream, peer) = accepted?;
+                    let _ = stream.set_nodelay(true);
+                    self.spawn_connection(&mut tasks, &permits, stream, format!("tcp {peer}"));
+                }
+                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+            }
+        }
+        while tasks.join_next().await.is_some() {}
+        Ok(())
+    }
+
+    /// Accepts Unix socket connections until shutdown; one session per connection.
+    #[cfg(all(feature = "socket", unix))]
+    pub async fn serve_unix(&self, listener: tokio::net::UnixListener) -> Result<(), Error> {
+        let mut stop = self.inner.shutdown.subscribe();
+        let permits = Arc::new(Semaphore::new(self.inner.limits.max_connections));
+        let mut tasks = tokio::task::JoinSet::new();
+        loop {
+            tokio::select! {
+                _ = stop.wait_for(|s| *s) => break,
+                accepted = listener.accept() => {
+                    let (stream, _) = accepted?;
+                    self.spawn_connection(&mut tasks, &permits, stream, "unix".into());
+                }
+                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+            }
+        }
+        while tasks.join_next().await.is_some() {}
+        Ok(())
+    }
+
+    #[cfg(feature = "socket")]
+    fn spawn_connection<S>(
+        &self,
+        tasks: &mut tokio::task::JoinSet<()>,
+        permits: &Arc<Semaphore>,
+        stream: S,
+        peer: String,
+    ) where
+        S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+    {
+        let server = self.clone();
+        match permits.clone().try_acquire_owned() {
+            Ok(permit) => {
+                tasks.spawn(async move {
+                    let (r, w) = tokio::io::split(stream);
+                    match server.serve_connection(r, w).await {
+                        Ok(()) => tracing::debug!(%peer, "connection closed"),
+                        Err(e) => tracing::debug!(%peer, error = %e, "connection ended"),
+                    }
+                    drop(permit);
+                });
+            }
+            Err(_) => {
+                tracing::warn!(%peer, "connection limit reached");
+                tasks.spawn(async move {
+                    let mut stream = stream;
+                    let line = format!(
+                        "{{\"jsonrpc\":\"2.0\",\"error\":{{\"code\":-32603,\"message\":\"Too many connections\",\"data\":{{\"limit\":{}}}}}}}\n",
+                        server.inner.limits.max_connections
+                    );
+                    let _ = stream.write_all(line.as_bytes()).await;
+                    let _ = stream.shutdown().await;
+                });
+            }
+        }
+    }
+}
+
+/// Stops a [`Server`] (its listeners and connections) when [`shutdown`](Self::shutdown) is
+/// called.
+#[derive(Clone, Debug)]
+pub struct ShutdownHandle {
+    server: Server,
+}
+
+impl ShutdownHandle {
+    /// Requests shutdown.
+    pub fn shutdown(&self) {
+        self.server.shutdown();
+    }
+}
+
+/// What tool tasks send back to their connection's drive loop.
+enum Command {
+    Done(CallToken, ToolOutput),
+    Progress {
+        token: CallToken,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
+    Log {
+        token: CallToken,
+        level: LogLevel,
+        logger: Option<String>,
+        data: String,
+    },
+}
+
+/// Given to async tool handlers: progress, logging and cancellation for one call.
+#[derive(Clone, Debug)]
+pub struct Context {
+    token: CallToken,
+    wants_progress: bool,
+    tx: mpsc::Sender<Command>,
+    cancelled: watch::Receiver<bool>,
+}
+
+impl std::fmt::Debug for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Command")
+    }
+}
+
+impl Context {
+    /// Whether the client asked for progress on this call.
+    pub fn wants_progress(&self) -> bool {
+        self.wants_progress
+    }
+    /// Reports progress (dropped by the session unless the client gave a progress token;
+    /// `progress` must increase).
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        if self.wants_progress {
+            let _ = self
+                .tx
+                .send(Command::Progress {
+                    token: self.token,
+                    progress,
+                    total,
+                    message,
+                })
+                .await;
+        }
+    }
+    /// Sends a log message tied to this call (filtered by the level the client chose).
+    pub async fn log(&self, level: LogLevel, logger: Option<&str>, data: impl Into<String>) {
+        let cmd = Command::Log {
+            token: self.token,
+            level,
+            logger: logger.map(Into::into),
+            data: data.into(),
+        };
+        let _ = self.tx.send(cmd).await;
+    }
+    /// Resolves when the client cancels the call (the task is also aborted at its next
+    /// await point, so this is for cleanup that must run).
+    pub async fn cancelled(&self) {
+        let mut rx = self.cancelled.clone();
+        let _ = rx.wait_for(|c| *c).await;
+    }
+    /// Whether the call was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        *self.cancelled.borrow()
+    }
+}
+
+struct Running {
+    abort: AbortHandle,
+    cancel: watch::Sender<bool>,
+}
+
+/// The drive loop of one connection.
+struct Connection<'s, W> {
+    shared: &'s Shared,
+    writer: W,
+    /// Frames waiting to be written (each with its newline); written after every wake-up.
+    pending: Vec<u8>,
+    out: Vec<u8>,
+    snapshot: Snapshot,
+    running: HashMap<CallToken, Running>,
+    tx: mpsc::Sender<Command>,
+}
+
+impl<W: AsyncWrite + Unpin> Connection<'_, W> {
+    async fn run<R: AsyncRead + Unpin>(
+        shared: &Shared,
+        mut reader: R,
+        writer: W,
+    ) -> Result<(), Error> {
+        let info = shared.info.core();
+        let mut slots = vec![CallSlot::EMPTY; shared.limits.max_calls.max(1)];
+        let mut session = Session::from_slots(&info, shared.config, &mut slots);
+        let mut frame_buf = vec![0u8; shared.limits.max_frame.max(mcp_core::MIN_OUTPUT)];
+        let mut framer = LineFramer::new(&mut frame_buf);
+        let (tx, mut rx) = mpsc::channel(256);
+        let mut versions = shared.tools.watch();
+        let mut stop = shared.shutdown.subscribe();
+        let mut conn = Connection {
+            shared,
+            writer,
+            pending: Vec::with_capacity(64 << 10),
+            out: vec![0; shared.limits.initial_response.max(mcp_core::MIN_OUTPUT)],
+            snapshot: shared.tools.snapshot(),
+            running: HashMap::new(),
+            tx,
+        };
+        let mut chunk = vec![0u8; 64 << 10];
+        // Set at EOF: stop reading, let running calls finish until this deadline.
+        let mut draining: Option<tokio::time::Instant> = None;
+        let result = loop {
+            if draining.is_some() && conn.running.is_empty() {
+                break Ok(());
+            }
+            let deadline = draining.unwrap_or_else(|| {
+                tokio::time::Instant::now() + std::time::Duration::from_secs(3600)
+            });
+            tokio::select! {
+                biased;
+                // (mapped to `()` so the watch guard is not held across the awaits below)
+                () = async { let _ = stop.wait_for(|s| *s).await; } => break Ok(()),
+                Some(cmd) = rx.recv() => {
+                    conn.command(&mut session, cmd)?;
+                    while let Ok(cmd) = rx.try_recv() {
+                        conn.command(&mut session, cmd)?;
+                    }
+                }
+                Ok(()) = versions.changed() => {
+                    conn.snapshot = shared.tools.snapshot();
+                    session.tools_changed();
+                    conn.drain(&mut session)?;
+                }
+                _ = tokio::time::sleep_until(deadline), if draining.is_some() => break Ok(()),
+                read = reader.read(&mut chunk), if draining.is_none() => {
+                    let n = match read {
+                        Ok(0) => {
+                            while let Some(frame) = framer.finish() {
+                                if let Frame::Line(line) = frame {
+                                    let line = line.to_vec();
+                                    conn.message(&mut session, &line)?;
+                                }
+                            }
+                            draining = Some(tokio::time::Instant::now() + shared.limits.drain_timeout);
+                            conn.flush().await?;
+                            continue;
+                        }
+                        Ok(n) => n,
+                        Err(e) => break Err(Error::Io(e)),
+                    };
+                    let mut input = chunk.get(..n).unwrap_or(&[]);
+                    while !input.is_empty() {
+                        let taken = framer.push(input);
+                        input = input.get(taken..).unwrap_or(&[]);
+                        while let Some(frame) = framer.next_frame() {
+                            match frame {
+                                Frame::Line(line) => conn.message(&mut session, line)?,
+                                Frame::Oversized { .. } => {
+                                    let limit = shared.limits.max_frame;
+                                    let tx = session.handle_oversized(limit, &mut conn.out).map_err(Error::Core)?;
+                                    conn.send(tx)?;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            conn.flush().await?;
+        };
+        for (_, r) in conn.running.drain() {
+            r.abort.abort();
+        }
+        let _ = conn.flush().await;
+        result
+    }
+
+    /// Handles one incoming line.
+    fn message(&mut self, session: &mut Session<'_>, line: &[u8]) -> Result<(), Error> {
+        let mut incoming = session
+            .handle_message(&mut self.snapshot, line, &mut self.out)
+            .map_err(Error::Core)?;
+        if let Some(tx) = incoming.transmit() {
+            self.send(tx)?;
+        }
+        while let Some(call) = incoming.next_call(session) {
+            let token = call.token();
+            let handler = self
+                .snapshot
+                .entry(call.request.tool_index())
+                .map(|e| e.handler.clone());
+            let Some(Handler::Async(handler)) = handler else {
+                // Sync tools are answered inside handle_message; this cannot happen, but
+                // answer rather than leak the call.
+                let tx = session.fail(
+                    token,
+                    mcp_core::jsonrpc::code::INTERNAL_ERROR,
+                    "tool has no async handler",
+                    &mut self.out,
+                );
+                if let Ok(Some(tx)) = tx {
+                    self.send(tx)?;
+                }
+                continue;
+            };
+            let (cancel, cancelled) = watch::channel(false);
+            let ctx = Context {
+                token,
+                wants_progress: call.request.wants_progress(),
+                tx: self.tx.clone(),
+                cancelled,
+            };
+            let args = Args::new(call.args().as_str().to_owned());
+            let name = call.name().to_string();
+            let done = self.tx.clone();
+            let task = tokio::spawn(async move {
+                let output = match std::panic::AssertUnwindSafe(handler(args, ctx))
+                    .catch_unwind()
+                    .await
+                {
+                    Ok(output) => output,
+                    Err(panic) => {
+                        let msg = panic
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| panic.downcast_ref::<String>().cloned())
+                            .unwrap_or_default();
+                        tracing::error!(tool = %name, "tool panicked: {msg}");
+                        ToolOutput::error(format!("tool {name} panicked: {msg}"))
+                    }
+                };
+                let _ = done.send(Command::Done(token, output)).await;
+            });
+            self.running.insert(
+                token,
+                Running {
+                    abort: task.abort_handle(),
+                    cancel,
+                },
+            );
+        }
+        self.drain(session)
+    }
+
+    /// Applies a message from a tool task.
+    fn command(&mut self, session: &mut Session<'_>, cmd: Command) -> Result<(), Error> {
+        match cmd {
+            Command::Done(token, output) => {
+                self.running.remove(&token);
+                loop {
+                    match session.complete(token, &mut self.out, |r| output.write(r)) {
+                        Ok(Some(tx)) => self.send(tx)?,
+                        Ok(None) => {}
+                        Err(CallError::BufferTooSmall { required })
+                            if required <= self.shared.limits.max_response =>
+                        {
+                            self.out.resize(required, 0);
+                            continue;
+                        }
+                        Err(CallError::BufferTooSmall { required }) => {
+                            let msg = format!(
+                                "result of {required} bytes exceeds the limit of {} bytes",
+                                self.shared.limits.max_response
+                            );
+                            if let Ok(Some(tx)) = session.fail(
+                                token,
+                                mcp_core::jsonrpc::code::INTERNAL_ERROR,
+                                &msg,
+                                &mut self.out,
+                            ) {
+                                self.send(tx)?;
+                            }
+                        }
+                        Err(e) => {
+                            tracing::warn!(error = %e, "completing a call failed");
+                            if let Ok(Some(tx)) = session.fail(
+                                token,
+                                mcp_core::jsonrpc::code::INTERNAL_ERROR,
+                                "invalid tool result",
+                                &mut self.out,
+                            ) {
+                                self.send(tx)?;
+                            }
+                        }
+                    }
+                    break;
+                }
+            }
+            Command::Progress {
+                token,
+                progress,
+                total,
+                message,
+            } => {
+                match session.progress(token, progress, total, message.as_deref(), &mut self.out) {
+                    Ok(Some(tx)) => self.send(tx)?,
+                    Ok(None) => {}
+                    Err(e) => tracing::debug!(error = %e, "progress not sent"),
+                }
+            }
+            Command::Log {
+                token,
+                level,
+                logger,
+                data,
+            } => match session.log(Some(token), level, logger.as_deref(), &data, &mut self.out) {
+                Ok(Some(tx)) => self.send(tx)?,
+                Ok(None) => {}
+                Err(e) => tracing::debug!(error = %e, "log not sent"),
+            },
+        }
+        self.drain(session)
+    }
+
+    /// Drains core output and events after every input or command.
+    fn drain(&mut self, session: &mut Session<'_>) -> Result<(), Error> {
+        loop {
+            match session.poll_transmit(&mut self.out) {
+                Ok(Some(tx)) => self.send(tx)?,
+                Ok(None) => break,
+                Err(e) => self.out.resize(e.required, 0),
+            }
+        }
+        while let Some(event) = session.poll_event() {
+            match event {
+                Event::Cancelled(token) => {
+                    if let Some(r) = self.running.remove(&token) {
+                        let _ = r.cancel.send(true);
+                        r.abort.abort();
+                    }
+                }
+                Event::Initialized(v) => tracing::info!(version = %v, "client initialized"),
+                Event::LogLevel(l) => tracing::debug!(level = l.as_str(), "log level set"),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues one frame plus its newline; the loop writes them after every wake-up.
+    fn send(&mut self, tx: Transmit) -> Result<(), Error> {
+        let frame = self
+            .out
+            .get(..tx.len)
+            .ok_or(Error::Internal("transmit beyond buffer"))?;
+        self.pending.extend_from_slice(frame);
+        self.pending.push(b'\n');
+        Ok(())
+    }
+
+    async fn flush(&mut self) -> io::Result<()> {
+        if !self.pending.is_empty() {
+            self.writer.write_all(&self.pending).await?;
+            self.writer.flush().await?;
+            self.pending.clear();
+            if self.pending.capacity() > 1 << 20 {
+                self.pending.shrink_to(64 << 10);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Info {
+    fn core(&self) -> ServerInfo<'_> {
+        ServerInfo {
+            name: &self.name,
+            version: &self.version,
+            title: self.title.as_deref(),
+            description: self.description.as_deref(),
+            website_url: self.website_url.as_deref(),
+            icons: &[],
+            instructions: self.instructions.as_deref(),
+        }
+    }
+}
