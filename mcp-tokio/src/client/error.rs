@@ -1,0 +1,85 @@
+//! The client's error type.
+
+use serde_json::Value;
+
+/// Everything a client operation can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Reading from or writing to the transport failed, or the child process could not be
+    /// started or waited for.
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The server answered the request with a JSON-RPC error.
+    #[error("JSON-RPC error {code}: {message}")]
+    Protocol {
+        /// The JSON-RPC error code (`-32602` invalid params, `-32601` method not found, ...).
+        code: i64,
+        /// The error message.
+        message: String,
+        /// The optional `data` member.
+        data: Option<Value>,
+    },
+    /// The request's timeout expired. `notifications/cancelled` (reason `"timeout"`) was sent.
+    #[error("the request timed out")]
+    Timeout,
+    /// The request was cancelled by [`Client::cancel`](super::Client::cancel) or
+    /// [`CallHandle::cancel`](super::CallHandle::cancel).
+    #[error("the request was cancelled")]
+    Cancelled,
+    /// The connection is closed (end of stream, [`Client::close`](super::Client::close), or the
+    /// client was dropped).
+    #[error("the connection is closed")]
+    Closed,
+    /// A message from the server, or a result inside one, does not have the expected shape.
+    #[error("malformed message: {0}")]
+    Malformed(String),
+    /// Protocol version negotiation failed (the server chose a version this client does not
+    /// speak).
+    #[error("protocol version: {0}")]
+    Version(String),
+    /// A protocol error: the server sent a line longer than
+    /// [`ClientOptions::max_line`](super::ClientOptions::max_line). The line is discarded and
+    /// every request pending at that moment fails with this error (its response may have been
+    /// that line); the connection keeps working.
+    #[error("incoming message longer than the {limit}-byte limit")]
+    Oversized {
+        /// The configured maximum line length.
+        limit: usize,
+    },
+}
+
+impl Error {
+    /// The JSON-RPC error code, for [`Error::Protocol`].
+    pub fn code(&self) -> Option<i64> {
+        match self {
+            Error::Protocol { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+
+    /// A copy of this error (an [`std::io::Error`] is copied as its kind and message), used
+    /// when one failure ends several pending requests.
+    pub(crate) fn duplicate(&self) -> Error {
+        match self {
+            Error::Io(e) => Error::Io(std::io::Error::new(e.kind(), e.to_string())),
+            Error::Protocol {
+                code,
+                message,
+                data,
+            } => Error::Protocol {
+                code: *code,
+                message: message.clone(),
+                data: data.clone(),
+            },
+            Error::Timeout => Error::Timeout,
+            Error::Cancelled => Error::Cancelled,
+            Error::Closed => Error::Closed,
+            Error::Malformed(m) => Error::Malformed(m.clone()),
+            Error::Version(m) => Error::Version(m.clone()),
+            Error::Oversized { limit } => Error::Oversized { limit: *limit },
+        }
+    }
+}
+
+/// The client's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
