@@ -6,7 +6,11 @@ use std::{env, fs, path::PathBuf};
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     fs::write(out.join("memory.x"), include_bytes!("memory.x")).expect("write memory.x");
-    fs::write(out.join("device.x"), "/* The interrupt vectors are in src/main.rs. */\n").expect("write device.x");
+    fs::write(
+        out.join("device.x"),
+        "/* The interrupt vectors are in src/main.rs. */\n",
+    )
+    .expect("write device.x");
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-changed=memory.x");
     println!("cargo:rerun-if-changed=build.rs");

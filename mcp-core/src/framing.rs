@@ -159,6 +159,15 @@ impl<'b> LineFramer<'b> {
         self.extra_armed = false;
     }
 
+    /// Recovers from a receive error (UART overrun, framing error): the line in progress
+    /// is unreliable, so it is dropped with anything buffered after the last returned line,
+    /// and input is discarded up to and including the next `\n`. No `Oversized` is
+    /// reported; the next complete line after that newline comes through normally.
+    pub fn resync(&mut self) {
+        self.reset();
+        self.discarding = true;
+    }
+
     /// Copies bytes from `input` (as many as can be taken now) and returns how many it took.
     ///
     /// Bytes of an oversized line being discarded count as taken. Returns less than
@@ -255,7 +264,7 @@ impl<'b> LineFramer<'b> {
                 self.discarding = false;
                 let keep = a.saturating_add(i).saturating_add(1);
                 if keep <= b && b <= self.buf.len() {
-                    self.buf.copy_within(keep..b, a);
+                    move_down(self.buf, keep..b, a);
                     self.end = a.saturating_add(b - keep);
                 }
             }
@@ -272,7 +281,7 @@ impl<'b> LineFramer<'b> {
             return;
         }
         if self.start <= self.end && self.end <= self.buf.len() {
-            self.buf.copy_within(self.start..self.end, 0);
+            move_down(self.buf, self.start..self.end, 0);
             self.end -= self.start;
             self.scan = self.scan.saturating_sub(self.start).min(self.end);
         } else {
@@ -427,9 +436,67 @@ impl<'b> LineFramer<'b> {
     }
 }
 
+/// `buf.copy_within(src, dst)` for `dst <= src.start`, done as non-overlapping chunk copies
+/// (`memcpy`) instead of one overlapping move: on a microcontroller that keeps the
+/// 1.5 KiB `memmove` routine out of the image. Out-of-range arguments copy nothing.
+fn move_down(buf: &mut [u8], src: core::ops::Range<usize>, dst: usize) {
+    let gap = src.start.saturating_sub(dst);
+    if gap == 0 || src.end > buf.len() || src.start > src.end {
+        return;
+    }
+    let mut from = src.start;
+    while from < src.end {
+        let n = gap.min(src.end - from);
+        // `from - gap >= dst >= 0`, and `[from - gap, from)` never overlaps `[from, from + n)`.
+        let (low, high) = buf.split_at_mut(from);
+        if let (Some(to), Some(chunk)) = (low.get_mut(from - gap..from - gap + n), high.get(..n)) {
+            to.copy_from_slice(chunk);
+        }
+        from += n;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn resync_discards_through_the_next_newline() {
+        let mut buf = [0u8; 32];
+        let mut f = LineFramer::new(&mut buf);
+        assert_eq!(f.push(b"{\"partial"), 9);
+        f.resync();
+        assert_eq!(f.push(b"garbage\n{\"ok\":1}\n"), 17);
+        assert_eq!(f.next_frame(), Some(Frame::Line(b"{\"ok\":1}")));
+        assert_eq!(f.next_frame(), None);
+        // The same through spare/commit.
+        f.resync();
+        let n = {
+            let spare = f.spare();
+            let src = b"x\nyz\n";
+            spare[..src.len()].copy_from_slice(src);
+            src.len()
+        };
+        f.commit(n);
+        assert_eq!(f.next_frame(), Some(Frame::Line(b"yz")));
+    }
+
+    #[test]
+    fn move_down_matches_copy_within() {
+        for len in 0..24usize {
+            for start in 0..=len {
+                for end in start..=len {
+                    for dst in 0..=start {
+                        let mut a: [u8; 24] = core::array::from_fn(|i| i as u8);
+                        let mut b = a;
+                        a.copy_within(start..end, dst);
+                        move_down(&mut b, start..end, dst);
+                        assert_eq!(a, b, "{start}..{end} -> {dst}");
+                    }
+                }
+            }
+        }
+    }
     use std::vec;
     use std::vec::Vec;
 

@@ -30,6 +30,7 @@ pub(crate) enum SlotState {
     /// by `poll_transmit`.
     Abandoned,
     /// A 2026-07-28 `subscriptions/listen` stream (open until cancelled or closed).
+    #[cfg_attr(not(feature = "listen"), allow(dead_code))]
     Listening,
 }
 
@@ -52,7 +53,9 @@ pub struct CallSlot {
     pub(crate) cancelled_generation: Option<u32>,
     pub(crate) cancel_unreported: bool,
     /// Listening slot: opted in to `toolsListChanged`, and a change is waiting to be sent.
+    #[cfg_attr(not(feature = "listen"), allow(dead_code))]
     pub(crate) listen_tools: bool,
+    #[cfg_attr(not(feature = "listen"), allow(dead_code))]
     pub(crate) listen_pending: bool,
 }
 

@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use crate::json::{JsonStr, JsonWriter, Kind, RawJson};
+use crate::json::{JsonStr, JsonWriter, Kind, RawJson, StrPart};
 
 /// Error codes used in replies.
 pub mod code {
@@ -145,7 +145,9 @@ pub fn classify(v: RawJson<'_>) -> Result<Message<'_>, Invalid<'_>> {
         (None, None, None, None, None, None);
     let mut duplicate = false;
     for (k, val) in members {
-        let slot = match k.raw() {
+        // Member names compare after unescaping (`"\u0069d"` is `id`).
+        let mut buf = [0u8; 8];
+        let slot = match k.text_in(&mut buf).unwrap_or("") {
             "jsonrpc" => &mut jsonrpc,
             "id" => &mut id,
             "method" => &mut method,
@@ -217,12 +219,13 @@ pub fn end_response(w: &mut JsonWriter<'_>) {
 }
 
 /// Writes a complete error response. `id: None` omits the id (it could not be read).
-/// `data`, if given, writes one JSON value.
+/// The message is assembled from parts (no `core::fmt`); `data`, if given, writes one JSON
+/// value.
 pub fn write_error(
     w: &mut JsonWriter<'_>,
     id: Option<&str>,
     code: i32,
-    message: fmt::Arguments<'_>,
+    message: &[StrPart<'_>],
     data: Option<&dyn Fn(&mut JsonWriter<'_>)>,
 ) {
     w.begin_object();
@@ -237,7 +240,7 @@ pub fn write_error(
     w.key("code");
     w.i64(i64::from(code));
     w.key("message");
-    w.string_fmt(message);
+    w.string_parts(message);
     if let Some(data) = data {
         w.key("data");
         data(w);

@@ -1,10 +1,8 @@
 //! The server session: one connection's state machine for both protocol eras.
 
-use core::fmt;
-
 use crate::error::{CallError, HandleError};
 use crate::inflight::{CallSlot, CallToken, SlotState};
-use crate::json::{self, JsonStr, JsonWriter, Kind, Limits, RawJson};
+use crate::json::{self, JsonStr, JsonWriter, Kind, Limits, RawJson, StrPart};
 use crate::jsonrpc::{self, code, Invalid, Message, RequestId, StoredId};
 use crate::logging::LogLevel;
 use crate::pagination::{self, CursorKey};
@@ -13,7 +11,10 @@ use crate::version::ProtocolVersion;
 
 /// The smallest output buffer `handle_message` accepts: room for any error reply the core
 /// writes on its own.
-pub const MIN_OUTPUT: usize = 256;
+pub const MIN_OUTPUT: usize = 512;
+
+/// Longest method name, version or level the session decodes when it has escapes.
+const SHORT: usize = 64;
 
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -174,6 +175,7 @@ pub struct Incoming<'i> {
     msg: &'i str,
     transmit: Option<Transmit>,
     deferred: usize,
+    #[cfg_attr(not(all(feature = "batch", feature = "listen")), allow(dead_code))]
     in_batch: bool,
     subscription: Option<CallToken>,
 }
@@ -400,8 +402,17 @@ impl<'a> Session<'a> {
                 let f = Fault::new(code::PARSE_ERROR, "Parse error").with(Detail::Scan(e));
                 self.write_fault(&mut w, None, &f);
             }
+            #[cfg(feature = "batch")]
             Ok(v) if v.kind() == Kind::Array => {
                 self.handle_batch(tools, v, text, &mut w, &mut incoming)
+            }
+            #[cfg(not(feature = "batch"))]
+            Ok(v) if v.kind() == Kind::Array => {
+                let f = Fault::new(
+                    code::INVALID_REQUEST,
+                    "JSON-RPC batches are not supported by this server",
+                );
+                self.write_fault(&mut w, None, &f);
             }
             Ok(v) => self.handle_one(tools, v, text, &mut w, &mut incoming),
         }
@@ -449,6 +460,7 @@ impl<'a> Session<'a> {
         }
     }
 
+    #[cfg(feature = "batch")]
     fn handle_batch<'i, T: ToolSet + ?Sized>(
         &mut self,
         tools: &mut T,
@@ -547,7 +559,8 @@ impl<'a> Session<'a> {
     }
 
     fn handle_notification(&mut self, method: JsonStr<'_>, params: Option<RawJson<'_>>) {
-        match method.raw() {
+        let mut buf = [0u8; SHORT];
+        match method.text_in(&mut buf).unwrap_or("") {
             "notifications/initialized" => {
                 if let Phase::Initializing(v) = self.phase {
                     self.phase = Phase::Ready(v);
@@ -604,7 +617,8 @@ impl<'a> Session<'a> {
                 "_meta protocolVersion must be a string",
             ));
         };
-        let version = match ProtocolVersion::from_wire(vs.raw()) {
+        let mut buf = [0u8; SHORT];
+        let version = match ProtocolVersion::from_wire(vs.text_in(&mut buf).unwrap_or("")) {
             Some(v) if v.is_modern() => v,
             _ => {
                 return Err(Fault::new(
@@ -625,7 +639,10 @@ impl<'a> Session<'a> {
         };
         let log_level = match meta.get(META_LOG_LEVEL) {
             None => None,
-            Some(l) => match l.as_string().and_then(|s| LogLevel::from_wire(s.raw())) {
+            Some(l) => match l
+                .as_string()
+                .and_then(|s| LogLevel::from_wire(s.text_in(&mut [0u8; SHORT])?))
+            {
                 Some(level) => Some(level),
                 None => return Err(Fault::new(code::INVALID_PARAMS, "Invalid _meta logLevel")),
             },
@@ -651,12 +668,15 @@ impl<'a> Session<'a> {
         if params.is_some_and(|p| p.kind() != Kind::Object) {
             return Err(Fault::new(code::INVALID_PARAMS, "params must be an object"));
         }
-        let method_name = method.raw();
+        let mut buf = [0u8; SHORT];
+        // Escaped names (`"tools\/list"`) are decoded; over-long ones match nothing.
+        let method_name = method.text_in(&mut buf).unwrap_or("");
         if let Some(ctx) = Self::modern_ctx(params)? {
             return match method_name {
                 "server/discover" => self.discover(id, w),
                 "tools/list" => self.list_tools(tools, id, ctx, params, w),
                 "tools/call" => self.call_tool(tools, id, ctx, params, text, w, incoming),
+                #[cfg(feature = "listen")]
                 "subscriptions/listen" => self.listen(id, params, w, incoming),
                 "initialize"
                 | "ping"
@@ -704,7 +724,7 @@ impl<'a> Session<'a> {
                 let level = params
                     .and_then(|p| p.get("level"))
                     .and_then(|l| l.as_string())
-                    .and_then(|s| LogLevel::from_wire(s.raw()))
+                    .and_then(|s| LogLevel::from_wire(s.text_in(&mut [0u8; SHORT])?))
                     .ok_or(Fault::new(
                         code::INVALID_PARAMS,
                         "params.level must be a log level",
@@ -755,14 +775,17 @@ impl<'a> Session<'a> {
                 code::INVALID_PARAMS,
                 "initialize requires params.protocolVersion (a string)",
             ))?;
-        let version =
-            ProtocolVersion::negotiate_legacy(ProtocolVersion::from_wire(requested.raw()));
+        let version = ProtocolVersion::negotiate_legacy(
+            requested
+                .text_in(&mut [0u8; SHORT])
+                .and_then(ProtocolVersion::from_wire),
+        );
         jsonrpc::begin_result(w, id.as_raw());
         w.begin_object();
         w.key("protocolVersion");
         w.string(version.as_str());
         w.key("capabilities");
-        self.write_capabilities(w);
+        self.write_capabilities(w, false);
         w.key("serverInfo");
         self.write_implementation(w, version);
         if let Some(i) = self.info.instructions {
@@ -778,12 +801,12 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
-    fn write_capabilities(&self, w: &mut JsonWriter<'_>) {
+    fn write_capabilities(&self, w: &mut JsonWriter<'_>, modern: bool) {
         w.begin_object();
         w.key("tools");
         w.begin_object();
-        // 2026-07-28 delivers them on `subscriptions/listen` streams.
-        if self.config.list_changed {
+        // 2026-07-28 delivers list changes on `subscriptions/listen` streams only.
+        if self.config.list_changed && (!modern || cfg!(feature = "listen")) {
             w.key("listChanged");
             w.bool(true);
         }
@@ -854,7 +877,7 @@ impl<'a> Session<'a> {
         w.key("supportedVersions");
         write_supported_versions(w);
         w.key("capabilities");
-        self.write_capabilities(w);
+        self.write_capabilities(w, true);
         if let Some(i) = self.info.instructions {
             w.key("instructions");
             w.string(i);
@@ -1032,6 +1055,7 @@ impl<'a> Session<'a> {
         }
     }
 
+    #[cfg(feature = "listen")]
     /// `subscriptions/listen` (2026-07-28): acknowledges the honoured subset and keeps the
     /// subscription in a call slot until it is cancelled or closed.
     fn listen<'i>(
@@ -1106,6 +1130,7 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
+    #[cfg(feature = "listen")]
     /// Ends a `subscriptions/listen` stream gracefully (e.g. at shutdown) with its
     /// `{"resultType":"complete"}` response. `Ok(None)` if the client already cancelled it.
     pub fn close_subscription(
@@ -1213,25 +1238,29 @@ impl<'a> Session<'a> {
     /// Writes an error reply. If it does not fit (a huge id or detail), falls back to the
     /// bare message, then to no id, so a reply is always produced in `MIN_OUTPUT` bytes.
     fn write_fault(&self, w: &mut JsonWriter<'_>, id: Option<&str>, f: &Fault<'_>) {
+        // Each step drops something optional; `data` goes last because some error types
+        // require it (-32022, -32021). `data` is bounded, so step 3 fits in `MIN_OUTPUT`.
         let before = w.checkpoint();
-        Self::write_fault_full(w, id, f);
+        Self::write_fault_full(w, id, f, true);
         if w.overflowed() {
             w.rewind(before);
-            jsonrpc::write_error(w, id, f.code, format_args!("{}", f.message), None);
+            Self::write_fault_full(w, id, f, false);
         }
         if w.overflowed() {
             w.rewind(before);
-            jsonrpc::write_error(
-                w,
-                None,
-                f.code,
-                format_args!("{} (request id too long to echo)", f.message),
-                None,
-            );
+            Self::write_fault_full(w, None, f, false);
+        }
+        if w.overflowed() {
+            w.rewind(before);
+            let message = [
+                StrPart::Text(f.message),
+                StrPart::Text(" (request id too long to echo)"),
+            ];
+            jsonrpc::write_error(w, None, f.code, &message, None);
         }
     }
 
-    fn write_fault_full(w: &mut JsonWriter<'_>, id: Option<&str>, f: &Fault<'_>) {
+    fn write_fault_full(w: &mut JsonWriter<'_>, id: Option<&str>, f: &Fault<'_>, detailed: bool) {
         let detail = f.detail;
         let data = |w: &mut JsonWriter<'_>| match detail {
             Detail::Version(requested) => {
@@ -1239,7 +1268,8 @@ impl<'a> Session<'a> {
                 w.key("supported");
                 write_supported_versions(w);
                 w.key("requested");
-                w.string_raw_escaped(requested);
+                let (head, _) = truncate_escaped(requested, 32);
+                w.string_raw_escaped(head);
                 w.end_object();
             }
             Detail::Caps(caps) => {
@@ -1263,18 +1293,51 @@ impl<'a> Session<'a> {
             Detail::Scan(e) => {
                 w.begin_object();
                 w.key("reason");
-                w.string_fmt(format_args!("{e}"));
+                w.string_parts(&e.message_parts());
                 w.end_object();
             }
             Detail::None | Detail::Name(_) => w.null(),
         };
         let has_data = !matches!(detail, Detail::None | Detail::Name(_));
-        let message = MessageText(f.message, detail);
+        let (mut parts, mut n) = ([StrPart::Text(""); 7], 1);
+        parts[0] = StrPart::Text(f.message);
+        let mut push = |p| {
+            if let Some(slot) = parts.get_mut(n) {
+                *slot = p;
+                n += 1;
+            }
+        };
+        match if detailed { detail } else { Detail::None } {
+            Detail::Name(name) => {
+                let (head, cut) = truncate_escaped(name.raw(), 64);
+                push(StrPart::Text(": "));
+                push(StrPart::Escaped(head));
+                if cut {
+                    push(StrPart::Text("..."));
+                }
+            }
+            Detail::Version(v) => {
+                let (head, cut) = truncate_escaped(v, 32);
+                push(StrPart::Text(": "));
+                push(StrPart::Escaped(head));
+                if cut {
+                    push(StrPart::Text("..."));
+                }
+            }
+            Detail::Scan(e) => {
+                push(StrPart::Text(": "));
+                for p in e.message_parts() {
+                    push(p);
+                }
+            }
+            _ => {}
+        }
+        let message = parts.get(..n).unwrap_or(&[]);
         jsonrpc::write_error(
             w,
             id,
             f.code,
-            format_args!("{message}"),
+            message,
             if has_data { Some(&data) } else { None },
         );
     }
@@ -1323,6 +1386,7 @@ impl<'a> Session<'a> {
                 route: Route::Session,
             }));
         }
+        #[cfg(feature = "listen")]
         if let Some((i, slot)) = self
             .slots
             .iter_mut()
@@ -1357,7 +1421,7 @@ impl<'a> Session<'a> {
     }
 
     fn write_fault_static(w: &mut JsonWriter<'_>, id: &str, f: &Fault<'_>) {
-        jsonrpc::write_error(w, Some(id), f.code, format_args!("{}", f.message), None);
+        jsonrpc::write_error(w, Some(id), f.code, &[StrPart::Text(f.message)], None);
     }
 
     /// The tool list changed: old cursors become stale, and `poll_transmit` then yields
@@ -1365,6 +1429,7 @@ impl<'a> Session<'a> {
     /// `subscriptions/listen` stream that opted in (tagged with its subscription id).
     pub fn tools_changed(&mut self) {
         self.epoch = self.epoch.wrapping_add(1);
+        #[cfg(feature = "listen")]
         for slot in self
             .slots
             .iter_mut()
@@ -1444,7 +1509,7 @@ impl<'a> Session<'a> {
             &mut w,
             Some(id.as_raw()),
             code,
-            format_args!("{message}"),
+            &[StrPart::Text(message)],
             None,
         );
         let len = w.finish().map_err(|e| CallError::BufferTooSmall {
@@ -1491,7 +1556,8 @@ impl<'a> Session<'a> {
         w.raw_value(slot.progress_token.as_raw());
         w.key("progress");
         w.f64(progress);
-        if let Some(t) = total {
+        // A non-finite total has no JSON form; it is left out (it is optional).
+        if let Some(t) = total.filter(|t| t.is_finite()) {
             w.key("total");
             w.f64(t);
         }
@@ -1564,6 +1630,7 @@ impl<'a> Session<'a> {
     }
 }
 
+#[cfg(feature = "listen")]
 fn write_subscription_meta(w: &mut JsonWriter<'_>, id: &str) {
     w.key("_meta");
     w.begin_object();
@@ -1580,29 +1647,26 @@ fn write_supported_versions(w: &mut JsonWriter<'_>) {
     w.end_array();
 }
 
-/// An error message: the static text plus its detail.
-struct MessageText<'i>(&'static str, Detail<'i>);
-
-impl fmt::Display for MessageText<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0)?;
-        match self.1 {
-            Detail::Name(n) => {
-                f.write_str(": ")?;
-                for c in n.chars().take(64) {
-                    fmt::Write::write_char(f, c)?;
-                }
-                if n.chars().nth(64).is_some() {
-                    f.write_str("...")?;
-                }
-                Ok(())
-            }
-            Detail::Scan(e) => write!(f, ": {e}"),
-            Detail::Version(v) => match v.get(..32) {
-                Some(head) if v.len() > 32 => write!(f, ": {head}..."),
-                _ => write!(f, ": {v}"),
-            },
-            _ => Ok(()),
+/// The longest prefix of escaped JSON string content with at most `max` characters, cut
+/// only between characters (never inside an escape), and whether anything was cut.
+fn truncate_escaped(raw: &str, max: usize) -> (&str, bool) {
+    let mut chars = raw.char_indices();
+    let mut count = 0;
+    while let Some((i, c)) = chars.next() {
+        if count == max {
+            return (raw.get(..i).unwrap_or(""), true);
         }
+        if c == '\\' {
+            // `\uXXXX` (and a following `\uXXXX` low surrogate) or a one-letter escape.
+            if let Some((_, 'u')) = chars.next() {
+                let mut rest = chars.clone();
+                for _ in 0..4 {
+                    rest.next();
+                }
+                chars = rest;
+            }
+        }
+        count += 1;
     }
+    (raw, false)
 }

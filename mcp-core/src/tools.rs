@@ -5,7 +5,7 @@
 
 use core::fmt;
 
-use crate::json::{JsonStr, JsonWriter, Limits, RawJson};
+use crate::json::{JsonStr, JsonWriter, Limits, RawJson, StrPart};
 use crate::version::ProtocolVersion;
 
 /// An icon (2025-11-25+): `src` is an `https:` or `data:` URI.
@@ -508,6 +508,19 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         self
     }
 
+    /// Adds a text block assembled from parts, without `core::fmt` (small firmware).
+    pub fn text_parts(&mut self, parts: &[StrPart<'_>]) -> &mut Self {
+        if self.open() {
+            self.w.begin_object();
+            self.w.key("type");
+            self.w.string("text");
+            self.w.key("text");
+            self.w.string_parts(parts);
+            self.w.end_object();
+        }
+        self
+    }
+
     /// Adds an `isError` text block: the usual way to report a tool failure to the model.
     pub fn fail(&mut self, args: fmt::Arguments<'_>) -> &mut Self {
         self.error().text_fmt(args)
@@ -603,10 +616,13 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             Content::Audio { mime_type, .. } => {
                 w.string("text");
                 w.key("text");
-                w.string_fmt(format_args!(
-                    "[{mime_type} audio omitted: protocol {} has no audio content]",
-                    self.version
-                ));
+                w.string_parts(&[
+                    StrPart::Text("["),
+                    StrPart::Text(mime_type),
+                    StrPart::Text(" audio omitted: protocol "),
+                    StrPart::Text(self.version.as_str()),
+                    StrPart::Text(" has no audio content]"),
+                ]);
             }
             Content::ResourceLink(link) if f.resource_link => {
                 w.string("resource_link");
@@ -634,7 +650,13 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             Content::ResourceLink(link) => {
                 w.string("text");
                 w.key("text");
-                w.string_fmt(format_args!("Resource: {} <{}>", link.name, link.uri));
+                w.string_parts(&[
+                    StrPart::Text("Resource: "),
+                    StrPart::Text(link.name),
+                    StrPart::Text(" <"),
+                    StrPart::Text(link.uri),
+                    StrPart::Text(">"),
+                ]);
             }
             Content::EmbeddedText {
                 uri,
@@ -665,7 +687,8 @@ impl<'w, 'b> ToolResult<'w, 'b> {
                 }
                 w.end_array();
             }
-            if let Some(p) = a.priority {
+            // Priority is a number from 0 to 1; anything else is left out.
+            if let Some(p) = a.priority.filter(|p| (0.0..=1.0).contains(p)) {
                 w.key("priority");
                 w.f64(p);
             }
@@ -685,7 +708,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
 
     /// Ends the content list with a text block holding `json` and sets `structuredContent`
     /// to `json` (2025-06-18+; earlier revisions only get the text block, as the spec
-    /// suggests for older clients). `json` must be valid JSON (checked; invalid JSON marks
+    /// suggests for older clients); before 2026-07-28 it must be an object. `json` must be valid JSON (checked; invalid JSON marks
     /// the result as misused and the session answers with an internal error).
     pub fn structured_raw(&mut self, json: &str) {
         if crate::json::parse(json.as_bytes(), Limits::default()).is_err() {
@@ -698,6 +721,13 @@ impl<'w, 'b> ToolResult<'w, 'b> {
     /// Like [`structured_raw`](Self::structured_raw), but `write` produces the JSON value; it
     /// is called twice (once escaped into the text block, once as `structuredContent`).
     pub fn structured_with(&mut self, write: impl Fn(&mut JsonWriter<'_>)) {
+        self.structured_dyn(&write);
+    }
+
+    /// The body of [`structured_with`](Self::structured_with), not generic so that it is
+    /// not copied into every tool that uses it (code size on microcontrollers).
+    #[inline(never)]
+    fn structured_dyn(&mut self, write: &dyn Fn(&mut JsonWriter<'_>)) {
         if !self.open() {
             return;
         }
@@ -714,11 +744,17 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         w.raw("\"");
         w.end_object();
         w.end_array();
+        self.state = ResultState::Closed;
         if self.version.features().structured_content {
             w.key("structuredContent");
+            let at = w.len();
             write(w);
+            // Before 2026-07-28 `structuredContent` must be an object.
+            let object = w.written().get(at) == Some(&b'{') || w.overflowed();
+            if !object && !self.version.is_modern() {
+                self.state = ResultState::Misused;
+            }
         }
-        self.state = ResultState::Closed;
     }
 
     /// Whether the handler used the builder out of order (content after structured output,

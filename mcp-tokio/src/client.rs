@@ -7,7 +7,11 @@
 //! [`on_notification`](Client::on_notification) callbacks; and a writer task that sends
 //! newline-delimited JSON. Requests time out ([`ClientOptions::request_timeout`], or per call
 //! with [`CallOptions`]); a timed-out, [cancelled](Client::cancel) or dropped request sends
-//! `notifications/cancelled` to the server.
+//! `notifications/cancelled` to the server (never for `initialize`).
+//!
+//! Requests from the server are answered by the reader task: `ping` with `{}`, anything
+//! else (`roots/list`, `sampling/createMessage`, `elicitation/create`, ...) with -32601, so
+//! do not declare those capabilities in [`ClientOptions::capabilities`].
 //!
 //! ```no_run
 //! use std::time::Duration;

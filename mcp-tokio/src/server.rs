@@ -58,7 +58,7 @@ impl Default for Limits {
             initial_response: 64 << 10,
             max_response: 64 << 20,
             max_connections: 1024,
-            drain_timeout: std::time::Duration::from_secs(10),
+            drain_timeout: std::time::Duration::from_secs(1),
         }
     }
 }

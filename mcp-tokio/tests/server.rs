@@ -50,15 +50,13 @@ fn info() -> Info {
 }
 
 /// A server over an in-memory pipe; returns the client side and the serving task.
-fn pipe(
-    server: &Server,
-) -> (
-    Peer<
-        tokio::io::ReadHalf<tokio::io::DuplexStream>,
-        tokio::io::WriteHalf<tokio::io::DuplexStream>,
-    >,
-    tokio::task::JoinHandle<Result<(), mcp_tokio::Error>>,
-) {
+type PipePeer = Peer<
+    tokio::io::ReadHalf<tokio::io::DuplexStream>,
+    tokio::io::WriteHalf<tokio::io::DuplexStream>,
+>;
+type Serving = tokio::task::JoinHandle<Result<(), mcp_tokio::Error>>;
+
+fn pipe(server: &Server) -> (PipePeer, Serving) {
     let (client, server_side) = tokio::io::duplex(1 << 16);
     let (sr, sw) = tokio::io::split(server_side);
     let s = server.clone();

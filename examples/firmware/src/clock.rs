@@ -38,12 +38,15 @@ pub fn uptime_ms() -> u64 {
             continue;
         }
         let elapsed = u64::from(RELOAD.saturating_sub(current));
-        return u64::from(periods) * u64::from(PERIOD_MS) + elapsed / u64::from(CORE_HZ / 1000);
+        return u64::from(periods) * u64::from(PERIOD_MS)
+            + crate::decimal::divmod(elapsed, u64::from(CORE_HZ / 1000)).0;
     }
 }
 
 /// Cycles since boot (modulo 2^32): a little entropy from the client's timing.
 pub fn cycles() -> u32 {
     let periods = PERIODS.load(Ordering::Relaxed);
-    periods.wrapping_mul(RELOAD + 1).wrapping_add(RELOAD - SYST::get_current())
+    periods
+        .wrapping_mul(RELOAD + 1)
+        .wrapping_add(RELOAD - SYST::get_current())
 }

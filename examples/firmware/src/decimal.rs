@@ -27,7 +27,9 @@ pub fn parse(text: &str) -> Option<i64> {
     };
     let exponent = parse_exponent(exponent);
     // Power of ten (in millionths) of the first digit; each following digit is one lower.
-    let first_place = (int.len() as i32).saturating_add(exponent).saturating_add(SCALE - 1);
+    let first_place = (int.len() as i32)
+        .saturating_add(exponent)
+        .saturating_add(SCALE - 1);
     let mut acc: u64 = 0;
     let mut place = first_place;
     let mut round_up = false;
@@ -54,7 +56,11 @@ fn parse_exponent(text: &str) -> i32 {
         Some(b'+') => (false, &text[1..]),
         _ => (false, text),
     };
-    let magnitude = digits.bytes().fold(0i32, |acc, d| acc.saturating_mul(10).saturating_add(i32::from(d - b'0')).min(100_000));
+    let magnitude = digits.bytes().fold(0i32, |acc, d| {
+        acc.saturating_mul(10)
+            .saturating_add(i32::from(d - b'0'))
+            .min(100_000)
+    });
     if negative {
         -magnitude
     } else {
@@ -74,7 +80,10 @@ pub fn mul(a: i64, b: i64) -> Option<i64> {
 /// `a / b` (`b != 0`), rounded half away from zero; `None` on overflow.
 pub fn div(a: i64, b: i64) -> Option<i64> {
     let (hi, lo) = wide_mul(a.unsigned_abs(), ONE as u64);
-    signed((a < 0) != (b < 0), wide_div_round(hi, lo, b.unsigned_abs())?)
+    signed(
+        (a < 0) != (b < 0),
+        wide_div_round(hi, lo, b.unsigned_abs())?,
+    )
 }
 
 fn signed(negative: bool, magnitude: u64) -> Option<i64> {
@@ -115,11 +124,29 @@ fn wide_div_round(hi: u64, lo: u64, d: u64) -> Option<u64> {
     Some(q)
 }
 
+/// `(n / d, n % d)` by binary long division (`d != 0`): shifts and subtractions only, so
+/// no 64-bit division routine (about 1 KiB of flash) is linked.
+pub fn divmod(n: u64, d: u64) -> (u64, u64) {
+    let (mut q, mut r) = (0u64, 0u64);
+    for i in (0..64).rev() {
+        r = (r << 1) | ((n >> i) & 1);
+        q <<= 1;
+        if r >= d {
+            r -= d;
+            q |= 1;
+        }
+    }
+    (q, r)
+}
+
 /// Prints `value` as the shortest exact JSON number (`-12.5`, `3`, `0.000001`).
 pub fn format(value: i64, buf: &mut [u8; MAX_LEN]) -> &str {
     let mut end = MAX_LEN;
     let magnitude = value.unsigned_abs();
-    let (mut int, mut frac) = (magnitude / ONE as u64, magnitude % ONE as u64);
+    let (int, frac) = divmod(magnitude, ONE as u64);
+    // `frac < ONE` fits 32 bits; `int < 2^44` is split into 32-bit-sized digit runs.
+    let mut frac = frac as u32;
+    let mut int = int;
     if frac != 0 {
         let mut digits = SCALE;
         while frac % 10 == 0 {
@@ -134,6 +161,13 @@ pub fn format(value: i64, buf: &mut [u8; MAX_LEN]) -> &str {
         end -= 1;
         buf[end] = b'.';
     }
+    while int > u64::from(u32::MAX) {
+        let (q, r) = divmod(int, 10);
+        end -= 1;
+        buf[end] = b'0' + r as u8;
+        int = q;
+    }
+    let mut int = int as u32;
     loop {
         end -= 1;
         buf[end] = b'0' + (int % 10) as u8;

@@ -6,7 +6,7 @@
 //! in fixed-point decimal ([`crate::decimal`]), which keeps the image far below its flash
 //! budget (float parsing and printing alone would cost about 25 KiB).
 
-use mcp_core::json::{JsonWriter, RawJson};
+use mcp_core::json::{JsonWriter, RawJson, StrPart};
 use mcp_core::{CallRequest, Dispatch, Tool, ToolAnnotations, ToolResult, ToolSet};
 
 use crate::{clock, decimal};
@@ -105,11 +105,26 @@ pub static TOOLS: [Tool<'static>; 6] = [
 ];
 
 const FORTUNES: [[&str; 2]; 5] = [
-    ["A kind word sent today returns twofold.", "Someone is thinking of you right now."],
-    ["Your next commit fixes more than it breaks.", "A small task done well opens a large door."],
-    ["Drink water; your future self says thanks.", "A walk clears what the screen clouds."],
-    ["Saved cycles are earned cycles.", "Fortune favours the well-budgeted."],
-    ["The interrupt you await is already pending.", "Every newline is a fresh start."],
+    [
+        "A kind word sent today returns twofold.",
+        "Someone is thinking of you right now.",
+    ],
+    [
+        "Your next commit fixes more than it breaks.",
+        "A small task done well opens a large door.",
+    ],
+    [
+        "Drink water; your future self says thanks.",
+        "A walk clears what the screen clouds.",
+    ],
+    [
+        "Saved cycles are earned cycles.",
+        "Fortune favours the well-budgeted.",
+    ],
+    [
+        "The interrupt you await is already pending.",
+        "Every newline is a fresh start.",
+    ],
 ];
 
 /// The board's two user LEDs: the FPGA I/O block's LED register (`0x4002_8000`, bits 0-1).
@@ -161,9 +176,18 @@ impl DeviceTools {
         DeviceTools { rng: Prng(0) }
     }
 
-    fn calculate(&mut self, args: RawJson<'_>, result: &mut ToolResult<'_, '_>) -> Result<(), ArgError> {
+    fn calculate(
+        &mut self,
+        args: RawJson<'_>,
+        result: &mut ToolResult<'_, '_>,
+    ) -> Result<(), ArgError> {
         only(args, &["operation", "a", "b"])?;
-        let operation = choice(args, "operation", &["add", "subtract", "multiply", "divide"], None)?;
+        let operation = choice(
+            args,
+            "operation",
+            &["add", "subtract", "multiply", "divide"],
+            None,
+        )?;
         let a = number(args, "a")?;
         let b = number(args, "b")?;
         let value = match operation {
@@ -171,13 +195,15 @@ impl DeviceTools {
             1 => a.checked_sub(b),
             2 => decimal::mul(a, b),
             _ if b == 0 => {
-                result.fail(format_args!("division by zero"));
+                result.error().text("division by zero");
                 return Ok(());
             }
             _ => decimal::div(a, b),
         };
         let Some(value) = value else {
-            result.fail(format_args!("the result is out of range (|x| < 9.2e12)"));
+            result
+                .error()
+                .text("the result is out of range (|x| < 9.2e12)");
             return Ok(());
         };
         let mut buf = [0u8; decimal::MAX_LEN];
@@ -191,7 +217,11 @@ impl DeviceTools {
         Ok(())
     }
 
-    fn roll_dice(&mut self, args: RawJson<'_>, result: &mut ToolResult<'_, '_>) -> Result<(), ArgError> {
+    fn roll_dice(
+        &mut self,
+        args: RawJson<'_>,
+        result: &mut ToolResult<'_, '_>,
+    ) -> Result<(), ArgError> {
         only(args, &["sides", "count"])?;
         let sides = integer(args, "sides", Some(6), 2, 1000)? as u32;
         let count = integer(args, "count", Some(1), 1, 20)? as usize;
@@ -217,29 +247,43 @@ impl DeviceTools {
         Ok(())
     }
 
-    fn tell_fortune(&mut self, args: RawJson<'_>, result: &mut ToolResult<'_, '_>) -> Result<(), ArgError> {
+    fn tell_fortune(
+        &mut self,
+        args: RawJson<'_>,
+        result: &mut ToolResult<'_, '_>,
+    ) -> Result<(), ArgError> {
         only(args, &["category"])?;
-        let category = choice(args, "category", &["love", "career", "health", "wealth", "general"], Some(4))?;
+        let category = choice(
+            args,
+            "category",
+            &["love", "career", "health", "wealth", "general"],
+            Some(4),
+        )?;
         let pick = self.rng.below(2) as usize;
         result.text(FORTUNES[category][pick]);
         Ok(())
     }
 
-    fn read_temperature(&mut self, args: RawJson<'_>, result: &mut ToolResult<'_, '_>) -> Result<(), ArgError> {
+    fn read_temperature(
+        &mut self,
+        args: RawJson<'_>,
+        result: &mut ToolResult<'_, '_>,
+    ) -> Result<(), ArgError> {
         only(args, &["unit"])?;
         let fahrenheit = choice(args, "unit", &["celsius", "fahrenheit"], Some(0))? == 1;
         // A slow triangle wave between 20.0 and 24.0 C over two minutes, plus +-0.2 noise,
         // in tenths of a degree.
-        let phase = (clock::uptime_ms() / 1500 % 80) as i64; // 0..80
+        // 32-bit arithmetic throughout: 64-bit division would link a 1 KiB runtime routine.
+        let phase = (decimal::divmod(clock::uptime_ms(), 1500 * 80).1 as u32 / 1500) as i32; // 0..80
         let wave = if phase < 40 { phase } else { 80 - phase };
-        let noise = i64::from(self.rng.below(5)) - 2;
+        let noise = self.rng.below(5) as i32 - 2;
         let tenths_c = 200 + wave + noise;
         let (tenths, unit) = match fahrenheit {
             false => (tenths_c, "celsius"),
             true => ((tenths_c * 9 + 2) / 5 + 320, "fahrenheit"),
         };
         let mut buf = [0u8; decimal::MAX_LEN];
-        let text = decimal::format(tenths * (decimal::ONE / 10), &mut buf);
+        let text = decimal::format(i64::from(tenths) * (decimal::ONE / 10), &mut buf);
         result.structured_with(|w: &mut JsonWriter<'_>| {
             w.begin_object();
             w.key("temperature");
@@ -251,10 +295,18 @@ impl DeviceTools {
         Ok(())
     }
 
-    fn set_led(&mut self, args: RawJson<'_>, result: &mut ToolResult<'_, '_>) -> Result<(), ArgError> {
+    fn set_led(
+        &mut self,
+        args: RawJson<'_>,
+        result: &mut ToolResult<'_, '_>,
+    ) -> Result<(), ArgError> {
         only(args, &["led", "on"])?;
         let led = integer(args, "led", None, 0, 1)?;
-        let on = args.get("on").ok_or(ArgError::missing("on"))?.as_bool().ok_or(ArgError::new("on", "a boolean"))?;
+        let on = args
+            .get("on")
+            .ok_or(ArgError::missing("on"))?
+            .as_bool()
+            .ok_or(ArgError::new("on", "a boolean"))?;
         let bit = 1u32 << led;
         let state = leds::get();
         leds::set(if on { state | bit } else { state & !bit });
@@ -271,7 +323,11 @@ impl DeviceTools {
         Ok(())
     }
 
-    fn uptime_ms(&mut self, args: RawJson<'_>, result: &mut ToolResult<'_, '_>) -> Result<(), ArgError> {
+    fn uptime_ms(
+        &mut self,
+        args: RawJson<'_>,
+        result: &mut ToolResult<'_, '_>,
+    ) -> Result<(), ArgError> {
         only(args, &[])?;
         let ms = clock::uptime_ms();
         result.structured_with(|w: &mut JsonWriter<'_>| {
@@ -305,7 +361,12 @@ impl ToolSet for DeviceTools {
             _ => Err(ArgError::new("name", "a known tool")),
         };
         if let Err(e) = outcome {
-            result.fail(format_args!("invalid arguments: `{}` must be {}", e.key, e.expected));
+            result.error().text_parts(&[
+                StrPart::Text("invalid arguments: `"),
+                StrPart::Text(e.key),
+                StrPart::Text("` must be "),
+                StrPart::Text(e.expected),
+            ]);
         }
         Dispatch::Done
     }
@@ -322,13 +383,18 @@ impl ArgError {
         ArgError { key, expected }
     }
     const fn missing(key: &'static str) -> Self {
-        ArgError { key, expected: "present" }
+        ArgError {
+            key,
+            expected: "present",
+        }
     }
 }
 
 /// `additionalProperties: false`: every key of `args` is one of `allowed`.
 fn only(args: RawJson<'_>, allowed: &'static [&'static str]) -> Result<(), ArgError> {
-    let members = args.members().ok_or(ArgError::new("arguments", "an object"))?;
+    let members = args
+        .members()
+        .ok_or(ArgError::new("arguments", "an object"))?;
     for (key, _) in members {
         if !allowed.iter().any(|a| key.eq_str(a)) {
             return Err(ArgError::new("arguments", "free of unknown keys"));
@@ -338,17 +404,30 @@ fn only(args: RawJson<'_>, allowed: &'static [&'static str]) -> Result<(), ArgEr
 }
 
 /// An integer in `min..=max`, or `default` when absent.
-fn integer(args: RawJson<'_>, key: &'static str, default: Option<i64>, min: i64, max: i64) -> Result<i64, ArgError> {
+fn integer(
+    args: RawJson<'_>,
+    key: &'static str,
+    default: Option<i64>,
+    min: i64,
+    max: i64,
+) -> Result<i64, ArgError> {
     let value = match (args.get(key), default) {
         (None, Some(d)) => return Ok(d),
         (None, None) => return Err(ArgError::missing(key)),
         (Some(v), _) => v.as_i64(),
     };
-    value.filter(|v| (min..=max).contains(v)).ok_or(ArgError::new(key, "an integer in range"))
+    value
+        .filter(|v| (min..=max).contains(v))
+        .ok_or(ArgError::new(key, "an integer in range"))
 }
 
 /// The index of a string in `options`, or `default` when absent.
-fn choice(args: RawJson<'_>, key: &'static str, options: &[&str], default: Option<usize>) -> Result<usize, ArgError> {
+fn choice(
+    args: RawJson<'_>,
+    key: &'static str,
+    options: &[&str],
+    default: Option<usize>,
+) -> Result<usize, ArgError> {
     let Some(value) = args.get(key) else {
         return default.ok_or(ArgError::missing(key));
     };
@@ -362,7 +441,9 @@ fn choice(args: RawJson<'_>, key: &'static str, options: &[&str], default: Optio
 fn number(args: RawJson<'_>, key: &'static str) -> Result<i64, ArgError> {
     let value = args.get(key).ok_or(ArgError::missing(key))?;
     match value.kind() {
-        mcp_core::json::Kind::Number => decimal::parse(value.as_str()).ok_or(ArgError::new(key, "below 9.2e12 in magnitude")),
+        mcp_core::json::Kind::Number => {
+            decimal::parse(value.as_str()).ok_or(ArgError::new(key, "below 9.2e12 in magnitude"))
+        }
         _ => Err(ArgError::new(key, "a number")),
     }
 }

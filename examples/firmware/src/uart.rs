@@ -63,7 +63,12 @@ struct Ring {
 
 impl Ring {
     const fn new() -> Self {
-        Ring { buf: [0; RING], head: 0, len: 0, overrun: false }
+        Ring {
+            buf: [0; RING],
+            head: 0,
+            len: 0,
+            overrun: false,
+        }
     }
 
     fn push(&mut self, byte: u8) {

@@ -17,4 +17,4 @@ mod de;
 pub use de::{from_json, DeError};
 pub use scan::{parse, Limits, ScanError, DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
 pub use value::{Chars, Elements, JsonStr, Kind, Members, RawJson};
-pub use write::{BufferTooSmall, Checkpoint, JsonWriter};
+pub use write::{BufferTooSmall, Checkpoint, JsonWriter, StrPart};

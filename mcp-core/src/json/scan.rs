@@ -101,46 +101,61 @@ impl ScanError {
     }
 }
 
-impl fmt::Display for ScanError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ScanError {
+    /// The message as parts (no `core::fmt` needed to write it; see
+    /// [`JsonWriter::string_parts`](super::JsonWriter::string_parts)).
+    pub fn message_parts(&self) -> [super::StrPart<'static>; 4] {
+        use super::StrPart::{Number, Text};
+        let at = |prefix, offset: usize| [Text(prefix), Number(offset as u64), Text(""), Text("")];
         match *self {
-            ScanError::Empty => f.write_str("empty JSON text (no value, only whitespace)"),
-            ScanError::InvalidUtf8 { offset } => {
-                write!(f, "invalid UTF-8 at byte offset {offset}")
-            }
-            ScanError::UnexpectedEnd => f.write_str("unexpected end of JSON text inside a value"),
-            ScanError::UnexpectedByte { offset } => {
-                write!(f, "unexpected byte at offset {offset}")
-            }
-            ScanError::TrailingComma { offset } => {
-                write!(f, "trailing comma at offset {offset}")
-            }
+            ScanError::Empty => [
+                Text("empty JSON text (no value, only whitespace)"),
+                Text(""),
+                Text(""),
+                Text(""),
+            ],
+            ScanError::UnexpectedEnd => [
+                Text("unexpected end of JSON text inside a value"),
+                Text(""),
+                Text(""),
+                Text(""),
+            ],
+            ScanError::InvalidUtf8 { offset } => at("invalid UTF-8 at byte offset ", offset),
+            ScanError::UnexpectedByte { offset } => at("unexpected byte at offset ", offset),
+            ScanError::TrailingComma { offset } => at("trailing comma at offset ", offset),
             ScanError::InvalidNumber { offset } => {
-                write!(f, "malformed number starting at offset {offset}")
+                at("malformed number starting at offset ", offset)
             }
-            ScanError::InvalidEscape { offset } => {
-                write!(f, "invalid escape sequence at offset {offset}")
-            }
+            ScanError::InvalidEscape { offset } => at("invalid escape sequence at offset ", offset),
             ScanError::LoneSurrogate { offset } => {
-                write!(f, "unpaired UTF-16 surrogate escape at offset {offset}")
+                at("unpaired UTF-16 surrogate escape at offset ", offset)
             }
             ScanError::ControlCharacter { offset } => {
-                write!(
-                    f,
-                    "unescaped control character in string at offset {offset}"
-                )
+                at("unescaped control character in string at offset ", offset)
             }
-            ScanError::TooDeep { offset, limit } => write!(
-                f,
-                "nesting deeper than the limit of {limit} levels at offset {offset}"
+            ScanError::TooDeep { offset, limit } => [
+                Text("nesting deeper than the limit of "),
+                Number(u64::from(limit)),
+                Text(" levels at offset "),
+                Number(offset as u64),
+            ],
+            ScanError::TrailingCharacters { offset } => at(
+                "unexpected characters after the JSON value at offset ",
+                offset,
             ),
-            ScanError::TrailingCharacters { offset } => {
-                write!(
-                    f,
-                    "unexpected characters after the JSON value at offset {offset}"
-                )
+        }
+    }
+}
+
+impl fmt::Display for ScanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for part in self.message_parts() {
+            match part {
+                super::StrPart::Text(t) | super::StrPart::Escaped(t) => f.write_str(t)?,
+                super::StrPart::Number(n) => write!(f, "{n}")?,
             }
         }
+        Ok(())
     }
 }
 
@@ -181,7 +196,7 @@ pub fn parse(input: &[u8], limits: Limits) -> Result<RawJson<'_>, ScanError> {
 }
 
 /// Returns the index of the first non-whitespace byte at or after `i` (or `b.len()`).
-#[inline(always)]
+#[cfg_attr(not(target_pointer_width = "32"), inline(always))]
 pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
         i += 1;
@@ -189,15 +204,22 @@ pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
+/// The machine word the byte-parallel (SWAR) scans work in: eight bytes on 64-bit hosts,
+/// four on 32-bit microcontrollers (where 64-bit arithmetic would cost code and cycles).
+pub(crate) type Word = usize;
+/// Bytes per [`Word`].
+pub(crate) const WORD: usize = core::mem::size_of::<Word>();
+/// `0x01` in every byte lane.
+pub(crate) const LO: Word = Word::MAX / 0xFF;
+/// `0x80` in every byte lane.
+pub(crate) const HI: Word = LO << 7;
 
-/// For eight bytes packed little-endian: high bit set in each byte lane that may hold `"`,
+/// For a word of bytes packed little-endian: high bit set in each byte lane that may hold `"`,
 /// `\` or a control byte (< 0x20). The lowest flagged lane is always a real match.
-#[inline(always)]
-fn special_lanes(x: u64) -> u64 {
-    let quote = x ^ (LO * b'"' as u64);
-    let backslash = x ^ (LO * b'\\' as u64);
+#[cfg_attr(not(target_pointer_width = "32"), inline(always))]
+fn special_lanes(x: Word) -> Word {
+    let quote = x ^ (LO * b'"' as Word);
+    let backslash = x ^ (LO * b'\\' as Word);
     let has_quote = quote.wrapping_sub(LO) & !quote;
     let has_backslash = backslash.wrapping_sub(LO) & !backslash;
     let has_control = x.wrapping_sub(LO * 0x20) & !x;
@@ -206,14 +228,14 @@ fn special_lanes(x: u64) -> u64 {
 
 /// Returns the index of the first byte at or after `i` that is `"`, `\` or a control byte
 /// (< 0x20), or `b.len()` if there is none. Skips eight bytes per step.
-#[inline(always)]
+#[cfg_attr(not(target_pointer_width = "32"), inline(always))]
 pub(crate) fn skip_plain(b: &[u8], mut i: usize) -> usize {
-    while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
-        let lanes = special_lanes(u64::from_le_bytes(*chunk));
+    while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<WORD>) {
+        let lanes = special_lanes(Word::from_le_bytes(*chunk));
         if lanes != 0 {
             return i + (lanes.trailing_zeros() / 8) as usize;
         }
-        i += 8;
+        i += WORD;
     }
     while let Some(&c) = b.get(i) {
         if c == b'"' || c == b'\\' || c < 0x20 {
@@ -225,7 +247,7 @@ pub(crate) fn skip_plain(b: &[u8], mut i: usize) -> usize {
 }
 
 /// Value of one ASCII hex digit.
-#[inline(always)]
+#[cfg_attr(not(target_pointer_width = "32"), inline(always))]
 fn hex_val(c: u8) -> Option<u32> {
     match c {
         b'0'..=b'9' => Some(u32::from(c - b'0')),
@@ -292,7 +314,7 @@ fn truncated_or(b: &[u8], backslash: usize, digits: usize) -> ScanError {
 
 /// Validates the string whose opening quote is at `start`; returns the index after the
 /// closing quote.
-#[inline(always)]
+#[cfg_attr(not(target_pointer_width = "32"), inline(always))]
 fn scan_string(b: &[u8], start: usize) -> Result<usize, ScanError> {
     let mut i = start + 1;
     loop {
@@ -307,7 +329,7 @@ fn scan_string(b: &[u8], start: usize) -> Result<usize, ScanError> {
 }
 
 /// Index of the first non-digit at or after `i`.
-#[inline(always)]
+#[cfg_attr(not(target_pointer_width = "32"), inline(always))]
 fn skip_digits(b: &[u8], mut i: usize) -> usize {
     while let Some(b'0'..=b'9') = b.get(i) {
         i += 1;
@@ -373,7 +395,7 @@ fn scan_literal(b: &[u8], i: usize, lit: &[u8]) -> Result<usize, ScanError> {
 
 /// Validates an object key (opening quote at `i`), the following `:` and whitespace; returns
 /// the index of the member's value.
-#[inline(always)]
+#[cfg_attr(not(target_pointer_width = "32"), inline(always))]
 fn scan_key_colon(b: &[u8], i: usize) -> Result<usize, ScanError> {
     let i = skip_ws(b, scan_string(b, i)?);
     match b.get(i) {

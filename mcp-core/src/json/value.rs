@@ -7,7 +7,7 @@
 
 use core::iter::FusedIterator;
 
-use super::scan::{hex4, skip_plain, skip_ws};
+use super::scan::{hex4, skip_plain, skip_ws, Word, HI, LO, WORD};
 use super::BufferTooSmall;
 
 /// The type of a JSON value, known from its first byte.
@@ -150,17 +150,15 @@ fn integer_digits(text: &str) -> Option<(bool, &[u8])> {
 }
 
 /// Index of the first `"` at or after `i` (or `b.len()`), eight bytes per step.
-#[inline(always)]
+#[cfg_attr(not(target_pointer_width = "32"), inline(always))]
 fn skip_to_quote(b: &[u8], mut i: usize) -> usize {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
-        let quote = u64::from_le_bytes(*chunk) ^ (LO * u64::from(b'"'));
+    while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<WORD>) {
+        let quote = Word::from_le_bytes(*chunk) ^ (LO * Word::from(b'"'));
         let lanes = quote.wrapping_sub(LO) & !quote & HI;
         if lanes != 0 {
             return i + (lanes.trailing_zeros() / 8) as usize;
         }
-        i += 8;
+        i += WORD;
     }
     while let Some(&c) = b.get(i) {
         if c == b'"' {
@@ -194,16 +192,14 @@ fn string_end(b: &[u8], start: usize) -> Option<usize> {
 
 /// Index of the first `"`, `[`, `]`, `{` or `}` at or after `i` (or `b.len()`), eight bytes
 /// per step. `[`/`]` differ from `{`/`}` only in bit 0x20, so one OR folds them together.
-#[inline(always)]
+#[cfg_attr(not(target_pointer_width = "32"), inline(always))]
 fn skip_to_structural(b: &[u8], mut i: usize) -> usize {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
-        let x = u64::from_le_bytes(*chunk);
+    while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<WORD>) {
+        let x = Word::from_le_bytes(*chunk);
         let folded = x | (LO * 0x20);
-        let quote = x ^ (LO * u64::from(b'"'));
-        let open = folded ^ (LO * u64::from(b'{'));
-        let close = folded ^ (LO * u64::from(b'}'));
+        let quote = x ^ (LO * Word::from(b'"'));
+        let open = folded ^ (LO * Word::from(b'{'));
+        let close = folded ^ (LO * Word::from(b'}'));
         let lanes = (quote.wrapping_sub(LO) & !quote)
             | (open.wrapping_sub(LO) & !open)
             | (close.wrapping_sub(LO) & !close);
@@ -211,7 +207,7 @@ fn skip_to_structural(b: &[u8], mut i: usize) -> usize {
         if lanes != 0 {
             return i + (lanes.trailing_zeros() / 8) as usize;
         }
-        i += 8;
+        i += WORD;
     }
     while let Some(&c) = b.get(i) {
         if matches!(c, b'"' | b'[' | b']' | b'{' | b'}') {
@@ -399,6 +395,17 @@ impl<'a> JsonStr<'a> {
                 },
                 Some(_) => i += 1,
             }
+        }
+    }
+    /// The decoded text: borrowed when there are no escapes, otherwise decoded into `buf`;
+    /// `None` if it does not fit. For short protocol strings (method names, versions).
+    pub fn text_in<'b>(&self, buf: &'b mut [u8]) -> Option<&'b str>
+    where
+        'a: 'b,
+    {
+        match self.as_borrowed() {
+            Some(s) => Some(s),
+            None => self.decode_into(buf).ok(),
         }
     }
     /// Whether the decoded content equals `s` (no allocation).

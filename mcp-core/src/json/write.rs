@@ -239,6 +239,24 @@ impl<'b> JsonWriter<'b> {
         self.emit_escaped(s.as_bytes());
         self.emit(b"\"");
     }
+    /// A string value assembled from parts, without `core::fmt` (which costs kilobytes of
+    /// flash on a microcontroller).
+    pub fn string_parts(&mut self, parts: &[StrPart<'_>]) {
+        self.before_value();
+        self.emit(b"\"");
+        for part in parts {
+            match *part {
+                StrPart::Text(t) => self.emit_escaped(t.as_bytes()),
+                StrPart::Escaped(e) => self.emit(e.as_bytes()),
+                StrPart::Number(n) => {
+                    let mut digits = Digits::new();
+                    digits.push_u64(n);
+                    self.emit(digits.as_bytes());
+                }
+            }
+        }
+        self.emit(b"\"");
+    }
     /// A string value from formatting arguments, quoted and escaped.
     ///
     /// A formatting error from a `Display` impl stops the content there; the string is
@@ -408,6 +426,18 @@ impl fmt::Write for JsonWriter<'_> {
     }
 }
 
+/// One piece of a string written with [`JsonWriter::string_parts`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrPart<'a> {
+    /// Plain text, escaped on output.
+    Text(&'a str),
+    /// Content that is already valid escaped JSON string content (e.g.
+    /// [`JsonStr::raw`](super::JsonStr::raw)), written as is.
+    Escaped(&'a str),
+    /// A decimal number.
+    Number(u64),
+}
+
 /// Saved writer state, see [`JsonWriter::checkpoint`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Checkpoint {
@@ -503,6 +533,23 @@ struct Digits {
     start: usize,
 }
 
+/// `(n / 10, n % 10)` with shifts and adds only (Hacker's Delight, `divu10`).
+fn div10(n: u64) -> (u64, u8) {
+    let mut q = (n >> 1) + (n >> 2);
+    q += q >> 4;
+    q += q >> 8;
+    q += q >> 16;
+    q += q >> 32;
+    q >>= 3;
+    // `q` is `n / 10` or one less; `q * 10 <= n`.
+    let r = n.wrapping_sub((q << 3).wrapping_add(q << 1));
+    if r > 9 {
+        (q + 1, (r - 10) as u8)
+    } else {
+        (q, r as u8)
+    }
+}
+
 impl Digits {
     fn new() -> Self {
         Digits {
@@ -520,7 +567,16 @@ impl Digits {
         }
     }
 
+    /// Decimal digits without 64-bit division (which is a ~1 KiB library call on 32-bit
+    /// microcontrollers): shifts and adds above `u32::MAX`, native 32-bit division below.
     fn push_u64(&mut self, mut v: u64) {
+        while v > u64::from(u32::MAX) {
+            let (q, r) = div10(v);
+            self.push_byte(b'0' + r);
+            v = q;
+        }
+        // The loop above leaves `v <= u32::MAX`.
+        let mut v = u32::try_from(v).unwrap_or(0);
         loop {
             // `v % 10` < 10, so the cast is lossless.
             self.push_byte(b'0' + (v % 10) as u8);
@@ -541,6 +597,51 @@ mod tests {
     extern crate std;
 
     use super::*;
+
+    #[test]
+    fn div10_matches_division() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let check = |n: u64| assert_eq!(div10(n), (n / 10, (n % 10) as u8), "{n}");
+        for n in [
+            0,
+            9,
+            10,
+            11,
+            99,
+            100,
+            u64::from(u32::MAX),
+            u64::from(u32::MAX) + 1,
+            u64::MAX,
+            u64::MAX - 5,
+            10u64.pow(19),
+            10u64.pow(19) - 1,
+        ] {
+            check(n);
+        }
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            check(x);
+            check(x >> (x % 64));
+        }
+    }
+
+    #[test]
+    fn string_parts_without_fmt() {
+        let mut buf = [0u8; 64];
+        let mut w = JsonWriter::new(&mut buf);
+        w.string_parts(&[
+            StrPart::Text("a\"b "),
+            StrPart::Escaped("\\u00e9"),
+            StrPart::Number(18_446_744_073_709_551_615),
+        ]);
+        let n = w.finish().unwrap();
+        assert_eq!(
+            core::str::from_utf8(&buf[..n]).unwrap(),
+            "\"a\\\"b \\u00e918446744073709551615\""
+        );
+    }
     use core::fmt::Write as _;
     use std::string::String;
     use std::vec;

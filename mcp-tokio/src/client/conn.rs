@@ -138,8 +138,10 @@ impl Shared {
         match self.take_pending(id) {
             Some(pending) => {
                 tracing::debug!("cancelling request {id} ({})", pending.method);
+                if cancellable(&pending.method) {
+                    self.send_cancel(id, reason);
+                }
                 let _ = pending.tx.send(Err(Error::Cancelled));
-                self.send_cancel(id, reason);
                 true
             }
             None => false,
@@ -224,9 +226,11 @@ impl Shared {
                 Ok(Ok(result)) => result,
                 Ok(Err(_)) => Err(Error::Closed),
                 Err(_elapsed) => {
-                    if guard.shared.take_pending(guard.id).is_some() {
+                    if let Some(pending) = guard.shared.take_pending(guard.id) {
                         tracing::debug!("request {} timed out after {timeout:?}", guard.id);
-                        guard.shared.send_cancel(guard.id, Some("timeout"));
+                        if cancellable(&pending.method) {
+                            guard.shared.send_cancel(guard.id, Some("timeout"));
+                        }
                         Err(Error::Timeout)
                     } else {
                         // The response won the race.
@@ -404,6 +408,12 @@ impl Shared {
     }
 }
 
+/// Whether the server may be told about a cancellation: `initialize` must never be cancelled
+/// (the request is still abandoned locally).
+fn cancellable(method: &str) -> bool {
+    method != "initialize"
+}
+
 fn protocol_error(error: Value) -> Error {
     let code = error.get("code").and_then(Value::as_i64);
     let message = error.get("message").and_then(Value::as_str);
@@ -430,13 +440,15 @@ impl Drop for Guard {
         if let Some(key) = &self.token_key {
             lock(&self.shared.state).progress.remove(key);
         }
-        if self.shared.take_pending(self.id).is_some() {
-            tracing::debug!(
-                "request {} dropped before its response: cancelling",
-                self.id
-            );
-            self.shared
-                .send_cancel(self.id, Some("request dropped by the client"));
+        if let Some(pending) = self.shared.take_pending(self.id) {
+            if cancellable(&pending.method) {
+                tracing::debug!(
+                    "request {} dropped before its response: cancelling",
+                    self.id
+                );
+                self.shared
+                    .send_cancel(self.id, Some("request dropped by the client"));
+            }
         }
     }
 }

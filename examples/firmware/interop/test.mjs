@@ -1,0 +1,224 @@
+// End-to-end: the firmware runs in QEMU (mps2-an386) as a stdio MCP server.
+//
+// 1. The official TypeScript SDK client launches it the embedded way (`cargo run --release`
+//    in examples/firmware, whose .cargo/config.toml makes QEMU the runner), lists the tools
+//    and calls each one (legacy era, the SDK's newest revision).
+// 2. The SDK client launches it from the repository root with the documented command
+//    (`cargo --config examples/firmware/.cargo/config.toml run --release --manifest-path ...`).
+// 3. Raw 2026-07-28 requests (stateless era, per-request _meta) through the QEMU wrapper,
+//    which must exit 0 on stdin EOF.
+//
+// Prints round-trip times. Input through QEMU's emulated UART is slow (~35 us a byte,
+// ~1 s until the first byte is read), so timeouts are generous.
+import { spawn } from "node:child_process";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import assert from "node:assert/strict";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const firmwareDir = resolve(here, "..");
+const repoRoot = resolve(firmwareDir, "../..");
+const elf = resolve(firmwareDir, "target/thumbv7em-none-eabihf/release/mcp-firmware");
+const TIMEOUT = 30_000;
+
+const times = {};
+function record(name, ms) {
+  (times[name] ??= []).push(ms);
+}
+async function timed(name, promise) {
+  const t0 = performance.now();
+  const value = await promise;
+  record(name, performance.now() - t0);
+  return value;
+}
+const structured = (r) => r.structuredContent;
+
+async function sdkSession(label, transport) {
+  const client = new Client({ name: "mcp-rs-firmware-interop", version: "1.0.0" });
+  await timed(`${label}: connect (spawn + QEMU boot + initialize)`, client.connect(transport, { timeout: TIMEOUT }));
+  const server = client.getServerVersion();
+  assert.equal(server.name, "mcp-rs-firmware");
+  return client;
+}
+
+async function exerciseAllTools(client) {
+  const opts = { timeout: TIMEOUT };
+  // The list does not fit one 2 KiB transmit buffer: the server pages it (nextCursor).
+  const tools = [];
+  let cursor;
+  let pages = 0;
+  do {
+    const page = await timed("tools/list (one page)", client.listTools(cursor ? { cursor } : undefined, opts));
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+    pages += 1;
+  } while (cursor);
+  assert.ok(pages >= 2 && pages <= 6, `${pages} pages`);
+  const names = tools.map((t) => t.name);
+  assert.deepEqual(names, ["calculate", "roll_dice", "tell_fortune", "read_temperature", "set_led", "uptime_ms"]);
+  const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+  assert.equal(byName.set_led.annotations.readOnlyHint, false);
+  assert.equal(byName.set_led.annotations.destructiveHint, false);
+  assert.equal(byName.set_led.annotations.idempotentHint, true);
+  assert.equal(byName.read_temperature.annotations.readOnlyHint, true);
+  assert.equal(byName.calculate.annotations.readOnlyHint, true);
+
+  const call = (name, args) => timed(`tools/call ${name}`, client.callTool({ name, arguments: args }, undefined, opts));
+
+  let r = await call("calculate", { operation: "multiply", a: 6, b: 7 });
+  assert.deepEqual(structured(r), { result: 42 });
+  r = await call("calculate", { operation: "divide", a: 1, b: 3 });
+  assert.deepEqual(structured(r), { result: 0.333333 });
+  r = await call("calculate", { operation: "subtract", a: 0.1, b: 2.25 });
+  assert.deepEqual(structured(r), { result: -2.15 });
+  r = await call("calculate", { operation: "divide", a: 1, b: 0 });
+  assert.equal(r.isError, true);
+  assert.match(r.content[0].text, /division by zero/);
+
+  r = await call("roll_dice", { sides: 20, count: 5 });
+  const { rolls, total } = structured(r);
+  assert.equal(rolls.length, 5);
+  assert.ok(rolls.every((x) => Number.isInteger(x) && x >= 1 && x <= 20));
+  assert.equal(total, rolls.reduce((a, b) => a + b, 0));
+  r = await call("roll_dice", {});
+  assert.equal(structured(r).rolls.length, 1);
+  r = await call("roll_dice", { sides: 1 });
+  assert.equal(r.isError, true);
+
+  r = await call("tell_fortune", { category: "career" });
+  assert.equal(r.content[0].type, "text");
+  assert.ok(r.content[0].text.length > 10);
+
+  r = await call("read_temperature", {});
+  assert.equal(structured(r).unit, "celsius");
+  assert.ok(structured(r).temperature >= 19.5 && structured(r).temperature <= 24.5);
+  r = await call("read_temperature", { unit: "fahrenheit" });
+  assert.ok(structured(r).temperature >= 67 && structured(r).temperature <= 76.5);
+
+  r = await call("set_led", { led: 1, on: true });
+  assert.deepEqual(structured(r), { leds: [false, true] });
+  r = await call("set_led", { led: 0, on: true });
+  assert.deepEqual(structured(r), { leds: [true, true] });
+  r = await call("set_led", { led: 1, on: false });
+  assert.deepEqual(structured(r), { leds: [true, false] });
+
+  const a = structured(await call("uptime_ms", {})).uptime_ms;
+  await new Promise((ok) => setTimeout(ok, 300));
+  const b = structured(await call("uptime_ms", {})).uptime_ms;
+  assert.ok(b - a >= 250 && b - a < 5000, `uptime advanced ${b - a} ms over 300 ms`);
+
+  await timed("ping", client.ping(opts));
+  return tools.length;
+}
+
+// ---- 1. SDK client, the embedded convention: `cargo run --release` in the package ----
+const env = { ...process.env, CARGO_TERM_QUIET: "true" };
+{
+  const transport = new StdioClientTransport({
+    command: "cargo",
+    args: ["run", "--release", "--quiet"],
+    cwd: firmwareDir,
+    env,
+    stderr: "inherit",
+  });
+  const client = await sdkSession("sdk (cargo run in examples/firmware)", transport);
+  const n = await exerciseAllTools(client);
+  await client.close();
+  console.log(`ok: TypeScript SDK listed ${n} tools and called each one`);
+}
+
+// ---- 2. SDK client, the documented command from the repository root ----
+{
+  const transport = new StdioClientTransport({
+    command: "cargo",
+    args: [
+      "--config", "examples/firmware/.cargo/config.toml",
+      "run", "--release", "--quiet",
+      "--manifest-path", "examples/firmware/Cargo.toml",
+    ],
+    cwd: repoRoot,
+    env,
+    stderr: "inherit",
+  });
+  const client = await sdkSession("sdk (cargo --config ... from the repo root)", transport);
+  const r = await timed("tools/call uptime_ms", client.callTool({ name: "uptime_ms", arguments: {} }, undefined, { timeout: TIMEOUT }));
+  assert.ok(Number.isInteger(r.structuredContent.uptime_ms));
+  await client.close();
+  console.log("ok: the repository-root launch command serves MCP");
+}
+
+// ---- 3. Raw 2026-07-28 (stateless) requests through the wrapper; exit on stdin EOF ----
+{
+  const child = spawn(resolve(firmwareDir, "qemu-run"), [elf], { stdio: ["pipe", "pipe", "inherit"] });
+  let buffered = "";
+  const waiting = [];
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk) => {
+    buffered += chunk;
+    let i;
+    while ((i = buffered.indexOf("\n")) >= 0) {
+      const line = buffered.slice(0, i);
+      buffered = buffered.slice(i + 1);
+      waiting.shift()?.(JSON.parse(line));
+    }
+  });
+  const exited = new Promise((ok) => child.on("exit", (code, signal) => ok({ code, signal })));
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  let id = 0;
+  const request = (label, method, params) =>
+    timed(label, new Promise((ok, fail) => {
+      const timer = setTimeout(() => fail(new Error(`${method}: no reply in ${TIMEOUT} ms`)), TIMEOUT);
+      waiting.push((msg) => {
+        clearTimeout(timer);
+        ok(msg);
+      });
+      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params: { ...params, _meta: meta } }) + "\n");
+    }));
+
+  let r = await request("modern: server/discover (incl. QEMU boot)", "server/discover", {});
+  assert.ok(r.result.supportedVersions.includes("2026-07-28"), JSON.stringify(r));
+  const listed = [];
+  let cursor;
+  do {
+    r = await request("modern: tools/list (one page)", "tools/list", cursor ? { cursor } : {});
+    assert.equal(r.result.resultType, "complete");
+    listed.push(...r.result.tools);
+    cursor = r.result.nextCursor;
+  } while (cursor);
+  assert.equal(listed.length, 6);
+  r = await request("modern: tools/call calculate", "tools/call", { name: "calculate", arguments: { operation: "add", a: 2, b: 40 } });
+  assert.deepEqual(r.result.structuredContent, { result: 42 });
+  assert.equal(r.result.resultType, "complete");
+  r = await request("modern: tools/call set_led", "tools/call", { name: "set_led", arguments: { led: 0, on: true } });
+  assert.deepEqual(r.result.structuredContent, { leds: [true, false] });
+  // A garbled line and an oversized one (the receive buffer is 1 KiB) are answered and skipped.
+  child.stdin.write("{garbage\n");
+  const garbled = await new Promise((ok) => waiting.push(ok));
+  assert.equal(garbled.error.code, -32700);
+  child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: "big", method: "ping", params: { pad: "x".repeat(1500) } }) + "\n");
+  const oversized = await new Promise((ok) => waiting.push(ok));
+  assert.equal(oversized.error.code, -32600);
+  r = await request("modern: tools/call uptime_ms", "tools/call", { name: "uptime_ms", arguments: {} });
+  assert.ok(Number.isInteger(r.result.structuredContent.uptime_ms));
+
+  const t0 = performance.now();
+  child.stdin.end();
+  const { code, signal } = await exited;
+  record("wrapper exit after stdin EOF", performance.now() - t0);
+  assert.equal(code, 0, `wrapper exit code ${code} signal ${signal}`);
+  console.log("ok: 2026-07-28 requests served; the wrapper exits 0 on stdin EOF");
+}
+
+console.log("\nQEMU round-trip times (ms): name  n  min  median  max");
+for (const [name, list] of Object.entries(times)) {
+  const sorted = [...list].sort((a, b) => a - b);
+  const med = sorted[Math.floor(sorted.length / 2)];
+  const f = (x) => x.toFixed(1).padStart(7);
+  console.log(`  ${name.padEnd(58)} ${String(list.length).padStart(2)} ${f(sorted[0])} ${f(med)} ${f(sorted.at(-1))}`);
+}

@@ -1,0 +1,136 @@
+//! Minimal reproductions of core bugs found by the fuzz targets (`fuzz/`) and the corpus
+//! replay (`corpus_replay.rs`). Each test states the invariant it checks; a failing test
+//! here is a core bug to fix, not a test to adjust.
+
+mod pair;
+
+use mcp_core::{Config, ServerInfo, Session, SessionStorage, Tool, MIN_OUTPUT};
+use pair::harness::validate_server_message;
+use serde_json::Value;
+
+static TOOLS: [Tool<'static>; 1] = [Tool::new("slow", r#"{"type":"object"}"#)];
+
+const MODERN_META: &str = r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}"#;
+
+fn info() -> &'static ServerInfo<'static> {
+    Box::leak(Box::new(ServerInfo {
+        name: "s",
+        version: "1",
+        ..Default::default()
+    }))
+}
+
+fn session() -> Session<'static> {
+    let storage: &'static mut SessionStorage<4> = Box::leak(Box::new(SessionStorage::new()));
+    Session::new(info(), Config::default(), storage)
+}
+
+/// Sends one message; returns the immediate reply (if any) and how many calls were deferred.
+fn send(session: &mut Session<'_>, msg: &str, out: &mut [u8]) -> (Option<Value>, usize) {
+    let mut tools = TOOLS;
+    let mut incoming = session
+        .handle_message(&mut tools[..], msg.as_bytes(), out)
+        .expect("handle_message");
+    let reply = incoming
+        .transmit()
+        .map(|tx| serde_json::from_slice(&out[..tx.len]).expect("reply is JSON"));
+    let mut calls = 0;
+    while incoming.next_call(session).is_some() {
+        calls += 1;
+    }
+    (reply, calls)
+}
+
+/// Found by the session corpus replay (schema validation). With an output buffer of
+/// `MIN_OUTPUT` bytes, the -32022 reply to a request whose id is as long as a deferrable id
+/// (64 bytes) does not fit; the fallback drops `error.data`, which
+/// `UnsupportedProtocolVersionError` requires (`data.supported`, `data.requested`).
+/// Invariant: every frame the core writes is valid for its revision's schema.
+#[test]
+fn unsupported_version_error_keeps_data_in_min_output() {
+    let mut s = session();
+    let mut out = [0u8; MIN_OUTPUT];
+    let id = format!("\"{}\"", "L".repeat(62));
+    let msg = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    );
+    let (reply, _) = send(&mut s, &msg, &mut out);
+    let reply = reply.expect("a reply");
+    assert_eq!(reply["error"]["code"], -32022, "{reply}");
+    if let Err(e) = validate_server_message("2026-07-28", Some("tools/list"), &reply) {
+        panic!("{e}");
+    }
+}
+
+/// Found by reasoning about the session model's raw-vs-decoded keys, confirmed here.
+/// `"\u0069d"` *is* the key `id` (RFC 8259 compares member names after unescaping), so this
+/// is a request and must get exactly one response; the core matches member names as
+/// written, classifies the message as a notification and never answers it (a lost reply).
+#[test]
+fn escaped_id_key_is_still_a_request() {
+    let mut s = session();
+    let mut out = [0u8; 1024];
+    let (reply, _) = send(
+        &mut s,
+        r#"{"jsonrpc":"2.0","\u0069d":5,"method":"ping"}"#,
+        &mut out,
+    );
+    let reply = reply.expect("a request with an (escaped) id gets a reply");
+    assert_eq!(reply["id"], 5, "{reply}");
+}
+
+/// Found by the session target's notification check. `progress` rejects a non-finite
+/// `progress`, but a non-finite `total` is written as `"total":null`, which no schema allows
+/// (`total` is a number). Invariant: every frame is schema-valid (reject the total, or leave
+/// it out).
+#[test]
+fn progress_total_is_a_number() {
+    let mut s = session();
+    let mut out = [0u8; 4096];
+    let msg = format!(
+        r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"name":"slow","_meta":{{"progressToken":1,{MODERN_META}}}}}}}"#
+    );
+    let mut tools = TOOLS;
+    let mut incoming = s
+        .handle_message(&mut tools[..], msg.as_bytes(), &mut out)
+        .expect("handle_message");
+    let call = incoming.next_call(&mut s).expect("deferred call");
+    for total in [f64::NAN, f64::INFINITY] {
+        if let Ok(Some(tx)) = s.progress(call.token(), 1.0, Some(total), None, &mut out) {
+            let v: Value = serde_json::from_slice(&out[..tx.len]).expect("JSON");
+            if let Err(e) = validate_server_message("2026-07-28", None, &v) {
+                panic!("total {total}: {e}");
+            }
+        }
+    }
+}
+
+/// Found by the session corpus replay (schema validation). `ToolResult::structured_raw`
+/// checks that its text is valid JSON but not that it is an object, so `structuredContent`
+/// can be `[1]` or `5`; 2025-06-18 and 2025-11-25 require an object (2026-07-28 allows any
+/// value). Invariant: a completion is either schema-valid or refused
+/// (`CallError::ResultMisused`).
+#[test]
+fn structured_content_is_an_object_before_2026() {
+    let mut s = session();
+    let mut out = [0u8; 4096];
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    let _ = send(&mut s, init, &mut out);
+    let _ = send(
+        &mut s,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        &mut out,
+    );
+    let msg = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}"#;
+    let mut tools = TOOLS;
+    let mut incoming = s
+        .handle_message(&mut tools[..], msg.as_bytes(), &mut out)
+        .expect("handle_message");
+    let call = incoming.next_call(&mut s).expect("deferred call");
+    if let Ok(Some(tx)) = s.complete(call.token(), &mut out, |r| r.structured_raw("[1]")) {
+        let v: Value = serde_json::from_slice(&out[..tx.len]).expect("JSON");
+        if let Err(e) = validate_server_message("2025-06-18", Some("tools/call"), &v) {
+            panic!("{e}");
+        }
+    }
+}
