@@ -26,8 +26,8 @@ for target in thumbv7em-none-eabihf thumbv6m-none-eabi; do
 done
 
 step "feature matrix (mcp-core)"
-for features in "" "serde" "alloc" "std" "serde,std"; do
-  cargo check -p mcp-core --no-default-features --features "$features" --quiet
+for features in "" "serde" "listen" "batch" "alloc" "std" "serde,std"; do
+  cargo clippy -p mcp-core --no-default-features --features "$features" --quiet -- -D warnings
 done
 
 step "unit, integration and doc tests"
