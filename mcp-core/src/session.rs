@@ -314,6 +314,10 @@ pub struct Session<'a> {
     list_changed_pending: bool,
     initialized_event: Option<ProtocolVersion>,
     level_event: bool,
+    /// Slots not `Free`, and cancellations not yet reported: when both are zero (the
+    /// steady state with synchronous tools) no per-message slot scan runs.
+    occupied: usize,
+    unreported_cancels: usize,
 }
 
 impl<'a> Session<'a> {
@@ -344,6 +348,8 @@ impl<'a> Session<'a> {
             list_changed_pending: false,
             initialized_event: None,
             level_event: false,
+            occupied: 0,
+            unreported_cancels: 0,
         }
     }
 
@@ -362,10 +368,14 @@ impl<'a> Session<'a> {
 
     /// Calls currently in flight (handed out, not yet completed).
     pub fn calls_in_flight(&self) -> usize {
-        self.slots
-            .iter()
-            .filter(|s| s.state != SlotState::Free)
-            .count()
+        debug_assert_eq!(
+            self.occupied,
+            self.slots
+                .iter()
+                .filter(|s| s.state != SlotState::Free)
+                .count()
+        );
+        self.occupied
     }
 
     /// Handles one complete JSON-RPC message (a line without its newline, an HTTP body).
@@ -451,6 +461,9 @@ impl<'a> Session<'a> {
     }
 
     fn abandon_fresh(&mut self) {
+        if self.occupied == 0 {
+            return;
+        }
         for slot in self
             .slots
             .iter_mut()
@@ -586,8 +599,12 @@ impl<'a> Session<'a> {
                     .find(|s| live(s) && s.id.as_raw() == id.as_raw())
                 {
                     slot.cancelled_generation = Some(slot.generation);
+                    if !slot.cancel_unreported {
+                        self.unreported_cancels += 1;
+                    }
                     slot.cancel_unreported = true;
                     slot.free();
+                    self.occupied = self.occupied.saturating_sub(1);
                 }
             }
             _ => {} // Unknown notifications are ignored.
@@ -1120,6 +1137,7 @@ impl<'a> Session<'a> {
         w.end_object();
         jsonrpc::end_response(w);
         slot.state = SlotState::Listening;
+        self.occupied += 1;
         slot.id = stored;
         slot.progress_token = StoredId::EMPTY;
         slot.version = ProtocolVersion::LATEST;
@@ -1226,6 +1244,7 @@ impl<'a> Session<'a> {
         slot.args = if inside { span(args) } else { (u32::MAX, 0) };
         slot.name = span(request.name.raw());
         slot.state = SlotState::Fresh;
+        self.occupied += 1;
         slot.id = stored;
         slot.progress_token = token;
         slot.last_progress = f64::NEG_INFINITY;
@@ -1350,9 +1369,13 @@ impl<'a> Session<'a> {
         if core::mem::take(&mut self.level_event) {
             return Some(Event::LogLevel(self.log_level));
         }
+        if self.unreported_cancels == 0 {
+            return None;
+        }
         for (i, slot) in self.slots.iter_mut().enumerate() {
             if slot.cancel_unreported {
                 slot.cancel_unreported = false;
+                self.unreported_cancels = self.unreported_cancels.saturating_sub(1);
                 let generation = slot.cancelled_generation.unwrap_or(0);
                 let slot = u16::try_from(i).unwrap_or(u16::MAX);
                 return Some(Event::Cancelled(CallToken { slot, generation }));
@@ -1371,6 +1394,7 @@ impl<'a> Session<'a> {
         if let Some(slot) = self
             .slots
             .iter_mut()
+            .take(if self.occupied == 0 { 0 } else { usize::MAX })
             .find(|s| s.state == SlotState::Abandoned)
         {
             let f = Fault::new(
@@ -1381,6 +1405,7 @@ impl<'a> Session<'a> {
             Self::write_fault_static(&mut w, id.as_raw(), &f);
             let len = w.finish()?;
             slot.free();
+            self.occupied = self.occupied.saturating_sub(1);
             return Ok(Some(Transmit {
                 len,
                 route: Route::Session,
@@ -1390,6 +1415,7 @@ impl<'a> Session<'a> {
         if let Some((i, slot)) = self
             .slots
             .iter_mut()
+            .take(if self.occupied == 0 { 0 } else { usize::MAX })
             .enumerate()
             .find(|(_, s)| s.state == SlotState::Listening && s.listen_pending)
         {
@@ -1524,7 +1550,10 @@ impl<'a> Session<'a> {
 
     fn release(&mut self, token: CallToken) {
         if let Some(slot) = self.slots.get_mut(usize::from(token.slot)) {
-            slot.free();
+            if slot.state != SlotState::Free {
+                slot.free();
+                self.occupied = self.occupied.saturating_sub(1);
+            }
         }
     }
 
