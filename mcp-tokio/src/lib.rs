@@ -32,6 +32,8 @@
 pub mod client;
 mod registry;
 mod server;
+#[cfg(feature = "stdio")]
+mod stdio;
 
 pub use registry::{Annotations, Args, BoxFuture, Content, Handler, ToolDef, ToolOutput, Tools};
 pub use server::{Context, Info, Limits, Server, ShutdownHandle};

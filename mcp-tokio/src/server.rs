@@ -135,8 +135,9 @@ impl Server {
                 server.shutdown();
             }
         });
-        self.serve_connection(tokio::io::stdin(), tokio::io::stdout())
-            .await
+        let stdin = crate::stdio::ThreadStdin::spawn();
+        let stdout = crate::stdio::ThreadStdout::spawn();
+        self.serve_connection(stdin, stdout).await
     }
 
     /// Accepts TCP connections until shutdown; one session per connection.
@@ -411,6 +412,8 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             r.abort.abort();
         }
         let _ = conn.flush().await;
+        // Waits until queued output is written (stdio) and closes our side (sockets).
+        let _ = conn.writer.shutdown().await;
         result
     }
 
