@@ -99,7 +99,7 @@ impl<const RX: usize, const TX: usize> Buffers<RX, TX> {
         assert!(RX >= 1, "the receive buffer needs at least one byte");
         assert!(
             TX >= MIN_OUTPUT,
-            "the transmit buffer must hold at least MIN_OUTPUT (256) bytes"
+            "the transmit buffer must hold at least mcp_core::MIN_OUTPUT bytes"
         );
     };
 
@@ -339,7 +339,7 @@ mod tests {
 
     #[test]
     fn resync_keeps_bytes_after_newline() {
-        let mut buffers = Buffers::<16, 256>::new();
+        let mut buffers = Buffers::<16, { mcp_core::MIN_OUTPUT }>::new();
         let mut core = Core::new(&mut buffers);
         assert_eq!(
             core.rx_error(ErrorKind::Other),
