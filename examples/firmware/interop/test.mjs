@@ -21,7 +21,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 const here = dirname(fileURLToPath(import.meta.url));
 const firmwareDir = resolve(here, "..");
 const repoRoot = resolve(firmwareDir, "../..");
-const elf = resolve(firmwareDir, "target/thumbv7em-none-eabihf/release/mcp-firmware");
+const elf = resolve(process.env.CARGO_TARGET_DIR ?? resolve(firmwareDir, "target"), "thumbv7em-none-eabihf/release/mcp-firmware");
 const TIMEOUT = 30_000;
 
 const times = {};
