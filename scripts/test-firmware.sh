@@ -64,6 +64,9 @@ step "end to end in QEMU: TypeScript SDK client + raw 2026-07-28 requests"
   timeout 240 node test.mjs
 )
 
+step "end to end in QEMU: our own client (mcp-tokio), both eras"
+MCP_FIRMWARE_ELF="$ELF" timeout 300 cargo test -q -p mcp-tokio --test client_firmware -- --ignored --nocapture
+
 step "budget check"
 status=0
 if [ "$flash" -gt "$FLASH_BUDGET" ]; then
