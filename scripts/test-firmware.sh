@@ -11,8 +11,8 @@ cd "$(dirname "$0")/.."
 
 FLASH_BUDGET="${FIRMWARE_FLASH_BUDGET:-32768}"
 RAM_BUDGET="${FIRMWARE_RAM_BUDGET:-8192}"
-FW=examples/firmware
-ELF="${CARGO_TARGET_DIR:-$FW/target}/thumbv7em-none-eabihf/release/mcp-firmware"
+FW="$PWD/examples/firmware"
+ELF="$(realpath -m "${CARGO_TARGET_DIR:-$FW/target}")/thumbv7em-none-eabihf/release/mcp-firmware"
 
 step() { printf '\n==> firmware: %s\n' "$*"; }
 

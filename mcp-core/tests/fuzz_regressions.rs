@@ -134,3 +134,39 @@ fn structured_content_is_an_object_before_2026() {
         }
     }
 }
+
+/// Found by the session target (reply accounting). Inside a 2025-03-26 batch, an error reply
+/// (e.g. "Response exceeds the output buffer", or -32600 for an invalid element) that does
+/// not fit the space left in the output buffer falls back to a reply *without its id*,
+/// although the id is short and was read. The client cannot tell which request failed.
+/// Invariant: every reply to a request with a readable id carries that id (or the whole
+/// batch is answered with the single batch-level overflow error).
+#[test]
+fn batch_reply_keeps_ids() {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    let batch = format!(
+        r#"[{{"jsonrpc":"2.0","id":"a","method":"server/discover"}},{{"jsonrpc":"2.0","id":2,"method":"nope"}},{{"jsonrpc":"2.0","id":"{}","method":"server/discover"}}]"#,
+        "L".repeat(63)
+    );
+    for len in MIN_OUTPUT..2048 {
+        let mut s = session();
+        let mut out = vec![0u8; len];
+        let _ = send(&mut s, init, &mut out);
+        let _ = send(
+            &mut s,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            &mut out,
+        );
+        let (reply, _) = send(&mut s, &batch, &mut out);
+        let reply = reply.expect("a reply");
+        if let Some(items) = reply.as_array() {
+            assert_eq!(items.len(), 3, "{reply}");
+            for item in items {
+                assert!(
+                    item.get("id").is_some(),
+                    "output buffer of {len} bytes: reply without id in {reply}"
+                );
+            }
+        }
+    }
+}
