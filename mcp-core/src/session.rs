@@ -177,10 +177,23 @@ pub struct Incoming<'i> {
     deferred: usize,
     #[cfg_attr(not(all(feature = "batch", feature = "listen")), allow(dead_code))]
     in_batch: bool,
+    /// Inside a batch: bytes needed by a reply that had to drop its id (0: none did).
+    #[cfg_attr(not(feature = "batch"), allow(dead_code))]
+    batch_required: usize,
     subscription: Option<CallToken>,
 }
 
 impl<'i> Incoming<'i> {
+    #[inline]
+    fn note_lost_id(&mut self, lost: Option<usize>) {
+        #[cfg(feature = "batch")]
+        if let (true, Some(needed)) = (self.in_batch, lost) {
+            self.batch_required = self.batch_required.max(needed);
+        }
+        #[cfg(not(feature = "batch"))]
+        let _ = lost;
+    }
+
     /// The reply written into the output buffer, if the message needed one now.
     pub fn transmit(&self) -> Option<Transmit> {
         self.transmit
@@ -402,6 +415,7 @@ impl<'a> Session<'a> {
             transmit: None,
             deferred: 0,
             in_batch: false,
+            batch_required: 0,
             subscription: None,
         };
         let limits = Limits {
@@ -518,8 +532,10 @@ impl<'a> Session<'a> {
             return;
         }
         w.end_array();
-        if w.overflowed() {
-            let required = w.len();
+        // A reply that had to drop its id cannot be matched to its request: answer the
+        // whole batch with one error instead (`required` is then a lower bound).
+        if w.overflowed() || incoming.batch_required > 0 {
+            let required = w.len().max(incoming.batch_required);
             w.rewind(initial);
             let f = Fault::new(
                 code::INTERNAL_ERROR,
@@ -547,7 +563,8 @@ impl<'a> Session<'a> {
                         message: reason,
                         detail: Detail::None,
                     };
-                    self.write_fault(w, id.map(|i| i.as_raw()), &f);
+                    let lost = self.write_fault(w, id.map(|i| i.as_raw()), &f);
+                    incoming.note_lost_id(lost);
                 }
             }
             Ok(Message::Notification { method, params }) => {
@@ -559,13 +576,15 @@ impl<'a> Session<'a> {
                 let result = self.handle_request(tools, id, method, params, text, w, incoming);
                 if let Err(f) = result {
                     w.rewind(before);
-                    self.write_fault(w, Some(id.as_raw()), &f);
+                    let lost = self.write_fault(w, Some(id.as_raw()), &f);
+                    incoming.note_lost_id(lost);
                 } else if w.overflowed() {
                     let required = w.len() - before.len();
                     w.rewind(before);
                     let f = Fault::new(code::INTERNAL_ERROR, "Response exceeds the output buffer")
                         .with(Detail::Required(required));
-                    self.write_fault(w, Some(id.as_raw()), &f);
+                    let lost = self.write_fault(w, Some(id.as_raw()), &f);
+                    incoming.note_lost_id(lost.map(|n| n.max(before.len() + required)));
                 }
             }
         }
@@ -1256,19 +1275,30 @@ impl<'a> Session<'a> {
 
     /// Writes an error reply. If it does not fit (a huge id or detail), falls back to the
     /// bare message, then to no id, so a reply is always produced in `MIN_OUTPUT` bytes.
-    fn write_fault(&self, w: &mut JsonWriter<'_>, id: Option<&str>, f: &Fault<'_>) {
-        // Each step drops something optional; `data` goes last because some error types
-        // require it (-32022, -32021). `data` is bounded, so step 3 fits in `MIN_OUTPUT`.
+    /// Writes an error reply, dropping optional parts until it fits: first the detail,
+    /// then the id, then `data` (last, because -32022 and -32021 require it; `data` is
+    /// bounded, so the id-less reply always fits in `MIN_OUTPUT`). Returns `None` when the
+    /// reply carries the id it was given, or `Some(bytes the full reply needed)` when the id
+    /// had to be dropped.
+    fn write_fault(
+        &self,
+        w: &mut JsonWriter<'_>,
+        id: Option<&str>,
+        f: &Fault<'_>,
+    ) -> Option<usize> {
         let before = w.checkpoint();
         Self::write_fault_full(w, id, f, true);
-        if w.overflowed() {
-            w.rewind(before);
-            Self::write_fault_full(w, id, f, false);
+        let needed = w.len().saturating_sub(before.len());
+        if !w.overflowed() {
+            return None;
         }
-        if w.overflowed() {
-            w.rewind(before);
-            Self::write_fault_full(w, None, f, false);
+        w.rewind(before);
+        Self::write_fault_full(w, id, f, false);
+        if !w.overflowed() {
+            return None;
         }
+        w.rewind(before);
+        Self::write_fault_full(w, None, f, false);
         if w.overflowed() {
             w.rewind(before);
             let message = [
@@ -1277,6 +1307,7 @@ impl<'a> Session<'a> {
             ];
             jsonrpc::write_error(w, None, f.code, &message, None);
         }
+        id.map(|_| before.len() + needed)
     }
 
     fn write_fault_full(w: &mut JsonWriter<'_>, id: Option<&str>, f: &Fault<'_>, detailed: bool) {

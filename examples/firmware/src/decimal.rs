@@ -17,14 +17,9 @@ pub fn parse(text: &str) -> Option<i64> {
         Some(rest) => (true, rest),
         None => (false, text),
     };
-    let (mantissa, exponent) = match text.find(['e', 'E']) {
-        Some(i) => (&text[..i], &text[i + 1..]),
-        None => (text, ""),
-    };
-    let (int, frac) = match mantissa.find('.') {
-        Some(i) => (&mantissa[..i], &mantissa[i + 1..]),
-        None => (mantissa, ""),
-    };
+    // `split_once` and `strip_prefix` instead of index slicing: no panic path is linked.
+    let (mantissa, exponent) = text.split_once(['e', 'E']).unwrap_or((text, ""));
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let exponent = parse_exponent(exponent);
     // Power of ten (in millionths) of the first digit; each following digit is one lower.
     let first_place = (int.len() as i32)
@@ -51,10 +46,9 @@ pub fn parse(text: &str) -> Option<i64> {
 
 /// The exponent's value, saturated far beyond any that matters.
 fn parse_exponent(text: &str) -> i32 {
-    let (negative, digits) = match text.as_bytes().first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
     };
     let magnitude = digits.bytes().fold(0i32, |acc, d| {
         acc.saturating_mul(10)
