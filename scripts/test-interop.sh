@@ -15,7 +15,7 @@ step() { printf '\n--> interop: %s\n' "$*"; }
 
 step "build the calculator"
 cargo build -q -p mcp-examples --bins
-export MCP_SERVER_CMD="${MCP_SERVER_CMD:-$root/target/debug/calculator}"
+export MCP_SERVER_CMD="${MCP_SERVER_CMD:-$(realpath -m "${CARGO_TARGET_DIR:-$root/target}")/debug/calculator}"
 export MCP_SERVER_ARGS='["--extra-tools","120"]'
 
 step "TypeScript SDK (interop/ts)"
