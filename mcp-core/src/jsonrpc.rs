@@ -170,7 +170,7 @@ pub fn classify(v: RawJson<'_>) -> Result<Message<'_>, Invalid<'_>> {
     }
     if jsonrpc
         .and_then(|j| j.as_string())
-        .is_none_or(|j| j.raw() != "2.0")
+        .is_none_or(|j| !j.eq_str("2.0"))
     {
         return Err(fail("\"jsonrpc\" must be exactly \"2.0\""));
     }

@@ -939,8 +939,11 @@ impl<'a> Session<'a> {
             Some(c) => {
                 let invalid = Fault::new(code::INVALID_PARAMS, "Invalid cursor");
                 let s = c.as_string().ok_or(invalid)?;
-                let pos = pagination::decode(&self.config.cursor_key, s.raw().as_bytes())
-                    .map_err(|_| invalid)?;
+                let pos = pagination::decode(
+                    &self.config.cursor_key,
+                    s.text_in(&mut [0u8; SHORT]).unwrap_or("").as_bytes(),
+                )
+                .map_err(|_| invalid)?;
                 if pos.epoch != self.epoch {
                     return Err(Fault::new(
                         code::INVALID_PARAMS,
