@@ -1126,26 +1126,10 @@ impl<'a> Session<'a> {
             )
             .with(Detail::Limit(jsonrpc::MAX_ID_LEN)),
         )?;
-        if self
-            .slots
-            .iter()
-            .any(|s| s.state != SlotState::Free && s.id.as_raw() == id.as_raw())
-        {
-            return Err(Fault::new(
-                code::INVALID_REQUEST,
-                "Request id is already in use by a call in flight",
-            ));
-        }
-        let capacity = self.slots.len();
-        let (index, slot) = self
-            .slots
-            .iter_mut()
-            .enumerate()
-            .find(|(_, s)| s.state == SlotState::Free)
-            .ok_or(
-                Fault::new(code::INTERNAL_ERROR, "Too many calls in flight")
-                    .with(Detail::Limit(capacity)),
-            )?;
+        let index = self.free_slot_for(id)?;
+        let Some(slot) = self.slots.get_mut(index) else {
+            return Err(Fault::new(code::INTERNAL_ERROR, "Too many calls in flight"));
+        };
         jsonrpc::begin_notification(w, "notifications/subscriptions/acknowledged");
         w.begin_object();
         w.key("notifications");
@@ -1198,14 +1182,29 @@ impl<'a> Session<'a> {
         write_subscription_meta(&mut w, id.as_raw());
         w.end_object();
         jsonrpc::end_response(&mut w);
-        let len = w.finish().map_err(|e| CallError::BufferTooSmall {
-            required: e.required,
-        })?;
-        self.release(token);
-        Ok(Some(Transmit {
-            len,
-            route: Route::Call(token),
-        }))
+        self.sent_for_call(w, token, true)
+    }
+
+    /// A free slot for a call or subscription with this id: refuses an id already in
+    /// flight (-32600) and a full table (-32603 with `data.limit`).
+    fn free_slot_for<'i>(&self, id: RequestId<'i>) -> Result<usize, Fault<'i>> {
+        if self
+            .slots
+            .iter()
+            .any(|s| s.state != SlotState::Free && s.id.as_raw() == id.as_raw())
+        {
+            return Err(Fault::new(
+                code::INVALID_REQUEST,
+                "Request id is already in use by a call in flight",
+            ));
+        }
+        self.slots
+            .iter()
+            .position(|s| s.state == SlotState::Free)
+            .ok_or(
+                Fault::new(code::INTERNAL_ERROR, "Too many calls in flight")
+                    .with(Detail::Limit(self.slots.len())),
+            )
     }
 
     fn defer<'i>(
@@ -1230,26 +1229,10 @@ impl<'a> Session<'a> {
             )?,
             None => StoredId::EMPTY,
         };
-        let live = |s: &CallSlot| s.state != SlotState::Free;
-        if self
-            .slots
-            .iter()
-            .any(|s| live(s) && s.id.as_raw() == id.as_raw())
-        {
-            return Err(Fault::new(
-                code::INVALID_REQUEST,
-                "Request id is already in use by a call in flight",
-            ));
-        }
-        let capacity = self.slots.len();
-        let slot = self
-            .slots
-            .iter_mut()
-            .find(|s| s.state == SlotState::Free)
-            .ok_or(
-                Fault::new(code::INTERNAL_ERROR, "Too many calls in flight")
-                    .with(Detail::Limit(capacity)),
-            )?;
+        let index = self.free_slot_for(id)?;
+        let Some(slot) = self.slots.get_mut(index) else {
+            return Err(Fault::new(code::INTERNAL_ERROR, "Too many calls in flight"));
+        };
         let span = |s: &str| {
             let start = (s.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
             (
@@ -1541,14 +1524,7 @@ impl<'a> Session<'a> {
         }
         result.finish();
         jsonrpc::end_response(&mut w);
-        let len = w.finish().map_err(|e| CallError::BufferTooSmall {
-            required: e.required,
-        })?;
-        self.release(token);
-        Ok(Some(Transmit {
-            len,
-            route: Route::Call(token),
-        }))
+        self.sent_for_call(w, token, true)
     }
 
     /// Answers a deferred call with a JSON-RPC error instead of a result (for protocol-level
@@ -1572,10 +1548,23 @@ impl<'a> Session<'a> {
             &[StrPart::Text(message)],
             None,
         );
+        self.sent_for_call(w, token, true)
+    }
+
+    /// Completes a frame written for a call: its size (or the size it needed), releasing the
+    /// call's slot when the frame ends the call.
+    fn sent_for_call(
+        &mut self,
+        w: JsonWriter<'_>,
+        token: CallToken,
+        release: bool,
+    ) -> Result<Option<Transmit>, CallError> {
         let len = w.finish().map_err(|e| CallError::BufferTooSmall {
             required: e.required,
         })?;
-        self.release(token);
+        if release {
+            self.release(token);
+        }
         Ok(Some(Transmit {
             len,
             route: Route::Call(token),
