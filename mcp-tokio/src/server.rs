@@ -143,37 +143,45 @@ impl Server {
     /// Accepts TCP connections until shutdown; one session per connection.
     #[cfg(feature = "socket")]
     pub async fn serve_tcp(&self, listener: tokio::net::TcpListener) -> Result<(), Error> {
-        let mut stop = self.inner.shutdown.subscribe();
-        let permits = Arc::new(Semaphore::new(self.inner.limits.max_connections));
-        let mut tasks = tokio::task::JoinSet::new();
-        loop {
-            tokio::select! {
-                _ = stop.wait_for(|s| *s) => break,
-                accepted = listener.accept() => {
-                    let (stream, peer) = accepted?;
-                    let _ = stream.set_nodelay(true);
-                    self.spawn_connection(&mut tasks, &permits, stream, format!("tcp {peer}"));
-                }
-                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
-            }
-        }
-        while tasks.join_next().await.is_some() {}
-        Ok(())
+        self.accept_loop(|| async {
+            let (stream, peer) = listener.accept().await?;
+            let _ = stream.set_nodelay(true);
+            Ok((stream, format!("tcp {peer}")))
+        })
+        .await
     }
 
     /// Accepts Unix socket connections until shutdown; one session per connection.
     #[cfg(all(feature = "socket", unix))]
     pub async fn serve_unix(&self, listener: tokio::net::UnixListener) -> Result<(), Error> {
+        self.accept_loop(|| async { Ok((listener.accept().await?.0, "unix".to_string())) })
+            .await
+    }
+
+    /// Runs connections until shutdown, then waits for them to close. A failed `accept`
+    /// (e.g. out of file descriptors) is logged and retried after a pause: it never stops
+    /// the server.
+    #[cfg(feature = "socket")]
+    async fn accept_loop<S, A, F>(&self, mut accept: A) -> Result<(), Error>
+    where
+        S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+        A: FnMut() -> F,
+        F: std::future::Future<Output = io::Result<(S, String)>>,
+    {
         let mut stop = self.inner.shutdown.subscribe();
         let permits = Arc::new(Semaphore::new(self.inner.limits.max_connections));
         let mut tasks = tokio::task::JoinSet::new();
         loop {
             tokio::select! {
-                _ = stop.wait_for(|s| *s) => break,
-                accepted = listener.accept() => {
-                    let (stream, _) = accepted?;
-                    self.spawn_connection(&mut tasks, &permits, stream, "unix".into());
-                }
+                // (mapped to `()` so the watch guard is not held across the pause below)
+                () = async { let _ = stop.wait_for(|s| *s).await; } => break,
+                accepted = accept() => match accepted {
+                    Ok((stream, peer)) => self.spawn_connection(&mut tasks, &permits, stream, peer),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "accept failed; retrying");
+                        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    }
+                },
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
             }
         }
