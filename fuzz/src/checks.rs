@@ -1,0 +1,2908 @@
+//! Invariant checks shared by the cargo-fuzz targets (`fuzz/fuzz_targets/*.rs`) and the
+//! stable replay test (`mcp-core/tests/corpus_replay.rs`, which includes this file with
+//! `#[path]`). Every check panics on a violated invariant; none depends on libFuzzer.
+//!
+//! Dependencies: `mcp_core` (feature `serde`), `serde_json` (with `float_roundtrip`, which the
+//! workspace test build also gets through `jsonschema`) and `arbitrary` (derive).
+#![allow(dead_code)]
+#![allow(clippy::too_many_lines)]
+
+use serde_json::Value;
+
+/// A small, independent reader of *valid* JSON text: top-level members and elements as raw
+/// text. The session model uses it to see requests the way the wire does (raw keys, raw ids)
+/// without relying on the scanner under test.
+pub mod raw {
+    fn ws(b: &[u8], mut i: usize) -> usize {
+        while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            i += 1;
+        }
+        i
+    }
+
+    /// End (exclusive) of the string starting with the quote at `i`.
+    fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
+        i += 1;
+        loop {
+            match *b.get(i)? {
+                b'"' => return Some(i + 1),
+                b'\\' => i += 2,
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// End (exclusive) of the value starting at `i`.
+    fn value_end(b: &[u8], i: usize) -> Option<usize> {
+        match *b.get(i)? {
+            b'"' => string_end(b, i),
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                let mut j = i;
+                loop {
+                    match *b.get(j)? {
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Some(j + 1);
+                            }
+                        }
+                        b'"' => {
+                            j = string_end(b, j)?;
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+            }
+            _ => {
+                let mut j = i;
+                while let Some(c) = b.get(j) {
+                    if matches!(c, b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r') {
+                        break;
+                    }
+                    j += 1;
+                }
+                Some(j)
+            }
+        }
+    }
+
+    /// The trimmed text of a valid JSON document.
+    pub fn trim(s: &str) -> &str {
+        s.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'))
+    }
+
+    /// Top-level members `(raw key without quotes, raw value)` of a valid JSON object text.
+    pub fn members(s: &str) -> Option<Vec<(&str, &str)>> {
+        let s = trim(s);
+        let b = s.as_bytes();
+        if b.first() != Some(&b'{') {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut i = ws(b, 1);
+        if b.get(i) == Some(&b'}') {
+            return Some(out);
+        }
+        loop {
+            let ke = string_end(b, i)?;
+            let key = s.get(i + 1..ke - 1)?;
+            i = ws(b, ke);
+            if b.get(i) != Some(&b':') {
+                return None;
+            }
+            i = ws(b, i + 1);
+            let ve = value_end(b, i)?;
+            out.push((key, s.get(i..ve)?));
+            i = ws(b, ve);
+            match b.get(i)? {
+                b',' => i = ws(b, i + 1),
+                b'}' => return Some(out),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Top-level elements (raw) of a valid JSON array text.
+    pub fn elements(s: &str) -> Option<Vec<&str>> {
+        let s = trim(s);
+        let b = s.as_bytes();
+        if b.first() != Some(&b'[') {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut i = ws(b, 1);
+        if b.get(i) == Some(&b']') {
+            return Some(out);
+        }
+        loop {
+            let ve = value_end(b, i)?;
+            out.push(s.get(i..ve)?);
+            i = ws(b, ve);
+            match b.get(i)? {
+                b',' => i = ws(b, i + 1),
+                b']' => return Some(out),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Whether a raw value is a valid JSON-RPC id as the wire sees it: a string, or an
+    /// integer written without fraction or exponent.
+    pub fn is_id(raw: &str) -> bool {
+        if raw.starts_with('"') {
+            return true;
+        }
+        let d = raw.strip_prefix('-').unwrap_or(raw);
+        !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit())
+    }
+}
+
+/// Nesting depth of a serde value (`[[1]]` is 2).
+pub fn depth_of(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(depth_of).max().unwrap_or(0),
+        Value::Object(o) => 1 + o.values().map(depth_of).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// Whether serde_json rejected a text only because of one of its own documented bounds
+/// (numbers beyond `f64`, nesting beyond 127).
+pub fn serde_bound(e: &serde_json::Error) -> Option<&'static str> {
+    let m = e.to_string();
+    if m.starts_with("number out of range") {
+        Some("number")
+    } else if m.starts_with("recursion limit exceeded") {
+        Some("depth")
+    } else {
+        None
+    }
+}
+
+// =====================================================================================
+// json_scan
+// =====================================================================================
+
+pub mod json_scan {
+    use mcp_core::json::{from_json, parse, Kind, Limits, RawJson, ScanError, MAX_DEPTH_LIMIT};
+    use serde_json::Value;
+
+    /// What a scan run saw (for the replay test's counts).
+    #[derive(Debug, Default, Clone, Copy)]
+    pub struct Outcome {
+        pub accepted: bool,
+        pub compared: bool,
+    }
+
+    /// Our nesting depth, walking the views (no recursion limit issue: validated ≤ 128).
+    fn our_depth(v: RawJson<'_>) -> usize {
+        match v.kind() {
+            Kind::Array => 1 + v.elements().unwrap().map(our_depth).max().unwrap_or(0),
+            Kind::Object => {
+                1 + v
+                    .members()
+                    .unwrap()
+                    .map(|(_, x)| our_depth(x))
+                    .max()
+                    .unwrap_or(0)
+            }
+            _ => 0,
+        }
+    }
+
+    fn has_infinite(v: RawJson<'_>) -> bool {
+        match v.kind() {
+            Kind::Number => v.as_f64().is_some_and(|f| f.is_infinite()),
+            Kind::Array => v.elements().unwrap().any(has_infinite),
+            Kind::Object => v.members().unwrap().any(|(_, x)| has_infinite(x)),
+            _ => false,
+        }
+    }
+
+    fn same_number(ours: RawJson<'_>, theirs: &serde_json::Number) {
+        let text = ours.as_str();
+        let f = ours
+            .as_f64()
+            .unwrap_or_else(|| panic!("number {text} has no f64"));
+        let g = theirs.as_f64().expect("serde number as f64");
+        assert_eq!(
+            f.to_bits(),
+            g.to_bits(),
+            "number {text}: ours {f:?} serde {g:?}"
+        );
+        if let Some(u) = theirs.as_u64() {
+            assert_eq!(ours.as_u64(), Some(u), "u64 of {text}");
+        }
+        if let Some(i) = theirs.as_i64() {
+            assert_eq!(ours.as_i64(), Some(i), "i64 of {text}");
+        }
+        let integer = !text.contains(['.', 'e', 'E']);
+        if !integer {
+            assert_eq!(ours.as_i64(), None, "{text}");
+            assert_eq!(ours.as_u64(), None, "{text}");
+        }
+    }
+
+    fn check_string(ours: RawJson<'_>, theirs: &str) {
+        let s = ours.as_string().expect("string view");
+        let decoded: String = s.chars().collect();
+        assert_eq!(decoded, theirs, "decoded string of {}", ours.as_str());
+        assert_eq!(s.decoded_len(), theirs.len());
+        assert!(s.eq_str(theirs));
+        assert!(!s.eq_str(&format!("{theirs}x")));
+        if let Some(last) = theirs.chars().last() {
+            let shorter = &theirs[..theirs.len() - last.len_utf8()];
+            assert!(!s.eq_str(shorter));
+        }
+        let mut buf = vec![0u8; theirs.len()];
+        assert_eq!(s.decode_into(&mut buf), Ok(theirs));
+        if !theirs.is_empty() {
+            let mut short = vec![0u8; theirs.len() - 1];
+            assert_eq!(
+                s.decode_into(&mut short).map(|_| ()).unwrap_err().required,
+                theirs.len()
+            );
+        }
+        assert_eq!(s.has_escapes(), s.raw().contains('\\'));
+        match s.as_borrowed() {
+            Some(b) => {
+                assert!(!s.has_escapes());
+                assert_eq!(b, theirs);
+            }
+            None => assert!(s.has_escapes()),
+        }
+    }
+
+    /// Structural comparison of our view with serde_json's value.
+    fn compare(ours: RawJson<'_>, theirs: &Value) {
+        match theirs {
+            Value::Null => {
+                assert_eq!(ours.kind(), Kind::Null);
+                assert!(ours.is_null());
+            }
+            Value::Bool(b) => {
+                assert_eq!(ours.kind(), Kind::Bool);
+                assert_eq!(ours.as_bool(), Some(*b));
+            }
+            Value::Number(n) => {
+                assert_eq!(ours.kind(), Kind::Number);
+                same_number(ours, n);
+            }
+            Value::String(s) => {
+                assert_eq!(ours.kind(), Kind::String);
+                check_string(ours, s);
+            }
+            Value::Array(a) => {
+                assert_eq!(ours.kind(), Kind::Array);
+                let elements: Vec<RawJson<'_>> = ours.elements().expect("elements").collect();
+                assert_eq!(elements.len(), a.len(), "array length of {}", ours.as_str());
+                for (i, (o, t)) in elements.iter().zip(a).enumerate() {
+                    compare(*o, t);
+                    assert_eq!(ours.index(i).map(|x| x.as_str()), Some(o.as_str()));
+                }
+                assert!(ours.index(a.len()).is_none());
+            }
+            Value::Object(m) => {
+                assert_eq!(ours.kind(), Kind::Object);
+                let members: Vec<(String, RawJson<'_>)> = ours
+                    .members()
+                    .expect("members")
+                    .map(|(k, v)| (k.chars().collect(), v))
+                    .collect();
+                // serde_json keeps the last of duplicate keys.
+                let mut last: std::collections::BTreeMap<&str, RawJson<'_>> = Default::default();
+                for (k, v) in &members {
+                    last.insert(k, *v);
+                }
+                assert_eq!(last.len(), m.len(), "distinct keys of {}", ours.as_str());
+                for (k, t) in m {
+                    let o = last
+                        .get(k.as_str())
+                        .unwrap_or_else(|| panic!("key {k:?} missing"));
+                    compare(*o, t);
+                    let first = members
+                        .iter()
+                        .find(|(mk, _)| mk == k)
+                        .map(|(_, v)| v.as_str());
+                    assert_eq!(ours.get(k).map(|v| v.as_str()), first, "get({k:?})");
+                }
+            }
+        }
+        assert!(ours.as_string().is_some() == theirs.is_string());
+        assert!(ours.members().is_some() == theirs.is_object());
+        assert!(ours.elements().is_some() == theirs.is_array());
+    }
+
+    /// Numbers equal by value (serde's `Value::Number` distinguishes `-0` (f64) from `0`).
+    fn same_value(a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Number(x), Value::Number(y)) => {
+                x.as_f64().map(f64::to_bits) == y.as_f64().map(f64::to_bits)
+                    || (x.as_f64() == Some(0.0) && y.as_f64() == Some(0.0))
+            }
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_value(a, b))
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
+            }
+            _ => a == b,
+        }
+    }
+
+    /// Any bytes: never panics; the depth bound is exact and monotonic; when we accept,
+    /// serde_json accepts the same structure; when we reject and serde_json accepts, the
+    /// reason is the documented depth bound.
+    pub fn check(data: &[u8]) -> Outcome {
+        let mut outcome = Outcome::default();
+        // 1. An arbitrary depth limit (clamped to 128) against the maximum one.
+        let d = data.first().map_or(0, |b| b % 140);
+        let limited = parse(data, Limits { max_depth: d });
+        let full = parse(
+            data,
+            Limits {
+                max_depth: MAX_DEPTH_LIMIT,
+            },
+        );
+        for r in [&limited, &full] {
+            if let Err(e) = r {
+                if let Some(off) = e.offset() {
+                    assert!(
+                        off <= data.len(),
+                        "{e:?} offset beyond input of {} bytes",
+                        data.len()
+                    );
+                }
+                let _ = format!("{e}");
+            }
+        }
+        match (&limited, &full) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a.as_str(), b.as_str());
+                assert!(our_depth(*a) <= usize::from(d.min(MAX_DEPTH_LIMIT)));
+            }
+            (Err(ScanError::TooDeep { limit, offset }), r) => {
+                assert_eq!(*limit, d.min(MAX_DEPTH_LIMIT), "limit in force");
+                assert!(
+                    matches!(data.get(*offset), Some(b'[' | b'{')),
+                    "TooDeep offset {offset} is not a bracket"
+                );
+                if let Ok(v) = r {
+                    assert!(
+                        our_depth(*v) > usize::from(*limit),
+                        "TooDeep but depth fits"
+                    );
+                }
+            }
+            (Err(e1), Err(e2)) => {
+                // Below the limit the scan took the same path.
+                assert_eq!(e1, e2, "different errors with limits {d} and 128");
+            }
+            (Err(e), Ok(_)) => panic!("rejected with limit {d} ({e:?}) but accepted with 128"),
+            (Ok(_), Err(e)) => panic!("accepted with limit {d} but rejected with 128 ({e:?})"),
+        }
+
+        // 2. Differential against serde_json.
+        let theirs = serde_json::from_slice::<Value>(data);
+        match (full, theirs) {
+            (Ok(v), Ok(t)) => {
+                outcome.accepted = true;
+                outcome.compared = true;
+                // The view is the document without surrounding whitespace.
+                assert_eq!(
+                    v.as_str(),
+                    super::raw::trim(std::str::from_utf8(data).unwrap())
+                );
+                compare(v, &t);
+                // The serde Deserializer over our views builds the same value.
+                let mut scratch = vec![0u8; data.len()];
+                let ours: Value =
+                    from_json(v, &mut scratch).unwrap_or_else(|e| panic!("from_json: {e}"));
+                assert!(same_value(&ours, &t), "from_json gave {ours} for {t}");
+            }
+            (Ok(v), Err(e)) => {
+                outcome.accepted = true;
+                match super::serde_bound(&e) {
+                    Some("depth") => assert!(
+                        our_depth(v) >= 128,
+                        "serde depth error at depth {}",
+                        our_depth(v)
+                    ),
+                    Some(_) => assert!(has_infinite(v), "serde: {e} but no number overflows f64"),
+                    None => panic!("we accept, serde_json rejects: {e}"),
+                }
+            }
+            (Err(e), Ok(_)) => {
+                assert!(
+                    matches!(e, ScanError::TooDeep { .. }),
+                    "we reject ({e:?}) a text serde_json accepts"
+                );
+            }
+            (Err(_), Err(_)) => {}
+        }
+        outcome
+    }
+}
+
+// =====================================================================================
+// json_roundtrip
+// =====================================================================================
+
+pub mod json_roundtrip {
+    use arbitrary::Arbitrary;
+    use mcp_core::json::{parse, Checkpoint, JsonWriter, Limits};
+    use serde_json::Value;
+
+    /// One writer operation. Sequences are repaired into valid documents as they are
+    /// applied (a value where a key is due gets a generated key, a stray `End` closes
+    /// nothing, ...), so any sequence yields exactly one JSON document.
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum WOp {
+        Str(String),
+        StrFmt(String, i64),
+        RawValue(String),
+        RawEscaped(String),
+        I64(i64),
+        U64(u64),
+        F64(f64),
+        Bool(bool),
+        Null,
+        BeginArray,
+        BeginObject,
+        End,
+        Key(String),
+        /// `begin_string_value`: the next value is embedded as a JSON string.
+        BeginEmbed,
+        Save,
+        Restore,
+    }
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub struct Input {
+        pub ops: Vec<WOp>,
+        /// Size of the second, possibly too small, buffer.
+        pub small: u16,
+    }
+
+    /// The value we expect to read back.
+    #[derive(Debug, Clone)]
+    enum Exp {
+        Null,
+        Bool(bool),
+        I64(i64),
+        U64(u64),
+        F64(f64),
+        Str(String),
+        Arr(Vec<Exp>),
+        Obj(Vec<(String, Exp)>),
+        Embedded(Box<Exp>),
+    }
+
+    #[derive(Debug, Clone)]
+    enum Open {
+        Arr(Vec<Exp>),
+        Obj(Vec<(String, Exp)>, Option<String>),
+        Embed,
+    }
+
+    #[derive(Debug, Clone, Default)]
+    struct State {
+        stack: Vec<Open>,
+        top: Option<Exp>,
+        keys: u32,
+    }
+
+    /// Containers nest at most this deep (serde_json's own limit is 127).
+    const MAX_NEST: usize = 100;
+
+    impl State {
+        fn in_embed(&self) -> bool {
+            self.stack.iter().any(|o| matches!(o, Open::Embed))
+        }
+
+        /// Prepares the position for a value; `false` if no value can go here.
+        fn before_value(&mut self, w: &mut JsonWriter<'_>) -> bool {
+            if self.top.is_some() {
+                return false;
+            }
+            if let Some(Open::Obj(_, pending)) = self.stack.last_mut() {
+                if pending.is_none() {
+                    let k = format!("k{}", self.keys);
+                    self.keys += 1;
+                    w.key(&k);
+                    *pending = Some(k);
+                }
+            }
+            true
+        }
+
+        /// A complete value was written.
+        fn complete(&mut self, w: &mut JsonWriter<'_>, v: Exp) {
+            match self.stack.last_mut() {
+                None => self.top = Some(v),
+                Some(Open::Arr(items)) => items.push(v),
+                Some(Open::Obj(members, pending)) => {
+                    let k = pending.take().expect("key before value");
+                    members.push((k, v));
+                }
+                Some(Open::Embed) => {
+                    self.stack.pop();
+                    w.end_string_value();
+                    self.complete(w, Exp::Embedded(Box::new(v)));
+                }
+            }
+        }
+
+        fn apply(
+            &mut self,
+            w: &mut JsonWriter<'_>,
+            op: &WOp,
+            saved: &mut Option<(Checkpoint, State)>,
+        ) {
+            match op {
+                WOp::Save => *saved = Some((w.checkpoint(), self.clone())),
+                WOp::Restore => {
+                    if let Some((cp, st)) = saved {
+                        w.rewind(*cp);
+                        *self = st.clone();
+                    }
+                }
+                WOp::Key(k) => {
+                    if let Some(Open::Obj(_, pending @ None)) = self.stack.last_mut() {
+                        w.key(k);
+                        *pending = Some(k.clone());
+                    }
+                }
+                WOp::End => match self.stack.last() {
+                    Some(Open::Arr(_)) => {
+                        w.end_array();
+                        let Some(Open::Arr(items)) = self.stack.pop() else {
+                            unreachable!()
+                        };
+                        self.complete(w, Exp::Arr(items));
+                    }
+                    Some(Open::Obj(_, pending)) => {
+                        if pending.is_some() {
+                            w.null();
+                            self.complete(w, Exp::Null);
+                        }
+                        w.end_object();
+                        let Some(Open::Obj(members, _)) = self.stack.pop() else {
+                            unreachable!()
+                        };
+                        self.complete(w, Exp::Obj(members));
+                    }
+                    Some(Open::Embed) => {
+                        w.null();
+                        self.complete(w, Exp::Null);
+                    }
+                    None => {}
+                },
+                WOp::BeginArray | WOp::BeginObject | WOp::BeginEmbed => {
+                    if self.stack.len() >= MAX_NEST || !self.before_value(w) {
+                        return;
+                    }
+                    match op {
+                        WOp::BeginArray => {
+                            w.begin_array();
+                            self.stack.push(Open::Arr(Vec::new()));
+                        }
+                        WOp::BeginObject => {
+                            w.begin_object();
+                            self.stack.push(Open::Obj(Vec::new(), None));
+                        }
+                        _ => {
+                            if self.in_embed() {
+                                // String mode is one level: embed nothing, write null.
+                                w.null();
+                                self.complete(w, Exp::Null);
+                            } else {
+                                w.begin_string_value();
+                                self.stack.push(Open::Embed);
+                            }
+                        }
+                    }
+                }
+                scalar => {
+                    if !self.before_value(w) {
+                        return;
+                    }
+                    let v = match scalar {
+                        WOp::Str(s) => {
+                            w.string(s);
+                            Exp::Str(s.clone())
+                        }
+                        WOp::StrFmt(s, n) => {
+                            w.string_fmt(format_args!("{s}{n}"));
+                            Exp::Str(format!("{s}{n}"))
+                        }
+                        WOp::RawValue(s) => {
+                            w.raw_value(&serde_json::to_string(s).unwrap());
+                            Exp::Str(s.clone())
+                        }
+                        WOp::RawEscaped(s) => {
+                            let quoted = serde_json::to_string(s).unwrap();
+                            w.string_raw_escaped(&quoted[1..quoted.len() - 1]);
+                            Exp::Str(s.clone())
+                        }
+                        WOp::I64(i) => {
+                            w.i64(*i);
+                            Exp::I64(*i)
+                        }
+                        WOp::U64(u) => {
+                            w.u64(*u);
+                            Exp::U64(*u)
+                        }
+                        WOp::F64(f) => {
+                            w.f64(*f);
+                            if f.is_finite() {
+                                Exp::F64(*f)
+                            } else {
+                                Exp::Null
+                            }
+                        }
+                        WOp::Bool(b) => {
+                            w.bool(*b);
+                            Exp::Bool(*b)
+                        }
+                        _ => {
+                            w.null();
+                            Exp::Null
+                        }
+                    };
+                    self.complete(w, v);
+                }
+            }
+        }
+
+        fn close(&mut self, w: &mut JsonWriter<'_>) {
+            while !self.stack.is_empty() {
+                self.apply(w, &WOp::End, &mut None);
+            }
+            if self.top.is_none() {
+                w.null();
+                self.top = Some(Exp::Null);
+            }
+        }
+    }
+
+    fn run(
+        ops: &[WOp],
+        buf: &mut [u8],
+    ) -> (Result<usize, mcp_core::json::BufferTooSmall>, Vec<u8>, Exp) {
+        let mut w = JsonWriter::new(buf);
+        let mut st = State::default();
+        let mut saved = None;
+        for op in ops {
+            st.apply(&mut w, op, &mut saved);
+            assert_eq!(
+                usize::from(w.depth()),
+                st.stack
+                    .iter()
+                    .filter(|o| !matches!(o, Open::Embed))
+                    .count()
+            );
+        }
+        st.close(&mut w);
+        assert_eq!(w.depth(), 0);
+        assert!(!w.string_mode());
+        let written = w.written().to_vec();
+        (w.finish(), written, st.top.expect("a value"))
+    }
+
+    /// Checks a serde value against the expectation. Floats compare bit-exact.
+    fn compare(e: &Exp, v: &Value) {
+        match (e, v) {
+            (Exp::Null, Value::Null) => {}
+            (Exp::Bool(a), Value::Bool(b)) => assert_eq!(a, b),
+            (Exp::I64(a), Value::Number(n)) => assert_eq!(n.as_i64(), Some(*a), "i64 {a}"),
+            (Exp::U64(a), Value::Number(n)) => assert_eq!(n.as_u64(), Some(*a), "u64 {a}"),
+            (Exp::F64(a), Value::Number(n)) => {
+                let b = n.as_f64().expect("f64");
+                // Bit-exact, sign of zero included: `{:?}` writes `-0.0` and serde_json reads
+                // it back as -0.0. (Integral values such as `1.0` read back as f64 too.)
+                assert_eq!(a.to_bits(), b.to_bits(), "f64 {a:?} read back as {b:?}");
+            }
+            (Exp::Str(a), Value::String(b)) => assert_eq!(a, b),
+            (Exp::Embedded(inner), Value::String(s)) => {
+                let doc: Value = serde_json::from_str(s)
+                    .unwrap_or_else(|err| panic!("embedded text {s:?}: {err}"));
+                compare(inner, &doc);
+                parse(s.as_bytes(), Limits { max_depth: 128 }).expect("embedded text scans");
+            }
+            (Exp::Arr(a), Value::Array(b)) => {
+                assert_eq!(a.len(), b.len());
+                for (x, y) in a.iter().zip(b) {
+                    compare(x, y);
+                }
+            }
+            (Exp::Obj(members), Value::Object(m)) => {
+                let mut last: std::collections::BTreeMap<&str, &Exp> = Default::default();
+                for (k, v) in members {
+                    last.insert(k, v);
+                }
+                assert_eq!(last.len(), m.len());
+                for (k, v) in last {
+                    compare(v, m.get(k).unwrap_or_else(|| panic!("missing key {k:?}")));
+                }
+            }
+            _ => panic!("expected {e:?}, read back {v}"),
+        }
+    }
+
+    pub fn check(input: &Input) {
+        let mut buf = vec![0u8; 1 << 16];
+        let (res, out, exp) = run(&input.ops, &mut buf);
+        let Ok(len) = res else {
+            return; // More than 64 KiB: nothing to compare against.
+        };
+        assert_eq!(len, out.len());
+        let text = std::str::from_utf8(&out).expect("writer output is UTF-8");
+        let v: Value = serde_json::from_str(text)
+            .unwrap_or_else(|e| panic!("invalid JSON written ({e}): {text}"));
+        compare(&exp, &v);
+        let ours = parse(&out, Limits { max_depth: 128 })
+            .unwrap_or_else(|e| panic!("scanner rejects writer output ({e}): {text}"));
+        assert_eq!(ours.as_str(), text);
+        // Writing into a smaller buffer: the exact size is reported and the prefix matches.
+        let small = usize::from(input.small) % (len + 8);
+        let mut sbuf = vec![0u8; small];
+        let (res2, out2, _) = run(&input.ops, &mut sbuf);
+        if small >= len {
+            assert_eq!(res2, Ok(len));
+            assert_eq!(out2, out);
+        } else {
+            assert_eq!(res2.map_err(|e| e.required), Err(len), "required size");
+            assert_eq!(out2[..], out[..small], "prefix written before the overflow");
+        }
+    }
+}
+
+// =====================================================================================
+// framing
+// =====================================================================================
+
+pub mod framing {
+    use arbitrary::Arbitrary;
+    use mcp_core::framing::{Frame, LineFramer};
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub struct Input {
+        pub max: u8,
+        pub data: Vec<u8>,
+        /// Chunk sizes for the chunked push (cycled; 0 counts as 1).
+        pub chunks: Vec<u8>,
+        /// Read sizes for the `spare`/`commit` driver (cycled; 0 is a read of nothing).
+        pub reads: Vec<u8>,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub enum F {
+        Line(Vec<u8>),
+        Oversized(usize),
+    }
+
+    fn own(f: Frame<'_>) -> F {
+        match f {
+            Frame::Line(l) => F::Line(l.to_vec()),
+            Frame::Oversized { len } => F::Oversized(len),
+        }
+    }
+
+    /// The documented behaviour, written plainly: split on `\n`; a line longer than `max`
+    /// (counting a `\r`) is one `Oversized { len: max + 1 }`; blank (ASCII whitespace) lines
+    /// are dropped; one trailing `\r` is stripped; an unterminated last line counts too.
+    pub fn reference(max: usize, data: &[u8]) -> Vec<F> {
+        let mut out = Vec::new();
+        for line in data.split(|&b| b == b'\n') {
+            if line.len() > max {
+                out.push(F::Oversized(max + 1));
+            } else if !line.iter().all(u8::is_ascii_whitespace) {
+                let l = line.strip_suffix(b"\r").unwrap_or(line);
+                out.push(F::Line(l.to_vec()));
+            }
+        }
+        out
+    }
+
+    fn drain(framer: &mut LineFramer<'_>, out: &mut Vec<F>) -> usize {
+        let mut n = 0;
+        while let Some(f) = framer.next_frame() {
+            out.push(own(f));
+            n += 1;
+            assert!(n <= 1 << 20, "next_frame does not terminate");
+        }
+        n
+    }
+
+    fn finish(framer: &mut LineFramer<'_>, out: &mut Vec<F>) {
+        let mut n = 0;
+        while let Some(f) = framer.finish() {
+            out.push(own(f));
+            n += 1;
+            assert!(n <= 1 << 20, "finish does not terminate");
+        }
+        assert_eq!(framer.buffered(), 0, "finish leaves bytes behind");
+        assert!(!framer.is_discarding());
+    }
+
+    /// `push` with the given chunking (`None`: all at once).
+    fn by_push(max: usize, data: &[u8], chunks: Option<&[u8]>) -> Vec<F> {
+        let mut storage = vec![0u8; max];
+        let mut framer = LineFramer::new(&mut storage);
+        assert_eq!(framer.max_len(), max);
+        let mut out = Vec::new();
+        let mut pos = 0;
+        let mut k = 0;
+        while pos < data.len() {
+            let size = match chunks {
+                Some(c) if !c.is_empty() => usize::from(c[k % c.len()]).max(1),
+                _ => data.len(),
+            };
+            k += 1;
+            let mut input = &data[pos..(pos + size).min(data.len())];
+            pos += input.len();
+            while !input.is_empty() {
+                let n = framer.push(input);
+                assert!(n <= input.len());
+                assert!(
+                    framer.buffered() <= max,
+                    "framer holds more than its buffer"
+                );
+                input = &input[n..];
+                let drained = drain(&mut framer, &mut out);
+                assert!(
+                    n > 0 || drained > 0,
+                    "push took nothing and no frame was waiting"
+                );
+            }
+        }
+        finish(&mut framer, &mut out);
+        out
+    }
+
+    /// `spare`/`commit`, as when reading straight from a device.
+    fn by_spare(max: usize, data: &[u8], reads: &[u8]) -> Vec<F> {
+        let mut storage = vec![0u8; max];
+        let mut framer = LineFramer::new(&mut storage);
+        let mut out = Vec::new();
+        let mut pos = 0;
+        let mut k = 0;
+        let mut idle = 0;
+        while pos < data.len() {
+            // A zero read reads nothing once; after a run of them, read everything.
+            let want = if reads.is_empty() || idle > reads.len() {
+                usize::MAX
+            } else {
+                usize::from(reads[k % reads.len()])
+            };
+            k += 1;
+            let spare = framer.spare();
+            let empty = spare.is_empty();
+            let n = want.min(spare.len()).min(data.len() - pos);
+            spare[..n].copy_from_slice(&data[pos..pos + n]);
+            pos += n;
+            framer.commit(n);
+            assert!(
+                framer.buffered() <= max,
+                "framer holds more than its buffer"
+            );
+            let drained = drain(&mut framer, &mut out);
+            if empty {
+                assert!(drained > 0, "spare() was empty but no frame was waiting");
+            }
+            idle = if n == 0 && drained == 0 { idle + 1 } else { 0 };
+            assert!(idle <= reads.len() + 2, "spare/commit makes no progress");
+        }
+        finish(&mut framer, &mut out);
+        out
+    }
+
+    pub fn check(input: &Input) {
+        let max = usize::from(input.max % 48);
+        let data = &input.data;
+        let expected = reference(max, data);
+        let whole = by_push(max, data, None);
+        assert_eq!(whole, expected, "push(all) vs reference, max {max}");
+        let chunked = by_push(max, data, Some(&input.chunks));
+        assert_eq!(chunked, expected, "chunked push vs reference, max {max}");
+        let spare = by_spare(max, data, &input.reads);
+        assert_eq!(spare, expected, "spare/commit vs reference, max {max}");
+    }
+}
+
+// =====================================================================================
+// session
+// =====================================================================================
+
+pub mod session {
+    use super::{depth_of, raw, serde_bound};
+    use arbitrary::Arbitrary;
+    use mcp_core::framing::{Frame as LineFrame, LineFramer};
+    use mcp_core::{
+        Annotations, CacheScope, CallError, CallRequest, CallToken, ClientCaps, Config, Content,
+        Dispatch, Event, LogLevel, ProtocolVersion, ResourceLink, Role, Route, ServerInfo, Session,
+        SessionStorage, Tool, ToolResult, ToolSet,
+    };
+    use serde_json::Value;
+    use std::collections::HashMap;
+
+    pub const MODERN: &str = "2026-07-28";
+
+    // ---------------------------------------------------------------- grammar
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum Rev {
+        R0,
+        R1,
+        R2,
+        R3,
+        R4,
+        Unknown,
+        Empty,
+        Number,
+    }
+
+    impl Rev {
+        fn text(&self) -> String {
+            match self {
+                Rev::R0 => "\"2024-11-05\"".into(),
+                Rev::R1 => "\"2025-03-26\"".into(),
+                Rev::R2 => "\"2025-06-18\"".into(),
+                Rev::R3 => "\"2025-11-25\"".into(),
+                Rev::R4 => "\"2026-07-28\"".into(),
+                Rev::Unknown => "\"1999-01-01\"".into(),
+                Rev::Empty => "\"\"".into(),
+                Rev::Number => "20250618".into(),
+            }
+        }
+    }
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum IdGen {
+        Small(u8),
+        Int(i64),
+        Str(u8),
+        Text(String),
+        /// A 65-byte string id: too long to keep for a deferred call.
+        Long,
+        /// A 600-byte id: too long to echo in a small output buffer.
+        Huge,
+        Null,
+        Float,
+        Exp,
+        Bool,
+        Obj,
+        NegZero,
+        BigInt,
+        /// The id of a call in flight (duplicate ids, cancellation targets).
+        Live(u8),
+        /// `"\u0072N"`: equal by value to `Str(N)`, different on the wire.
+        Escaped(u8),
+    }
+
+    impl IdGen {
+        fn text(&self, g: &Gen<'_>) -> String {
+            match self {
+                IdGen::Small(n) => n.to_string(),
+                IdGen::Int(i) => i.to_string(),
+                IdGen::Str(n) => format!("\"r{n}\""),
+                IdGen::Text(s) => {
+                    serde_json::to_string(&s.chars().take(40).collect::<String>()).unwrap()
+                }
+                IdGen::Long => format!("\"{}\"", "L".repeat(63)),
+                IdGen::Huge => format!("\"{}\"", "H".repeat(600)),
+                IdGen::Null => "null".into(),
+                IdGen::Float => "1.5".into(),
+                IdGen::Exp => "1e3".into(),
+                IdGen::Bool => "true".into(),
+                IdGen::Obj => "{\"a\":1}".into(),
+                IdGen::NegZero => "-0".into(),
+                IdGen::BigInt => "123456789012345678901234567890".into(),
+                IdGen::Live(k) => match g.live_ids.len() {
+                    0 => "7".into(),
+                    n => g.live_ids[usize::from(*k) % n].clone(),
+                },
+                IdGen::Escaped(n) => format!("\"\\u0072{n}\""),
+            }
+        }
+    }
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum LevelGen {
+        L(u8),
+        Bad(String),
+        Number,
+    }
+
+    const LEVELS: [&str; 8] = [
+        "debug",
+        "info",
+        "notice",
+        "warning",
+        "error",
+        "critical",
+        "alert",
+        "emergency",
+    ];
+
+    impl LevelGen {
+        fn text(&self) -> String {
+            match self {
+                LevelGen::L(n) => format!("\"{}\"", LEVELS[usize::from(*n) % 8]),
+                LevelGen::Bad(s) => {
+                    serde_json::to_string(&s.chars().take(16).collect::<String>()).unwrap()
+                }
+                LevelGen::Number => "3".into(),
+            }
+        }
+    }
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum CursorGen {
+        Absent,
+        Null,
+        Seen(u8),
+        Tampered(u8, u8),
+        Garbage(String),
+        Number,
+        Empty,
+    }
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum ToolGen {
+        Known(u8),
+        Unknown(String),
+        /// A known name with its first character written as a `\u` escape.
+        Escaped(u8),
+        NotString,
+    }
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum ArgsGen {
+        Absent,
+        Null,
+        Marker,
+        Text(String),
+        Big(u16),
+        NotObject,
+        Deep(u8),
+        Add(f64, f64),
+    }
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum CancelGen {
+        Live(u8),
+        Id(IdGen),
+        Missing,
+        NotObject,
+    }
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum Body {
+        Initialize {
+            rev: Rev,
+            caps: u8,
+            shape: u8,
+        },
+        Initialized,
+        Ping,
+        Discover,
+        ToolsList {
+            cursor: CursorGen,
+        },
+        ToolsCall {
+            tool: ToolGen,
+            args: ArgsGen,
+            progress: Option<IdGen>,
+        },
+        SetLevel {
+            level: LevelGen,
+        },
+        Cancel {
+            target: CancelGen,
+        },
+        Other {
+            method: u8,
+        },
+        Reply {
+            error: bool,
+        },
+    }
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum MetaGen {
+        None,
+        Legacy,
+        Modern {
+            rev: Rev,
+            caps: u8,
+            level: Option<LevelGen>,
+            shape: u8,
+        },
+        Modern2 {
+            caps: u8,
+        },
+        NotObject,
+        CapsOnly,
+    }
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum Envelope {
+        Plain,
+        Plain2,
+        Plain3,
+        Spaced,
+        Jsonrpc10,
+        NoJsonrpc,
+        JsonrpcNumber,
+        JsonrpcEscaped,
+        ParamsArray,
+        ParamsString,
+        ParamsNull,
+        DupId,
+        DupMethod,
+        MethodNumber,
+        WithResult,
+        EscapedMethodKey,
+        /// `"\u0069d"`: still the member `id` (see
+        /// `fuzz_regressions::escaped_id_key_is_still_a_request`).
+        EscapedIdKey,
+        ExtraMember,
+        Reordered,
+    }
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub struct Msg {
+        pub id: Option<IdGen>,
+        pub body: Body,
+        pub meta: MetaGen,
+        pub env: Envelope,
+    }
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum ResultGen {
+        Text(String),
+        All,
+        Structured(f64),
+        StructuredRaw(String),
+        Error(String),
+        Misuse,
+        Big(u16),
+        Empty,
+    }
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum SOp {
+        Send {
+            msg: Msg,
+            take: u8,
+        },
+        Batch {
+            msgs: Vec<Msg>,
+            take: u8,
+        },
+        Raw(Vec<u8>),
+        Truncated {
+            msg: Msg,
+            cut: u16,
+        },
+        Stream {
+            msgs: Vec<Msg>,
+            chunk: u8,
+            max_line: u16,
+            take: u8,
+        },
+        Complete {
+            pick: u8,
+            result: ResultGen,
+        },
+        Fail {
+            pick: u8,
+            code: i32,
+            message: String,
+        },
+        Progress {
+            pick: u8,
+            progress: f64,
+            total: Option<f64>,
+            message: Option<String>,
+        },
+        Log {
+            pick: Option<u8>,
+            level: u8,
+            logger: Option<String>,
+            data: String,
+        },
+        ToolsChanged,
+        Oversized {
+            limit: u16,
+        },
+    }
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub struct CfgGen {
+        pub cap: u8,
+        pub out: u16,
+        pub page: u8,
+        pub batch: u8,
+        pub depth: u8,
+        pub list_changed: bool,
+        pub level: u8,
+        pub ttl: u32,
+        pub private: bool,
+    }
+
+    #[derive(Arbitrary, Debug, Clone)]
+    pub struct Input {
+        pub cfg: CfgGen,
+        pub ops: Vec<SOp>,
+    }
+
+    /// What rendering needs from the running model.
+    pub struct Gen<'a> {
+        live_ids: Vec<String>,
+        cursors: &'a [String],
+        seq: u64,
+    }
+
+    fn caps_obj(bits: u8) -> String {
+        let names = ["sampling", "elicitation", "roots", "experimental"];
+        let items: Vec<String> = names
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| bits & (1 << i) != 0)
+            .map(|(_, n)| format!("\"{n}\":{{}}"))
+            .collect();
+        format!("{{{}}}", items.join(","))
+    }
+
+    fn obj(members: &[(String, String)]) -> String {
+        let items: Vec<String> = members
+            .iter()
+            .map(|(k, v)| format!("\"{k}\":{v}"))
+            .collect();
+        format!("{{{}}}", items.join(","))
+    }
+
+    fn jstr(s: &str) -> String {
+        serde_json::to_string(s).unwrap()
+    }
+
+    pub const TOOL_NAMES: [&str; 20] = [
+        "echo",
+        "add",
+        "all_content",
+        "fail",
+        "misuse",
+        "slow",
+        "slow2",
+        "needs_sampling",
+        "needs_roots",
+        "big",
+        "extra_0",
+        "extra_1",
+        "extra_2",
+        "extra_3",
+        "extra_4",
+        "extra_5",
+        "extra_6",
+        "extra_7",
+        "extra_8",
+        "extra_9",
+    ];
+
+    const OTHER_METHODS: [&str; 10] = [
+        "resources/list",
+        "prompts/list",
+        "completion/complete",
+        "resources/subscribe",
+        "tools\\/list",
+        "",
+        "TOOLS/LIST",
+        "notifications/progress",
+        "notifications/unknown",
+        "initialize ",
+    ];
+
+    impl Msg {
+        /// The message as one line of JSON text (never contains a raw newline).
+        pub fn render(&self, g: &mut Gen<'_>) -> String {
+            let mut params: Vec<(String, String)> = Vec::new();
+            let mut meta: Vec<(String, String)> = Vec::new();
+            let mut has_params = true;
+            let mut is_reply = None;
+            let method = match &self.body {
+                Body::Initialize { rev, caps, shape } => {
+                    match shape % 4 {
+                        1 => {}
+                        2 => has_params = false,
+                        3 => params.push(("protocolVersion".into(), rev.text())),
+                        _ => params.push(("protocolVersion".into(), rev.text())),
+                    }
+                    let c = if shape % 4 == 3 {
+                        "5".to_string()
+                    } else {
+                        caps_obj(*caps)
+                    };
+                    params.push(("capabilities".into(), c));
+                    params.push((
+                        "clientInfo".into(),
+                        r#"{"name":"fuzz","version":"1.0"}"#.into(),
+                    ));
+                    "initialize".to_string()
+                }
+                Body::Initialized => {
+                    has_params = false;
+                    "notifications/initialized".into()
+                }
+                Body::Ping => {
+                    has_params = false;
+                    "ping".into()
+                }
+                Body::Discover => "server/discover".into(),
+                Body::ToolsList { cursor } => {
+                    let c = match cursor {
+                        CursorGen::Absent => None,
+                        CursorGen::Null => Some("null".to_string()),
+                        CursorGen::Seen(k) => g
+                            .cursors
+                            .get(usize::from(*k) % g.cursors.len().max(1))
+                            .map(|c| jstr(c)),
+                        CursorGen::Tampered(k, at) => g
+                            .cursors
+                            .get(usize::from(*k) % g.cursors.len().max(1))
+                            .map(|c| {
+                                let mut b = c.clone().into_bytes();
+                                let i = usize::from(*at) % b.len().max(1);
+                                if let Some(x) = b.get_mut(i) {
+                                    *x = if *x == b'A' { b'B' } else { b'A' };
+                                }
+                                jstr(&String::from_utf8_lossy(&b))
+                            }),
+                        CursorGen::Garbage(s) => Some(jstr(s)),
+                        CursorGen::Number => Some("12".into()),
+                        CursorGen::Empty => Some("\"\"".into()),
+                    };
+                    if let Some(c) = c {
+                        params.push(("cursor".into(), c));
+                    }
+                    "tools/list".into()
+                }
+                Body::ToolsCall {
+                    tool,
+                    args,
+                    progress,
+                } => {
+                    let name = match tool {
+                        ToolGen::Known(i) => jstr(TOOL_NAMES[usize::from(*i) % TOOL_NAMES.len()]),
+                        ToolGen::Unknown(s) => jstr(s),
+                        ToolGen::Escaped(i) => {
+                            let n = TOOL_NAMES[usize::from(*i) % TOOL_NAMES.len()];
+                            format!("\"\\u{:04x}{}\"", n.as_bytes()[0], &n[1..])
+                        }
+                        ToolGen::NotString => "42".into(),
+                    };
+                    params.push(("name".into(), name));
+                    g.seq += 1;
+                    let seq = g.seq;
+                    let a = match args {
+                        ArgsGen::Absent => None,
+                        ArgsGen::Null => Some("null".to_string()),
+                        ArgsGen::Marker => Some(format!("{{\"__seq\":{seq}}}")),
+                        ArgsGen::Text(s) => {
+                            Some(format!("{{\"__seq\":{seq},\"text\":{}}}", jstr(s)))
+                        }
+                        ArgsGen::Big(n) => Some(format!(
+                            "{{\"__seq\":{seq},\"text\":\"{}\"}}",
+                            "x".repeat(usize::from(*n) % 3000)
+                        )),
+                        ArgsGen::NotObject => Some("[1,2]".into()),
+                        ArgsGen::Deep(d) => {
+                            let d = usize::from(*d) % 48;
+                            Some(format!(
+                                "{{\"__seq\":{seq},\"deep\":{}{}}}",
+                                "[".repeat(d),
+                                "]".repeat(d)
+                            ))
+                        }
+                        ArgsGen::Add(a, b) => Some(format!(
+                            "{{\"__seq\":{seq},\"a\":{},\"b\":{}}}",
+                            serde_json::to_string(a).unwrap(),
+                            serde_json::to_string(b).unwrap()
+                        )),
+                    };
+                    if let Some(a) = a {
+                        params.push(("arguments".into(), a));
+                    }
+                    if let Some(p) = progress {
+                        meta.push(("progressToken".into(), p.text(g)));
+                    }
+                    "tools/call".into()
+                }
+                Body::SetLevel { level } => {
+                    params.push(("level".into(), level.text()));
+                    "logging/setLevel".into()
+                }
+                Body::Cancel { target } => {
+                    match target {
+                        CancelGen::Live(k) => {
+                            params.push(("requestId".into(), IdGen::Live(*k).text(g)))
+                        }
+                        CancelGen::Id(id) => params.push(("requestId".into(), id.text(g))),
+                        CancelGen::Missing => {}
+                        CancelGen::NotObject => has_params = false,
+                    }
+                    params.push(("reason".into(), "\"fuzz\"".into()));
+                    "notifications/cancelled".into()
+                }
+                Body::Other { method } => {
+                    OTHER_METHODS[usize::from(*method) % OTHER_METHODS.len()].into()
+                }
+                Body::Reply { error } => {
+                    is_reply = Some(*error);
+                    String::new()
+                }
+            };
+            match &self.meta {
+                MetaGen::None | MetaGen::Legacy => {}
+                MetaGen::Modern {
+                    rev,
+                    caps,
+                    level,
+                    shape,
+                } => {
+                    let s = shape % 6;
+                    let v = if s == 3 {
+                        "20260728".to_string()
+                    } else {
+                        rev.text()
+                    };
+                    meta.push(("io.modelcontextprotocol/protocolVersion".into(), v));
+                    match s {
+                        1 => {}
+                        2 => meta.push((
+                            "io.modelcontextprotocol/clientCapabilities".into(),
+                            "[]".into(),
+                        )),
+                        _ => meta.push((
+                            "io.modelcontextprotocol/clientCapabilities".into(),
+                            caps_obj(*caps),
+                        )),
+                    }
+                    if let Some(l) = level {
+                        meta.push(("io.modelcontextprotocol/logLevel".into(), l.text()));
+                    }
+                }
+                MetaGen::Modern2 { caps } => {
+                    meta.push((
+                        "io.modelcontextprotocol/protocolVersion".into(),
+                        format!("\"{MODERN}\""),
+                    ));
+                    meta.push((
+                        "io.modelcontextprotocol/clientCapabilities".into(),
+                        caps_obj(*caps),
+                    ));
+                }
+                MetaGen::NotObject => meta.push(("\u{0}".into(), String::new())),
+                MetaGen::CapsOnly => meta.push((
+                    "io.modelcontextprotocol/clientCapabilities".into(),
+                    "{}".into(),
+                )),
+            }
+            if !meta.is_empty() {
+                has_params = true;
+                let m = if meta.iter().any(|(k, _)| k == "\u{0}") {
+                    "7".to_string()
+                } else {
+                    obj(&meta)
+                };
+                params.push(("_meta".into(), m));
+            }
+
+            let id = self.id.as_ref().map(|i| i.text(g));
+            let mut members: Vec<(String, String)> = vec![("jsonrpc".into(), "\"2.0\"".into())];
+            if let Some(id) = &id {
+                members.push(("id".into(), id.clone()));
+            }
+            match is_reply {
+                Some(false) => members.push(("result".into(), "{}".into())),
+                Some(true) => members.push((
+                    "error".into(),
+                    r#"{"code":-1,"message":"client error"}"#.into(),
+                )),
+                None => {
+                    members.push(("method".into(), jstr(&method)));
+                    if has_params {
+                        members.push(("params".into(), obj(&params)));
+                    }
+                }
+            }
+            let set = |members: &mut Vec<(String, String)>, k: &str, v: &str| {
+                if let Some(m) = members.iter_mut().find(|(mk, _)| mk == k) {
+                    m.1 = v.into();
+                }
+            };
+            let mut spaced = false;
+            match self.env {
+                Envelope::Plain | Envelope::Plain2 | Envelope::Plain3 => {}
+                Envelope::Spaced => spaced = true,
+                Envelope::Jsonrpc10 => set(&mut members, "jsonrpc", "\"1.0\""),
+                Envelope::NoJsonrpc => {
+                    members.remove(0);
+                }
+                Envelope::JsonrpcNumber => set(&mut members, "jsonrpc", "2.0"),
+                Envelope::JsonrpcEscaped => set(&mut members, "jsonrpc", "\"2\\u002e0\""),
+                Envelope::ParamsArray => set(&mut members, "params", "[1]"),
+                Envelope::ParamsString => set(&mut members, "params", "\"p\""),
+                Envelope::ParamsNull => set(&mut members, "params", "null"),
+                Envelope::DupId => members.push(("id".into(), "99".into())),
+                Envelope::DupMethod => members.push(("method".into(), "\"ping\"".into())),
+                Envelope::MethodNumber => set(&mut members, "method", "7"),
+                Envelope::WithResult => members.push(("result".into(), "{}".into())),
+                Envelope::EscapedMethodKey => {
+                    if let Some(m) = members.iter_mut().find(|(k, _)| k == "method") {
+                        m.0 = "\\u006dethod".into();
+                    }
+                }
+                Envelope::EscapedIdKey => {
+                    if let Some(m) = members.iter_mut().find(|(k, _)| k == "id") {
+                        m.0 = "\\u0069d".into();
+                    }
+                }
+                Envelope::ExtraMember => members.push(("extra".into(), "[{\"x\":null}]".into())),
+                Envelope::Reordered => members.reverse(),
+            }
+            let items: Vec<String> = members
+                .iter()
+                .map(|(k, v)| {
+                    if spaced {
+                        format!(" \"{k}\" :\t{v} ")
+                    } else {
+                        format!("\"{k}\":{v}")
+                    }
+                })
+                .collect();
+            format!("{{{}}}", items.join(","))
+        }
+    }
+
+    // ---------------------------------------------------------------- tools
+
+    const OBJECT: &str = r#"{"type":"object"}"#;
+    const ADD_OUTPUT: &str =
+        r#"{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}"#;
+
+    pub struct FuzzTools {
+        pub defs: Vec<Tool<'static>>,
+    }
+
+    impl Default for FuzzTools {
+        fn default() -> Self {
+            let defs = TOOL_NAMES
+                .iter()
+                .map(|&name| {
+                    let mut t = Tool {
+                        description: Some("fuzz tool"),
+                        ..Tool::new(name, OBJECT)
+                    };
+                    match name {
+                        "add" => {
+                            t.output_schema = Some(ADD_OUTPUT);
+                            t.title = Some("Add");
+                            t.meta = Some(r#"{"example.com/kind":"math"}"#);
+                        }
+                        "needs_sampling" => t.requires = ClientCaps::SAMPLING,
+                        "needs_roots" => {
+                            t.requires = ClientCaps::ROOTS.with(ClientCaps::ELICITATION)
+                        }
+                        _ => {}
+                    }
+                    t
+                })
+                .collect();
+            FuzzTools { defs }
+        }
+    }
+
+    fn all_content(r: &mut ToolResult<'_, '_>) {
+        r.text("plain");
+        r.push(
+            &Content::Text("annotated"),
+            Some(&Annotations {
+                audience: &[Role::User, Role::Assistant],
+                priority: Some(0.5),
+                last_modified: Some("2025-01-01T00:00:00Z"),
+            }),
+            Some(r#"{"example.com/x":1}"#),
+        );
+        r.image("iVBORw0KGgo=", "image/png");
+        r.audio("UklGRg==", "audio/wav");
+        r.resource_link(&ResourceLink {
+            uri: "file:///a.txt",
+            name: "a.txt",
+            title: Some("A"),
+            description: Some("d"),
+            mime_type: Some("text/plain"),
+            size: Some(3),
+        });
+        r.embedded_text("test://text", Some("text/plain"), "embedded");
+        r.embedded_blob("test://blob", None, "AAEC");
+    }
+
+    impl ToolSet for FuzzTools {
+        fn len(&self) -> usize {
+            self.defs.len()
+        }
+        fn get(&self, index: usize) -> Option<Tool<'_>> {
+            self.defs.get(index).copied()
+        }
+        fn call(&mut self, req: &CallRequest<'_>, r: &mut ToolResult<'_, '_>) -> Dispatch {
+            let name = self.defs[req.tool_index()].name;
+            assert!(req.name().eq_str(name), "dispatched to the wrong tool");
+            match name {
+                "echo" => {
+                    r.text(req.args().as_str());
+                }
+                "add" => {
+                    let num = |k: &str| req.args().get(k).and_then(|v| v.as_f64());
+                    match (num("a"), num("b")) {
+                        (Some(a), Some(b)) if (a + b).is_finite() => r.structured_with(|w| {
+                            w.begin_object();
+                            w.key("sum");
+                            w.f64(a + b);
+                            w.end_object();
+                        }),
+                        _ => {
+                            r.fail(format_args!("add needs numbers a and b"));
+                        }
+                    }
+                }
+                "all_content" => all_content(r),
+                "fail" => {
+                    r.fail(format_args!(
+                        "This tool intentionally fails: {}",
+                        req.version()
+                    ));
+                }
+                "misuse" => {
+                    r.structured_raw("{}");
+                    r.text("content after structured output");
+                }
+                "big" => {
+                    r.text(&"b".repeat(3000));
+                }
+                "slow" | "slow2" | "needs_sampling" | "needs_roots" => return Dispatch::Defer,
+                _ => {
+                    r.text(name);
+                }
+            }
+            Dispatch::Done
+        }
+    }
+
+    // ---------------------------------------------------------------- model
+
+    /// One server frame with what schema validation needs.
+    #[derive(Debug, Clone)]
+    pub struct Frame {
+        pub value: Value,
+        /// Revision the frame was emitted under.
+        pub rev: String,
+        /// Method of the request it answers (responses only).
+        pub method: Option<String>,
+    }
+
+    /// What a run did (for the replay test).
+    #[derive(Debug, Default)]
+    pub struct Report {
+        pub frames: Vec<Frame>,
+        pub messages: usize,
+        pub replies: usize,
+        pub completions: usize,
+        pub cancels: usize,
+        /// Id accounting was switched off (a message only serde_json could not read).
+        pub lenient: bool,
+    }
+
+    #[derive(Debug, Clone)]
+    struct Tok {
+        /// The request id (raw), when known.
+        id: Option<String>,
+        live: bool,
+        cancelled: bool,
+        wants_progress: bool,
+        last_progress: f64,
+        rev: String,
+    }
+
+    /// Expectations for one incoming message, from its bytes alone.
+    #[derive(Debug, Default)]
+    struct Expect {
+        idless: usize,
+        ids: Vec<String>,
+        seq: HashMap<u64, String>,
+        cancels: Vec<String>,
+        batch: bool,
+        lenient: bool,
+        /// `(id, method, revision)` of every request, in order.
+        info: Vec<(String, String, String)>,
+    }
+
+    struct Model {
+        out_len: usize,
+        max_depth: usize,
+        max_batch: usize,
+        capacity: usize,
+        outstanding: HashMap<String, usize>,
+        tokens: HashMap<CallToken, Tok>,
+        order: Vec<CallToken>,
+        pool: Vec<String>,
+        untaken: usize,
+        info: HashMap<String, (String, String)>,
+        cursors: Vec<String>,
+        seq: u64,
+        report: Report,
+    }
+
+    fn remove_one(v: &mut Vec<String>, x: &str) -> bool {
+        match v.iter().position(|y| y == x) {
+            Some(i) => {
+                v.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn decode_str(raw_with_quotes: &str) -> Option<String> {
+        serde_json::from_str::<String>(raw_with_quotes).ok()
+    }
+
+    impl Model {
+        fn legacy_rev(session: &Session<'_>) -> String {
+            session
+                .negotiated_version()
+                .unwrap_or(ProtocolVersion::LATEST_LEGACY)
+                .as_str()
+                .to_string()
+        }
+
+        fn rev_of(session: &Session<'_>, v: &Value) -> String {
+            let modern = v
+                .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+                .is_some()
+                || v.get("method").and_then(Value::as_str) == Some("server/discover");
+            if modern {
+                return MODERN.into();
+            }
+            if v.get("method").and_then(Value::as_str) == Some("initialize") {
+                let requested = v
+                    .pointer("/params/protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                return ProtocolVersion::negotiate_legacy(ProtocolVersion::from_wire(requested))
+                    .as_str()
+                    .into();
+            }
+            Self::legacy_rev(session)
+        }
+
+        /// One element of a message (or the whole message).
+        fn element(&mut self, session: &Session<'_>, text: &str, v: &Value, e: &mut Expect) {
+            if !v.is_object() {
+                e.idless += 1;
+                return;
+            }
+            let members = raw::members(text).expect("raw members of a valid object");
+            let mut seen: HashMap<&str, usize> = HashMap::new();
+            let mut last: HashMap<&str, &str> = HashMap::new();
+            for (k, val) in &members {
+                // Member names compare after unescaping (RFC 8259): `"\u0069d"` is `id`.
+                let name = decode_str(&format!("\"{k}\"")).unwrap_or_default();
+                let known = ["jsonrpc", "id", "method", "params", "result", "error"];
+                if let Some(k) = known.iter().find(|n| **n == name) {
+                    *seen.entry(k).or_default() += 1;
+                    last.insert(k, val);
+                }
+            }
+            let dup = seen.values().any(|&n| n > 1);
+            let id = last.get("id").copied();
+            let method = last.get("method").copied();
+            if method.is_some() && id.is_none() {
+                // A notification: never answered. Remember cancellation targets.
+                if method.and_then(decode_str).as_deref() == Some("notifications/cancelled") {
+                    if let Some(p) = last.get("params").and_then(|p| raw::members(p)) {
+                        for (k, t) in p {
+                            if decode_str(&format!("\"{k}\"")).as_deref() == Some("requestId") {
+                                e.cancels.push(t.to_string());
+                            }
+                        }
+                    }
+                }
+                return;
+            }
+            let Some(id) = id else {
+                e.idless += 1;
+                return;
+            };
+            if !raw::is_id(id) {
+                e.idless += 1;
+                return;
+            }
+            if method.is_none() {
+                let valid_response = !dup
+                    && last.get("jsonrpc").copied().and_then(decode_str).as_deref() == Some("2.0")
+                    && last.contains_key("result") != last.contains_key("error");
+                if valid_response {
+                    return;
+                }
+            }
+            e.ids.push(id.to_string());
+            let m = v
+                .get("method")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let rev = Self::rev_of(session, v);
+            e.info.push((id.to_string(), m.clone(), rev.clone()));
+            self.info.insert(id.to_string(), (m, rev));
+            if let Some(seq) = v.pointer("/params/arguments/__seq").and_then(Value::as_u64) {
+                e.seq.insert(seq, id.to_string());
+            }
+        }
+
+        fn expect(&mut self, session: &Session<'_>, bytes: &[u8]) -> Expect {
+            let mut e = Expect::default();
+            let Ok(text) = std::str::from_utf8(bytes) else {
+                e.idless = 1;
+                return e;
+            };
+            let v: Value = match serde_json::from_str(text) {
+                Ok(v) => v,
+                Err(err) if serde_bound(&err).is_some() => {
+                    e.lenient = true;
+                    e.batch = raw::trim(text).starts_with('[');
+                    return e;
+                }
+                Err(_) => {
+                    e.idless = 1;
+                    return e;
+                }
+            };
+            if depth_of(&v) > self.max_depth {
+                e.idless = 1;
+                return e;
+            }
+            match &v {
+                Value::Array(items) => {
+                    e.batch = true;
+                    let allowed =
+                        session.negotiated_version() == Some(ProtocolVersion::V2025_03_26);
+                    if !allowed || items.is_empty() || items.len() > self.max_batch {
+                        e.idless = 1;
+                        return e;
+                    }
+                    let raws = raw::elements(text).expect("raw elements of a valid array");
+                    assert_eq!(raws.len(), items.len());
+                    for (r, item) in raws.iter().zip(items) {
+                        self.element(session, r, item, &mut e);
+                    }
+                }
+                _ => self.element(session, text, &v, &mut e),
+            }
+            e
+        }
+
+        fn owe(&mut self, id: &str) {
+            *self.outstanding.entry(id.to_string()).or_default() += 1;
+        }
+
+        fn pay(&mut self, id: &str, what: &str) {
+            match self.outstanding.get_mut(id) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ => {
+                    if !self.report.lenient {
+                        panic!("{what} with id {id} that nobody is waiting for");
+                    }
+                }
+            }
+            self.report.replies += 1;
+        }
+
+        /// Parses a frame: one line, valid JSON.
+        fn frame(&self, bytes: &[u8]) -> Option<(Value, String)> {
+            assert!(
+                !bytes.contains(&b'\n') && !bytes.contains(&b'\r'),
+                "frame contains a raw line break"
+            );
+            let text = std::str::from_utf8(bytes)
+                .expect("frame is UTF-8")
+                .to_string();
+            match serde_json::from_str::<Value>(&text) {
+                Ok(v) => Some((v, text)),
+                Err(e) if self.report.lenient && serde_bound(&e).is_some() => None,
+                Err(e) => panic!("server emitted invalid JSON ({e}): {text}"),
+            }
+        }
+
+        fn record(&mut self, value: Value, rev: String, method: Option<String>) {
+            self.report.frames.push(Frame { value, rev, method });
+        }
+
+        /// Records a reply to a request of this message: the request is found by id, and
+        /// among requests sharing an id by the shape of the result.
+        fn record_reply(
+            &mut self,
+            session: &Session<'_>,
+            e: &mut Expect,
+            v: &Value,
+            id: Option<&str>,
+        ) {
+            let shape = v.get("result").map(|r| {
+                if r.get("content").is_some() {
+                    "tools/call"
+                } else if r.get("tools").is_some() {
+                    "tools/list"
+                } else if r.get("protocolVersion").is_some() {
+                    "initialize"
+                } else if r.get("supportedVersions").is_some() {
+                    "server/discover"
+                } else {
+                    "ping"
+                }
+            });
+            let same = |m: &str, s: &str| m == s || (s == "ping" && m == "logging/setLevel");
+            let candidates: Vec<usize> = (0..e.info.len())
+                .filter(|&i| Some(e.info[i].0.as_str()) == id)
+                .collect();
+            let pick = match candidates.as_slice() {
+                [] => None,
+                [one] => Some(*one),
+                many => Some(
+                    many.iter()
+                        .copied()
+                        .find(|&i| shape.is_some_and(|s| same(&e.info[i].1, s)))
+                        .unwrap_or(many[0]),
+                ),
+            };
+            match pick {
+                Some(i) => {
+                    let (_, method, rev) = e.info.remove(i);
+                    self.record(v.clone(), rev, Some(method));
+                }
+                None => self.record_response(session, v, id),
+            }
+        }
+
+        fn record_response(&mut self, session: &Session<'_>, v: &Value, id: Option<&str>) {
+            let (method, rev) = match id.and_then(|i| self.info.get(i)) {
+                Some((m, r)) => (Some(m.clone()), r.clone()),
+                None => match (session.negotiated_version(), v.get("error").is_some()) {
+                    (Some(ver), false) => (None, ver.as_str().to_string()),
+                    _ => (None, ProtocolVersion::LATEST_LEGACY.as_str().to_string()),
+                },
+            };
+            self.record(v.clone(), rev, method);
+        }
+
+        /// A response object: `Some(raw id)` or `None` for an id-less error.
+        fn response_id(v: &Value, text: &str) -> Option<String> {
+            assert!(v.is_object(), "response is not an object: {v}");
+            assert!(
+                v.get("result").is_some() != v.get("error").is_some(),
+                "response needs exactly one of result/error: {v}"
+            );
+            assert_eq!(v.get("jsonrpc").and_then(Value::as_str), Some("2.0"));
+            if let Some(e) = v.get("error") {
+                assert!(e.get("code").is_some_and(Value::is_i64), "error code: {v}");
+                assert!(
+                    e.get("message").is_some_and(Value::is_string),
+                    "error message: {v}"
+                );
+            }
+            let members = raw::members(text).expect("members");
+            members
+                .iter()
+                .find(|(k, _)| *k == "id")
+                .map(|(_, id)| id.to_string())
+        }
+
+        fn is_long(&self, id: &str) -> bool {
+            id.chars().count() * 6 + 200 > self.out_len
+        }
+
+        fn nurse_notification(&self, v: &Value, total_given: Option<f64>) {
+            assert!(v.get("id").is_none(), "notification with an id: {v}");
+            let method = v
+                .get("method")
+                .and_then(Value::as_str)
+                .unwrap_or_else(|| panic!("not a notification: {v}"));
+            assert!(
+                [
+                    "notifications/progress",
+                    "notifications/message",
+                    "notifications/tools/list_changed"
+                ]
+                .contains(&method),
+                "unexpected notification {v}"
+            );
+            let p = v.get("params").unwrap_or_else(|| panic!("no params: {v}"));
+            if method == "notifications/progress" {
+                assert!(
+                    p.get("progress").is_some_and(Value::is_number),
+                    "progress must be a number: {v}"
+                );
+                // A non-finite total has no JSON form: it is left out.
+                match (p.get("total"), total_given.filter(|t| t.is_finite())) {
+                    (Some(t), Some(given)) => {
+                        assert_eq!(t.as_f64().map(f64::to_bits), Some(given.to_bits()), "{v}")
+                    }
+                    (None, None) => {}
+                    (t, given) => panic!("total {t:?} for {given:?}: {v}"),
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- runner
+
+    struct Runner<'s, 'a> {
+        session: Session<'a>,
+        tools: FuzzTools,
+        out: Vec<u8>,
+        m: Model,
+        _s: std::marker::PhantomData<&'s ()>,
+    }
+
+    impl Runner<'_, '_> {
+        fn live_ids(&self) -> Vec<String> {
+            let mut ids: Vec<String> = self
+                .m
+                .tokens
+                .values()
+                .filter(|t| t.live)
+                .filter_map(|t| t.id.clone())
+                .collect();
+            ids.sort();
+            ids
+        }
+
+        fn gen(&self) -> Gen<'_> {
+            Gen {
+                live_ids: self.live_ids(),
+                cursors: &self.m.cursors,
+                seq: self.m.seq,
+            }
+        }
+
+        fn render(&mut self, msg: &Msg) -> String {
+            let mut g = self.gen();
+            let text = msg.render(&mut g);
+            let seq = g.seq;
+            self.m.seq = seq;
+            text
+        }
+
+        fn check_in_flight(&self) {
+            let n = self.session.calls_in_flight();
+            assert!(
+                n <= self.m.capacity,
+                "{n} calls in flight with capacity {}",
+                self.m.capacity
+            );
+            if !self.m.report.lenient {
+                let live = self.m.tokens.values().filter(|t| t.live).count();
+                assert_eq!(
+                    n,
+                    live + self.m.untaken,
+                    "calls in flight vs model (live {live}, untaken {})",
+                    self.m.untaken
+                );
+            }
+        }
+
+        /// Sends one message and checks its replies, calls and the output that follows.
+        fn send(&mut self, bytes: &[u8], take: u8) {
+            if std::env::var_os("MCP_FUZZ_TRACE").is_some() {
+                eprintln!("  send {}", String::from_utf8_lossy(bytes));
+            }
+            self.m.report.messages += 1;
+            let mut e = self.m.expect(&self.session, bytes);
+            if e.lenient {
+                self.m.report.lenient = true;
+            }
+            for id in &e.ids {
+                self.m.owe(id);
+            }
+            let take = if take < 200 {
+                usize::MAX
+            } else {
+                usize::from(take - 200)
+            };
+            let mut incoming = self
+                .session
+                .handle_message(&mut self.tools, bytes, &mut self.out)
+                .expect("handle_message");
+            let transmit = incoming.transmit();
+            let mut taken = Vec::new();
+            while taken.len() < take {
+                let Some(call) = incoming.next_call(&mut self.session) else {
+                    break;
+                };
+                let args: Value =
+                    serde_json::from_str(call.args().as_str()).expect("call args are JSON");
+                assert!(args.is_object(), "call args are an object");
+                let name: String = call.name().chars().collect();
+                assert!(
+                    TOOL_NAMES.contains(&name.as_str()),
+                    "deferred call of unknown tool {name}"
+                );
+                taken.push((
+                    call.token(),
+                    args,
+                    call.request.wants_progress(),
+                    call.request.version(),
+                ));
+            }
+            drop(incoming);
+
+            // The immediate reply.
+            let mut owed = e.ids.clone();
+            let mut idless = 0usize;
+            let mut batch_overflow = false;
+            let reply_text = transmit
+                .map(|tx| String::from_utf8_lossy(&self.out[..tx.len]).into_owned())
+                .unwrap_or_default();
+            if let Some(tx) = transmit {
+                assert_eq!(tx.route, Route::Reply);
+                if let Some((v, text)) = self.m.frame(&self.out[..tx.len]) {
+                    let items: Vec<(Value, String)> = match &v {
+                        Value::Array(a) => {
+                            assert!(e.batch, "array reply to a single message");
+                            assert!(!a.is_empty(), "empty batch reply");
+                            let raws = raw::elements(&text).unwrap();
+                            a.iter()
+                                .cloned()
+                                .zip(raws.into_iter().map(String::from))
+                                .collect()
+                        }
+                        _ => vec![(v.clone(), text.clone())],
+                    };
+                    if e.batch
+                        && !v.is_array()
+                        && v.pointer("/error/code") == Some(&Value::from(-32603))
+                    {
+                        batch_overflow = v.get("id").is_none();
+                    }
+                    for (item, itext) in items {
+                        let id = Model::response_id(&item, &itext);
+                        self.m
+                            .record_reply(&self.session, &mut e, &item, id.as_deref());
+                        match id {
+                            Some(id) => {
+                                if !e.lenient && !remove_one(&mut owed, &id) {
+                                    panic!("reply {item} to id {id} which this message did not carry (expected {:?})", e.ids);
+                                }
+                                self.m.pay(&id, "immediate reply");
+                            }
+                            None => idless += 1,
+                        }
+                    }
+                }
+            }
+            if batch_overflow {
+                // Documented: replies of a batch that do not fit are replaced by one error.
+                self.m.report.lenient = true;
+            }
+            if !self.m.report.lenient {
+                assert!(
+                    idless >= e.idless,
+                    "expected {} id-less error(s), got {idless} for {}",
+                    e.idless,
+                    String::from_utf8_lossy(bytes)
+                );
+                for _ in 0..idless - e.idless {
+                    // A reply whose id was too long to echo in the output buffer.
+                    let i = owed
+                        .iter()
+                        .position(|id| self.m.is_long(id))
+                        .unwrap_or_else(|| {
+                            panic!(
+                                "unexpected id-less reply to {}: {reply_text}",
+                                String::from_utf8_lossy(bytes)
+                            )
+                        });
+                    let id = owed.remove(i);
+                    self.m.pay(&id, "id-less reply");
+                }
+            }
+            if self.m.report.lenient {
+                owed.clear();
+            }
+
+            // Deferred calls: `owed` now holds the ids still waiting for an answer.
+            let mut unmarked = Vec::new();
+            for (token, args, wants_progress, version) in taken {
+                assert!(
+                    !self.m.tokens.get(&token).is_some_and(|t| t.live),
+                    "token handed out twice"
+                );
+                let by_marker = args
+                    .get("__seq")
+                    .and_then(Value::as_u64)
+                    .and_then(|s| e.seq.get(&s))
+                    .filter(|id| owed.contains(id))
+                    .cloned();
+                let id = match by_marker {
+                    Some(id) => {
+                        remove_one(&mut owed, &id);
+                        Some(id)
+                    }
+                    None => {
+                        unmarked.push(token);
+                        None
+                    }
+                };
+                let rev = if version.is_modern() {
+                    MODERN.to_string()
+                } else {
+                    version.as_str().to_string()
+                };
+                self.m.tokens.insert(
+                    token,
+                    Tok {
+                        id,
+                        live: true,
+                        cancelled: false,
+                        wants_progress,
+                        last_progress: f64::NEG_INFINITY,
+                        rev,
+                    },
+                );
+                self.m.order.push(token);
+            }
+            if !self.m.report.lenient {
+                if unmarked.len() == 1 && owed.len() == 1 {
+                    self.m.tokens.get_mut(&unmarked[0]).unwrap().id = owed.pop();
+                    unmarked.clear();
+                }
+                assert!(
+                    owed.len() >= unmarked.len(),
+                    "more calls handed out than requests left unanswered"
+                );
+                self.m.untaken += owed.len() - unmarked.len();
+                self.m.pool.append(&mut owed);
+            }
+            self.drain(&e.cancels);
+        }
+
+        /// Drains `poll_transmit` and `poll_event`.
+        fn drain(&mut self, cancels: &[String]) {
+            let mut n = 0;
+            while let Some(tx) = self
+                .session
+                .poll_transmit(&mut self.out)
+                .expect("poll_transmit buffer")
+            {
+                n += 1;
+                assert!(n <= 4096, "poll_transmit does not terminate");
+                assert_eq!(tx.route, Route::Session);
+                let Some((v, text)) = self.m.frame(&self.out[..tx.len]) else {
+                    continue;
+                };
+                if v.get("method").is_some() {
+                    self.m.nurse_notification(&v, None);
+                    let rev = Model::legacy_rev(&self.session);
+                    self.m.record(v, rev, None);
+                    continue;
+                }
+                // A call the application never took: an internal error with its id.
+                let id = Model::response_id(&v, &text)
+                    .unwrap_or_else(|| panic!("abandoned-call reply without id: {v}"));
+                assert_eq!(v.pointer("/error/code"), Some(&Value::from(-32603)), "{v}");
+                self.m.record_response(&self.session, &v, Some(&id));
+                if !self.m.report.lenient {
+                    assert!(
+                        remove_one(&mut self.m.pool, &id),
+                        "abandoned reply to {id}, which was not waiting"
+                    );
+                    self.m.untaken -= 1;
+                }
+                self.m.pay(&id, "abandoned-call reply");
+            }
+            let mut n = 0;
+            while let Some(ev) = self.session.poll_event() {
+                n += 1;
+                assert!(n <= 4096, "poll_event does not terminate");
+                if let Event::Cancelled(token) = ev {
+                    self.m.report.cancels += 1;
+                    self.cancelled(token, cancels);
+                }
+            }
+            self.check_in_flight();
+        }
+
+        fn cancelled(&mut self, token: CallToken, cancels: &[String]) {
+            let lenient = self.m.report.lenient;
+            let from_pool = |m: &mut Model| -> Option<String> {
+                let i = m.pool.iter().position(|id| cancels.contains(id))?;
+                Some(m.pool.remove(i))
+            };
+            match self.m.tokens.get(&token).cloned() {
+                Some(t) => {
+                    assert!(t.live, "cancel event for a call that is not in flight");
+                    let id = match t.id {
+                        Some(id) => Some(id),
+                        None if lenient => None,
+                        None => Some(
+                            from_pool(&mut self.m)
+                                .expect("cancel event without a matching cancellation"),
+                        ),
+                    };
+                    if let Some(id) = &id {
+                        assert!(
+                            lenient || cancels.contains(id),
+                            "call {id} cancelled, but no cancellation named it"
+                        );
+                        self.m.pay(id, "cancellation");
+                    }
+                    let t = self.m.tokens.get_mut(&token).unwrap();
+                    t.live = false;
+                    t.cancelled = true;
+                }
+                None => {
+                    // A call cancelled before it was handed out.
+                    if !lenient {
+                        let id = from_pool(&mut self.m)
+                            .expect("cancel event without a matching cancellation");
+                        self.m.untaken -= 1;
+                        self.m.pay(&id, "cancellation");
+                    }
+                    self.m.tokens.insert(
+                        token,
+                        Tok {
+                            id: None,
+                            live: false,
+                            cancelled: true,
+                            wants_progress: false,
+                            last_progress: 0.0,
+                            rev: MODERN.into(),
+                        },
+                    );
+                    self.m.order.push(token);
+                }
+            }
+        }
+
+        fn pick(&self, pick: u8) -> Option<CallToken> {
+            let live: Vec<CallToken> = self
+                .m
+                .order
+                .iter()
+                .copied()
+                .filter(|t| self.m.tokens[t].live)
+                .collect();
+            if pick < 200 && !live.is_empty() {
+                return Some(live[usize::from(pick) % live.len()]);
+            }
+            if self.m.order.is_empty() {
+                return None;
+            }
+            Some(self.m.order[usize::from(pick) % self.m.order.len()])
+        }
+
+        /// A response the application sent for `token`.
+        fn answered(&mut self, token: CallToken, len: usize, route: Route) {
+            assert_eq!(route, Route::Call(token));
+            let t = self.m.tokens.get(&token).cloned().expect("known token");
+            assert!(t.live, "a call that is not in flight was answered");
+            let out = std::mem::take(&mut self.out);
+            let parsed = self.m.frame(&out[..len]);
+            self.out = out;
+            let Some((v, text)) = parsed else {
+                self.m.tokens.get_mut(&token).unwrap().live = false;
+                return;
+            };
+            let id = Model::response_id(&v, &text).expect("completion carries an id");
+            match &t.id {
+                Some(known) => assert_eq!(&id, known, "completion answered the wrong request"),
+                None => {
+                    if !self.m.report.lenient {
+                        assert!(
+                            remove_one(&mut self.m.pool, &id),
+                            "completion for {id}, which is not waiting"
+                        );
+                    }
+                }
+            }
+            self.m
+                .record(v.clone(), t.rev.clone(), Some("tools/call".into()));
+            self.m.pay(&id, "completion");
+            self.m.report.completions += 1;
+            self.m.tokens.get_mut(&token).unwrap().live = false;
+        }
+
+        fn dead_call(&self, token: CallToken, r: &Result<Option<mcp_core::Transmit>, CallError>) {
+            let t = &self.m.tokens[&token];
+            match r {
+                Ok(None) => assert!(
+                    t.cancelled || (t.live && !t.wants_progress),
+                    "Ok(None) for {t:?}"
+                ),
+                Err(CallError::UnknownCall) => {
+                    assert!(!t.live, "live call reported unknown: {t:?}")
+                }
+                _ => {}
+            }
+        }
+
+        fn complete(&mut self, pick: u8, result: &ResultGen) {
+            let Some(token) = self.pick(pick) else { return };
+            let write = |r: &mut ToolResult<'_, '_>| match result {
+                ResultGen::Text(s) => {
+                    r.text(s);
+                }
+                ResultGen::All => all_content(r),
+                ResultGen::Structured(x) => r.structured_with(|w| {
+                    w.begin_object();
+                    w.key("x");
+                    w.f64(*x);
+                    w.end_object();
+                }),
+                ResultGen::StructuredRaw(s) => {
+                    if s.len() % 2 == 0 {
+                        r.structured_raw(&format!("{{\"v\":{}}}", jstr(s)));
+                    } else {
+                        r.structured_raw(s);
+                    }
+                }
+                ResultGen::Error(s) => {
+                    r.fail(format_args!("failed: {s}"));
+                }
+                ResultGen::Misuse => {
+                    r.structured_raw("{}");
+                    r.image("AA==", "image/png");
+                }
+                ResultGen::Big(n) => {
+                    r.text(&"z".repeat(usize::from(*n) * 4));
+                }
+                ResultGen::Empty => {}
+            };
+            let res = self.session.complete(token, &mut self.out, write);
+            self.dead_call(token, &res);
+            match res {
+                Ok(Some(tx)) => self.answered(token, tx.len, tx.route),
+                Ok(None) => {}
+                Err(CallError::BufferTooSmall { required }) => {
+                    assert!(self.m.tokens[&token].live);
+                    assert!(
+                        required > self.out.len(),
+                        "BufferTooSmall but {required} fits {}",
+                        self.out.len()
+                    );
+                    let mut bigger = vec![0u8; required];
+                    let tx = self
+                        .session
+                        .complete(token, &mut bigger, write)
+                        .expect("retry with the required size")
+                        .expect("still in flight");
+                    assert_eq!(tx.len, required, "required size is exact");
+                    let saved = std::mem::replace(&mut self.out, bigger);
+                    self.answered(token, tx.len, tx.route);
+                    self.out = saved;
+                }
+                Err(CallError::ResultMisused) => {
+                    assert!(
+                        matches!(result, ResultGen::Misuse | ResultGen::StructuredRaw(_)),
+                        "misuse for {result:?}"
+                    );
+                    assert!(self.m.tokens[&token].live);
+                }
+                Err(CallError::UnknownCall) => {}
+                Err(e) => panic!("complete: {e:?}"),
+            }
+            self.drain(&[]);
+        }
+
+        fn fail(&mut self, pick: u8, code: i32, message: &str) {
+            let Some(token) = self.pick(pick) else { return };
+            let res = self.session.fail(token, code, message, &mut self.out);
+            self.dead_call(token, &res);
+            match res {
+                Ok(Some(tx)) => {
+                    let v: Value =
+                        serde_json::from_slice(&self.out[..tx.len]).expect("fail frame JSON");
+                    assert_eq!(
+                        v.pointer("/error/code").and_then(Value::as_i64),
+                        Some(i64::from(code))
+                    );
+                    assert_eq!(
+                        v.pointer("/error/message").and_then(Value::as_str),
+                        Some(message)
+                    );
+                    self.answered(token, tx.len, tx.route);
+                }
+                Ok(None) | Err(CallError::UnknownCall) => {}
+                Err(CallError::BufferTooSmall { required }) => assert!(required > self.out.len()),
+                Err(e) => panic!("fail: {e:?}"),
+            }
+            self.drain(&[]);
+        }
+
+        fn progress(&mut self, pick: u8, progress: f64, total: Option<f64>, message: Option<&str>) {
+            let Some(token) = self.pick(pick) else { return };
+            let res = self
+                .session
+                .progress(token, progress, total, message, &mut self.out);
+            self.dead_call(token, &res);
+            let t = self.m.tokens[&token].clone();
+            match res {
+                Ok(Some(tx)) => {
+                    assert!(t.live && t.wants_progress, "progress sent for {t:?}");
+                    assert!(progress > t.last_progress && progress.is_finite());
+                    let (v, _) = self.m.frame(&self.out[..tx.len]).expect("progress frame");
+                    self.m.nurse_notification(&v, total);
+                    assert_eq!(
+                        v.pointer("/params/progress")
+                            .and_then(Value::as_f64)
+                            .map(f64::to_bits),
+                        Some(progress.to_bits())
+                    );
+                    self.m.record(v, t.rev.clone(), None);
+                    self.m.tokens.get_mut(&token).unwrap().last_progress = progress;
+                }
+                Ok(None) => {}
+                Err(CallError::ProgressNotIncreasing) => {
+                    assert!(t.live && t.wants_progress);
+                    assert!(
+                        !(progress > t.last_progress && progress.is_finite()),
+                        "{progress} after {}",
+                        t.last_progress
+                    );
+                }
+                Err(CallError::UnknownCall) => {}
+                Err(CallError::BufferTooSmall { required }) => assert!(required > self.out.len()),
+                Err(e) => panic!("progress: {e:?}"),
+            }
+            self.drain(&[]);
+        }
+
+        fn log(&mut self, pick: Option<u8>, level: u8, logger: Option<&str>, data: &str) {
+            let token = match pick {
+                Some(p) => match self.pick(p) {
+                    Some(t) => Some(t),
+                    None => return,
+                },
+                None => None,
+            };
+            let lv = LogLevel::from_wire(LEVELS[usize::from(level) % 8]).unwrap();
+            let res = self.session.log(token, lv, logger, data, &mut self.out);
+            if let Some(t) = token {
+                let st = &self.m.tokens[&t];
+                match &res {
+                    Ok(Some(_)) => assert!(st.live, "log for a call not in flight"),
+                    Ok(None) => {}
+                    Err(CallError::UnknownCall) => assert!(!st.live, "live call reported unknown"),
+                    Err(e) => panic!("log: {e:?}"),
+                }
+            }
+            if let Ok(Some(tx)) = res {
+                assert_eq!(tx.route, token.map_or(Route::Session, Route::Call));
+                let (v, _) = self.m.frame(&self.out[..tx.len]).expect("log frame");
+                self.m.nurse_notification(&v, None);
+                assert_eq!(
+                    v.pointer("/params/level").and_then(Value::as_str),
+                    Some(lv.as_str())
+                );
+                assert_eq!(
+                    v.pointer("/params/data").and_then(Value::as_str),
+                    Some(data)
+                );
+                let rev = match token {
+                    Some(t) => self.m.tokens[&t].rev.clone(),
+                    None => Model::legacy_rev(&self.session),
+                };
+                self.m.record(v, rev, None);
+            }
+            self.drain(&[]);
+        }
+
+        fn stream(&mut self, msgs: &[Msg], chunk: u8, max_line: u16, take: u8) {
+            let mut data = Vec::new();
+            for m in msgs.iter().take(16) {
+                data.extend_from_slice(self.render(m).as_bytes());
+                data.extend_from_slice(if chunk & 1 == 0 { b"\n" } else { b"\r\n" });
+            }
+            let mut storage = vec![0u8; 64 + usize::from(max_line) % 2048];
+            let mut framer = LineFramer::new(&mut storage);
+            let size = usize::from(chunk).max(1);
+            let mut lines: Vec<Result<Vec<u8>, usize>> = Vec::new();
+            for piece in data.chunks(size) {
+                let mut input = piece;
+                while !input.is_empty() {
+                    let n = framer.push(input);
+                    input = &input[n..];
+                    while let Some(f) = framer.next_frame() {
+                        lines.push(match f {
+                            LineFrame::Line(l) => Ok(l.to_vec()),
+                            LineFrame::Oversized { len } => Err(len),
+                        });
+                    }
+                }
+            }
+            while let Some(f) = framer.finish() {
+                lines.push(match f {
+                    LineFrame::Line(l) => Ok(l.to_vec()),
+                    LineFrame::Oversized { len } => Err(len),
+                });
+            }
+            let limit = framer.max_len();
+            for line in lines {
+                match line {
+                    Ok(l) => self.send(&l, take),
+                    Err(len) => {
+                        assert!(len > limit);
+                        self.oversized(limit);
+                    }
+                }
+            }
+        }
+
+        fn oversized(&mut self, limit: usize) {
+            let tx = self
+                .session
+                .handle_oversized(limit, &mut self.out)
+                .expect("handle_oversized");
+            assert_eq!(tx.route, Route::Reply);
+            let (v, text) = self.m.frame(&self.out[..tx.len]).expect("oversized reply");
+            assert_eq!(Model::response_id(&v, &text), None);
+            assert_eq!(v.pointer("/error/code"), Some(&Value::from(-32600)));
+            self.m.record_response(&self.session, &v, None);
+        }
+
+        fn op(&mut self, op: &SOp) {
+            match op {
+                SOp::Send { msg, take } => {
+                    let text = self.render(msg);
+                    self.send(text.as_bytes(), *take);
+                }
+                SOp::Batch { msgs, take } => {
+                    let items: Vec<String> = msgs.iter().take(24).map(|m| self.render(m)).collect();
+                    let text = format!("[{}]", items.join(","));
+                    self.send(text.as_bytes(), *take);
+                }
+                SOp::Raw(bytes) => self.send(bytes, 0),
+                SOp::Truncated { msg, cut } => {
+                    let text = self.render(msg);
+                    let cut = usize::from(*cut) % text.len().max(1);
+                    self.send(&text.as_bytes()[..cut], 0);
+                }
+                SOp::Stream {
+                    msgs,
+                    chunk,
+                    max_line,
+                    take,
+                } => self.stream(msgs, *chunk, *max_line, *take),
+                SOp::Complete { pick, result } => self.complete(*pick, result),
+                SOp::Fail {
+                    pick,
+                    code,
+                    message,
+                } => self.fail(*pick, *code, message),
+                SOp::Progress {
+                    pick,
+                    progress,
+                    total,
+                    message,
+                } => self.progress(*pick, *progress, *total, message.as_deref()),
+                SOp::Log {
+                    pick,
+                    level,
+                    logger,
+                    data,
+                } => self.log(*pick, *level, logger.as_deref(), data),
+                SOp::ToolsChanged => {
+                    self.session.tools_changed();
+                    self.drain(&[]);
+                }
+                SOp::Oversized { limit } => self.oversized(usize::from(*limit)),
+            }
+        }
+
+        /// Remembers `nextCursor`s for later requests.
+        fn harvest_cursors(&mut self) {
+            let from = self.m.report.frames.len().saturating_sub(4);
+            for f in &self.m.report.frames[from..] {
+                if let Some(c) = f
+                    .value
+                    .pointer("/result/nextCursor")
+                    .and_then(Value::as_str)
+                {
+                    if !self.m.cursors.iter().any(|x| x == c) {
+                        self.m.cursors.push(c.to_string());
+                    }
+                }
+            }
+            if self.m.cursors.len() > 16 {
+                self.m.cursors.remove(0);
+            }
+        }
+
+        /// End of the run: answer everything, then every request must have had its reply.
+        fn finish(&mut self) {
+            let live: Vec<CallToken> = self
+                .m
+                .order
+                .iter()
+                .copied()
+                .filter(|t| self.m.tokens[t].live)
+                .collect();
+            for token in live {
+                let tx = self.session.complete(token, &mut self.out, |r| {
+                    r.text("done");
+                });
+                match tx {
+                    Ok(Some(tx)) => self.answered(token, tx.len, tx.route),
+                    other => panic!("completing a live call at the end: {other:?}"),
+                }
+            }
+            // Abandons calls that were never taken; their error replies follow.
+            self.send(br#"{"jsonrpc":"2.0","method":"notifications/flush"}"#, 0);
+            assert_eq!(self.session.calls_in_flight(), 0, "calls left in flight");
+            if !self.m.report.lenient {
+                assert!(
+                    self.m.pool.is_empty(),
+                    "requests never answered: {:?}",
+                    self.m.pool
+                );
+                let unanswered: Vec<_> =
+                    self.m.outstanding.iter().filter(|(_, n)| **n > 0).collect();
+                assert!(
+                    unanswered.is_empty(),
+                    "requests never answered: {unanswered:?}"
+                );
+            }
+        }
+    }
+
+    fn config(c: &CfgGen) -> Config {
+        Config {
+            max_depth: if c.depth < 200 { 32 } else { 1 + c.depth % 100 },
+            page_size: if c.page < 128 {
+                50
+            } else {
+                1 + u16::from(c.page % 8)
+            },
+            max_batch: u16::from(c.batch % 20),
+            list_ttl_ms: c.ttl,
+            cache_scope: if c.private {
+                CacheScope::Private
+            } else {
+                CacheScope::Public
+            },
+            list_changed: c.list_changed,
+            log_level: LogLevel::from_wire(LEVELS[usize::from(c.level) % 8]).unwrap(),
+            ..Config::default()
+        }
+    }
+
+    fn run<const N: usize>(input: &Input) -> Report {
+        let info = ServerInfo {
+            name: "fuzz-server",
+            version: "0.1.0",
+            title: Some("Fuzz Server"),
+            description: Some("Under test"),
+            website_url: Some("https://example.com"),
+            icons: &[],
+            instructions: if input.cfg.list_changed {
+                Some("Use the tools.")
+            } else {
+                None
+            },
+        };
+        let config = config(&input.cfg);
+        let out_len = if input.cfg.out & 3 == 0 {
+            mcp_core::MIN_OUTPUT + usize::from(input.cfg.out) % 4096
+        } else {
+            65536
+        };
+        let mut storage = SessionStorage::<N>::new();
+        let session = Session::new(&info, config, &mut storage);
+        let mut r = Runner {
+            session,
+            tools: FuzzTools::default(),
+            out: vec![0u8; out_len],
+            m: Model {
+                out_len,
+                max_depth: usize::from(config.max_depth),
+                max_batch: usize::from(config.max_batch),
+                capacity: N,
+                outstanding: HashMap::new(),
+                tokens: HashMap::new(),
+                order: Vec::new(),
+                pool: Vec::new(),
+                untaken: 0,
+                info: HashMap::new(),
+                cursors: Vec::new(),
+                seq: 0,
+                report: Report::default(),
+            },
+            _s: std::marker::PhantomData,
+        };
+        let trace = std::env::var_os("MCP_FUZZ_TRACE").is_some();
+        for op in input.ops.iter().take(64) {
+            if trace {
+                eprintln!("op: {op:?}");
+            }
+            r.op(op);
+            if trace {
+                eprintln!(
+                    "  in flight {}, live {:?}, untaken {}, pool {:?}",
+                    r.session.calls_in_flight(),
+                    r.live_ids(),
+                    r.m.untaken,
+                    r.m.pool
+                );
+            }
+            r.harvest_cursors();
+        }
+        r.finish();
+        std::mem::take(&mut r.m.report)
+    }
+
+    /// Runs one operation sequence against a fresh session, checking every invariant.
+    pub fn check(input: &Input) -> Report {
+        match input.cfg.cap % 4 {
+            0 => run::<1>(input),
+            1 => run::<2>(input),
+            2 => run::<4>(input),
+            _ => run::<8>(input),
+        }
+    }
+
+    /// Drives a fixed list of messages (corpus seeds, replay) through a fresh session with
+    /// default settings and the same checks; deferred calls are completed at the end.
+    pub fn check_messages(messages: &[&[u8]]) -> Report {
+        let info = ServerInfo {
+            name: "fuzz-server",
+            version: "0.1.0",
+            ..Default::default()
+        };
+        let mut storage = SessionStorage::<8>::new();
+        let config = Config::default();
+        let session = Session::new(&info, config, &mut storage);
+        let mut r = Runner {
+            session,
+            tools: FuzzTools::default(),
+            out: vec![0u8; 65536],
+            m: Model {
+                out_len: 65536,
+                max_depth: usize::from(config.max_depth),
+                max_batch: usize::from(config.max_batch),
+                capacity: 8,
+                outstanding: HashMap::new(),
+                tokens: HashMap::new(),
+                order: Vec::new(),
+                pool: Vec::new(),
+                untaken: 0,
+                info: HashMap::new(),
+                cursors: Vec::new(),
+                seq: 0,
+                report: Report::default(),
+            },
+            _s: std::marker::PhantomData,
+        };
+        for m in messages {
+            r.send(m, 0);
+        }
+        r.finish();
+        std::mem::take(&mut r.m.report)
+    }
+}

@@ -1,0 +1,155 @@
+//! Replays the fuzz corpora (`fuzz/corpus/<target>/`) on stable through the same invariant
+//! checks the cargo-fuzz targets run (`fuzz/src/checks.rs`), and validates every frame the
+//! session emits against the official JSON schema of the revision it was emitted under
+//! (too slow inside libFuzzer, cheap here).
+
+#[path = "../../fuzz/src/checks.rs"]
+mod checks;
+
+#[path = "harness/mod.rs"]
+mod harness;
+
+use std::path::PathBuf;
+
+use arbitrary::{Arbitrary, Unstructured};
+use checks::session::{self, Frame};
+
+fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/corpus")
+        .join(target);
+    let mut files: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("corpus {}: {e}", dir.display()))
+        .map(|entry| entry.expect("dir entry").path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            let bytes = std::fs::read(&p).expect("read corpus file");
+            (p, bytes)
+        })
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "corpus {} is empty", dir.display());
+    files
+}
+
+/// Decodes a corpus file exactly as `libfuzzer_sys::fuzz_target!` does for a typed input.
+fn decode<'a, T: Arbitrary<'a>>(bytes: &'a [u8]) -> Option<T> {
+    if bytes.len() < T::size_hint(0).0 {
+        return None;
+    }
+    T::arbitrary_take_rest(Unstructured::new(bytes)).ok()
+}
+
+/// Runs `check` per file and names the file in any panic.
+fn replay<F: FnMut(&[u8])>(target: &str, mut check: F) -> usize {
+    let files = corpus(target);
+    for (path, bytes) in &files {
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(bytes)));
+        if let Err(e) = result {
+            let msg = e
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| e.downcast_ref::<&str>().copied())
+                .unwrap_or("?");
+            panic!("{target}: {} fails: {msg}", path.display());
+        }
+    }
+    files.len()
+}
+
+fn validate(frames: &[Frame]) -> usize {
+    for f in frames {
+        if let Err(e) = harness::validate_server_message(&f.rev, f.method.as_deref(), &f.value) {
+            panic!("schema violation for {}:\n{e}", f.value);
+        }
+    }
+    frames.len()
+}
+
+#[test]
+fn json_scan_corpus() {
+    let (mut accepted, mut frames) = (0, 0);
+    let n = replay("json_scan", |bytes| {
+        let o = checks::json_scan::check(bytes);
+        accepted += usize::from(o.accepted);
+        // The same text as a message to a fresh session, to one initialized at each legacy
+        // revision, and inside a 2025-03-26 batch; every reply is schema-checked.
+        let mut runs: Vec<Vec<Vec<u8>>> = vec![vec![bytes.to_vec()]];
+        for rev in harness::spec_revisions()
+            .iter()
+            .filter(|r| **r != session::MODERN)
+        {
+            let init = format!(
+                r#"{{"jsonrpc":"2.0","id":"init","method":"initialize","params":{{"protocolVersion":"{rev}","capabilities":{{}},"clientInfo":{{"name":"replay","version":"1"}}}}}}"#
+            );
+            let ready = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec();
+            runs.push(vec![init.into_bytes(), ready, bytes.to_vec()]);
+        }
+        for run in runs {
+            let msgs: Vec<&[u8]> = run.iter().map(Vec::as_slice).collect();
+            frames += validate(&session::check_messages(&msgs).frames);
+        }
+    });
+    println!("json_scan: {n} files, {accepted} valid JSON, {frames} session frames schema-checked");
+}
+
+#[test]
+fn json_roundtrip_corpus() {
+    let mut decoded = 0;
+    let n = replay("json_roundtrip", |bytes| {
+        if let Some(input) = decode::<checks::json_roundtrip::Input>(bytes) {
+            decoded += 1;
+            checks::json_roundtrip::check(&input);
+        }
+    });
+    println!("json_roundtrip: {n} files, {decoded} decoded");
+}
+
+#[test]
+fn framing_corpus() {
+    let mut decoded = 0;
+    let n = replay("framing", |bytes| {
+        if let Some(input) = decode::<checks::framing::Input>(bytes) {
+            decoded += 1;
+            checks::framing::check(&input);
+        }
+    });
+    println!("framing: {n} files, {decoded} decoded");
+}
+
+#[test]
+fn session_corpus() {
+    let (mut decoded, mut messages, mut frames, mut completions, mut lenient) = (0, 0, 0, 0, 0);
+    let n = replay("session", |bytes| {
+        if let Some(input) = decode::<session::Input>(bytes) {
+            decoded += 1;
+            let report = session::check(&input);
+            messages += report.messages;
+            completions += report.completions;
+            lenient += usize::from(report.lenient);
+            frames += validate(&report.frames);
+        }
+    });
+    println!(
+        "session: {n} files, {decoded} decoded, {messages} messages, {completions} completions, \
+         {frames} frames schema-checked, {lenient} runs without id accounting"
+    );
+}
+
+/// The checks themselves catch violations (guards against a vacuous model).
+#[test]
+fn session_model_is_not_vacuous() {
+    let msgs: [&[u8]; 4] = [
+        br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        br#"[{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"__seq":1}}},{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow2"}}]"#,
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#,
+    ];
+    let report = session::check_messages(&msgs);
+    assert_eq!(report.cancels, 1);
+    assert_eq!(report.completions, 1);
+    assert!(!report.lenient);
+    // initialize, the batch reply (ping), the completion of call 2.
+    assert_eq!(report.frames.len(), 3, "{:#?}", report.frames);
+    validate(&report.frames);
+}
