@@ -3,7 +3,9 @@
 use crate::error::{CallError, HandleError};
 use crate::inflight::{CallSlot, CallToken, SlotState};
 use crate::json::{self, JsonStr, JsonWriter, Kind, Limits, RawJson, StrPart};
-use crate::jsonrpc::{self, code, Invalid, Message, RequestId, StoredId};
+#[cfg(any(feature = "deferred", feature = "listen"))]
+use crate::jsonrpc::StoredId;
+use crate::jsonrpc::{self, code, Invalid, Message, RequestId};
 use crate::logging::LogLevel;
 use crate::pagination::{self, CursorKey};
 use crate::tools::{CallRequest, ClientCaps, Dispatch, Icon, ToolResult, ToolSet};
@@ -211,7 +213,7 @@ impl<'i> Incoming<'i> {
     /// The next deferred call of this message (a batch may carry several). Calls not taken
     /// before the next `handle_message` are answered with an internal error.
     pub fn next_call(&mut self, session: &mut Session<'_>) -> Option<Call<'i>> {
-        if self.deferred == 0 {
+        if self.deferred == 0 || cfg!(not(feature = "deferred")) {
             return None;
         }
         for (i, slot) in session.slots.iter_mut().enumerate() {
@@ -265,6 +267,7 @@ enum Phase {
 struct Ctx {
     version: ProtocolVersion,
     caps: ClientCaps,
+    #[cfg_attr(not(feature = "deferred"), allow(dead_code))]
     log_level: Option<LogLevel>,
 }
 
@@ -307,6 +310,63 @@ impl<'i> Fault<'i> {
 }
 
 type Reply<'i> = Result<(), Fault<'i>>;
+
+/// The first value of each of `keys` among an object's members, in one pass (names compare
+/// after unescaping, and the first occurrence wins, as with [`RawJson::get`]).
+#[inline(never)]
+fn pick<'i, const N: usize>(
+    object: Option<RawJson<'i>>,
+    keys: [&str; N],
+) -> [Option<RawJson<'i>>; N] {
+    let mut found = [None; N];
+    for (k, v) in object.and_then(|o| o.members()).into_iter().flatten() {
+        if let Some(slot) = keys
+            .iter()
+            .position(|key| k.eq_str(key))
+            .and_then(|i| found.get_mut(i))
+        {
+            if slot.is_none() {
+                *slot = Some(v);
+            }
+        }
+    }
+    found
+}
+
+/// The request parameters the hot paths need, read in one pass over `params` and one over
+/// `params._meta` (instead of one lookup each, which would skip `arguments` every time).
+#[derive(Clone, Copy, Debug, Default)]
+struct Params<'i> {
+    name: Option<RawJson<'i>>,
+    arguments: Option<RawJson<'i>>,
+    cursor: Option<RawJson<'i>>,
+    meta: Option<RawJson<'i>>,
+    version: Option<RawJson<'i>>,
+    caps: Option<RawJson<'i>>,
+    log_level: Option<RawJson<'i>>,
+    progress: Option<RawJson<'i>>,
+}
+
+impl<'i> Params<'i> {
+    fn read(params: Option<RawJson<'i>>) -> Self {
+        let [name, arguments, cursor, meta] =
+            pick(params, ["name", "arguments", "cursor", "_meta"]);
+        let [version, caps, log_level, progress] = pick(
+            meta,
+            [META_VERSION, META_CAPS, META_LOG_LEVEL, "progressToken"],
+        );
+        Params {
+            name,
+            arguments,
+            cursor,
+            meta,
+            version,
+            caps,
+            log_level,
+            progress,
+        }
+    }
+}
 
 /// One MCP server session (a stdio process, a socket connection, a UART link).
 ///
@@ -631,15 +691,15 @@ impl<'a> Session<'a> {
     }
 
     /// Reads the 2026-07-28 per-request `_meta`. `Ok(None)`: not a modern request.
-    fn modern_ctx<'i>(params: Option<RawJson<'i>>) -> Result<Option<Ctx>, Fault<'i>> {
-        let Some(meta) = params.and_then(|p| p.get("_meta")) else {
+    fn modern_ctx<'i>(p: &Params<'i>) -> Result<Option<Ctx>, Fault<'i>> {
+        let Some(meta) = p.meta else {
             return Ok(None);
         };
         if meta.kind() != Kind::Object {
             return Err(Fault::new(code::INVALID_PARAMS, "_meta must be an object"));
         }
-        let Some(version) = meta.get(META_VERSION) else {
-            if meta.get(META_CAPS).is_some() {
+        let Some(version) = p.version else {
+            if p.caps.is_some() {
                 return Err(Fault::new(
                     code::INVALID_PARAMS,
                     "Missing _meta[\"io.modelcontextprotocol/protocolVersion\"]",
@@ -664,7 +724,7 @@ impl<'a> Session<'a> {
                 .with(Detail::Version(vs.raw())))
             }
         };
-        let caps = match meta.get(META_CAPS) {
+        let caps = match p.caps {
             Some(c) if c.kind() == Kind::Object => ClientCaps::from_json(Some(c)),
             _ => {
                 return Err(Fault::new(
@@ -673,7 +733,7 @@ impl<'a> Session<'a> {
                 ))
             }
         };
-        let log_level = match meta.get(META_LOG_LEVEL) {
+        let log_level = match p.log_level {
             None => None,
             Some(l) => match l
                 .as_string()
@@ -707,11 +767,14 @@ impl<'a> Session<'a> {
         let mut buf = [0u8; SHORT];
         // Escaped names (`"tools\/list"`) are decoded; over-long ones match nothing.
         let method_name = method.text_in(&mut buf).unwrap_or("");
-        if let Some(ctx) = Self::modern_ctx(params)? {
+        let p = Params::read(params);
+        if let Some(ctx) = Self::modern_ctx(&p)? {
             return match method_name {
                 "server/discover" => self.discover(id, w),
-                "tools/list" => self.list_tools(tools, id, ctx, params, w),
-                "tools/call" => self.call_tool(tools, id, ctx, params, text, w, incoming),
+                "tools/list" => self.list_tools(tools, id, ctx, p.cursor, w),
+                "tools/call" => {
+                    self.call_tool(tools, id, ctx, params.map(|_| p), text, w, incoming)
+                }
                 #[cfg(feature = "listen")]
                 "subscriptions/listen" => self.listen(id, params, w, incoming),
                 "initialize"
@@ -754,8 +817,8 @@ impl<'a> Session<'a> {
             log_level: None,
         };
         match method_name {
-            "tools/list" => self.list_tools(tools, id, ctx, params, w),
-            "tools/call" => self.call_tool(tools, id, ctx, params, text, w, incoming),
+            "tools/list" => self.list_tools(tools, id, ctx, p.cursor, w),
+            "tools/call" => self.call_tool(tools, id, ctx, params.map(|_| p), text, w, incoming),
             "logging/setLevel" => {
                 let level = params
                     .and_then(|p| p.get("level"))
@@ -929,11 +992,11 @@ impl<'a> Session<'a> {
         tools: &T,
         id: RequestId<'i>,
         ctx: Ctx,
-        params: Option<RawJson<'i>>,
+        cursor: Option<RawJson<'i>>,
         w: &mut JsonWriter<'_>,
     ) -> Reply<'i> {
         let total = tools.len();
-        let offset = match params.and_then(|p| p.get("cursor")) {
+        let offset = match cursor {
             None => 0,
             Some(c) if c.is_null() => 0,
             Some(c) => {
@@ -1010,7 +1073,7 @@ impl<'a> Session<'a> {
         tools: &mut T,
         id: RequestId<'i>,
         ctx: Ctx,
-        params: Option<RawJson<'i>>,
+        params: Option<Params<'i>>,
         text: &'i str,
         w: &mut JsonWriter<'_>,
         incoming: &mut Incoming<'i>,
@@ -1019,17 +1082,14 @@ impl<'a> Session<'a> {
             code::INVALID_PARAMS,
             "tools/call requires params",
         ))?;
-        let name = params
-            .get("name")
-            .and_then(|n| n.as_string())
-            .ok_or(Fault::new(
-                code::INVALID_PARAMS,
-                "params.name must be a string",
-            ))?;
+        let name = params.name.and_then(|n| n.as_string()).ok_or(Fault::new(
+            code::INVALID_PARAMS,
+            "params.name must be a string",
+        ))?;
         let index = tools
             .find(name)
             .ok_or(Fault::new(code::INVALID_PARAMS, "Unknown tool").with(Detail::Name(name)))?;
-        let args = match params.get("arguments") {
+        let args = match params.arguments {
             None => RawJson { text: "{}" },
             Some(a) if a.is_null() => RawJson { text: "{}" },
             Some(a) if a.kind() == Kind::Object => a,
@@ -1057,10 +1117,7 @@ impl<'a> Session<'a> {
                 .with(Detail::Caps(missing))
             });
         }
-        let progress = params
-            .get("_meta")
-            .and_then(|m| m.get("progressToken"))
-            .and_then(RequestId::from_json);
+        let progress = params.progress.and_then(RequestId::from_json);
         let request = CallRequest {
             tool: index,
             name,
@@ -1085,11 +1142,20 @@ impl<'a> Session<'a> {
                 jsonrpc::end_response(w);
                 Ok(())
             }
+            #[cfg(feature = "deferred")]
             Dispatch::Defer => {
                 w.rewind(before);
                 self.defer(id, &request, progress, ctx, text)?;
                 incoming.deferred += 1;
                 Ok(())
+            }
+            #[cfg(not(feature = "deferred"))]
+            Dispatch::Defer => {
+                let _ = (progress, text, incoming, before);
+                Err(Fault::new(
+                    code::INTERNAL_ERROR,
+                    "Deferred tool calls are not enabled in this build",
+                ))
             }
         }
     }
@@ -1187,6 +1253,7 @@ impl<'a> Session<'a> {
 
     /// A free slot for a call or subscription with this id: refuses an id already in
     /// flight (-32600) and a full table (-32603 with `data.limit`).
+    #[cfg(any(feature = "deferred", feature = "listen"))]
     fn free_slot_for<'i>(&self, id: RequestId<'i>) -> Result<usize, Fault<'i>> {
         if self
             .slots
@@ -1207,6 +1274,7 @@ impl<'a> Session<'a> {
             )
     }
 
+    #[cfg(feature = "deferred")]
     fn defer<'i>(
         &mut self,
         id: RequestId<'i>,

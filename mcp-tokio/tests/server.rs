@@ -350,3 +350,42 @@ async fn unix_socket() {
     serving.await.unwrap().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// mcp-tokio enables the core's `deferred`, `listen` and `batch` features itself (the
+/// workspace dependency turns defaults off): async tools, listen streams and batches work.
+#[tokio::test]
+async fn core_features_are_enabled() {
+    let server = Server::new(info(), tools(flags()));
+    let (mut peer, _task) = pipe(&server);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}});
+    peer.send(json!({"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":meta}})).await;
+    assert_eq!(
+        peer.recv().await["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    server.tools().add(
+        ToolDef::new("new_tool", OBJECT),
+        Handler::sync(|_, r| {
+            r.text("new");
+        }),
+    );
+    let changed = peer.recv().await;
+    assert_eq!(changed["method"], "notifications/tools/list_changed");
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "L"
+    );
+
+    let (mut legacy, _t2) = pipe(&server);
+    legacy.send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"0"}}})).await;
+    assert_eq!(
+        legacy.recv().await["result"]["protocolVersion"],
+        "2025-03-26"
+    );
+    legacy.send(json!([{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":10}}}])).await;
+    let batch = legacy.recv().await;
+    assert_eq!(batch, json!([{"jsonrpc":"2.0","id":1,"result":{}}]));
+    let deferred = legacy.recv().await;
+    assert_eq!(deferred["id"], 2);
+    assert_eq!(deferred["result"]["content"][0]["text"], "slept 10");
+}
