@@ -484,7 +484,7 @@ impl<'a> Session<'a> {
         match json::parse(msg, limits) {
             Err(e) => {
                 let f = Fault::new(code::PARSE_ERROR, "Parse error").with(Detail::Scan(e));
-                self.write_fault(&mut w, None, &f);
+                Self::write_fault(&mut w, None, &f);
             }
             #[cfg(feature = "batch")]
             Ok(v) if v.kind() == Kind::Array => {
@@ -496,7 +496,7 @@ impl<'a> Session<'a> {
                     code::INVALID_REQUEST,
                     "JSON-RPC batches are not supported by this server",
                 );
-                self.write_fault(&mut w, None, &f);
+                Self::write_fault(&mut w, None, &f);
             }
             Ok(v) => self.handle_one(tools, v, text, &mut w, &mut incoming),
         }
@@ -527,7 +527,7 @@ impl<'a> Session<'a> {
             "Message exceeds the maximum frame length",
         )
         .with(Detail::Limit(limit));
-        self.write_fault(&mut w, None, &f);
+        Self::write_fault(&mut w, None, &f);
         Ok(Transmit {
             len: w.len(),
             route: Route::Reply,
@@ -576,7 +576,7 @@ impl<'a> Session<'a> {
             None
         };
         if let Some(f) = fault {
-            self.write_fault(w, None, &f);
+            Self::write_fault(w, None, &f);
             return;
         }
         let initial = w.checkpoint();
@@ -602,7 +602,7 @@ impl<'a> Session<'a> {
                 "Batch replies exceed the output buffer",
             )
             .with(Detail::Required(required));
-            self.write_fault(w, None, &f);
+            Self::write_fault(w, None, &f);
         }
     }
 
@@ -623,7 +623,7 @@ impl<'a> Session<'a> {
                         message: reason,
                         detail: Detail::None,
                     };
-                    let lost = self.write_fault(w, id.map(|i| i.as_raw()), &f);
+                    let lost = Self::write_fault(w, id.map(|i| i.as_raw()), &f);
                     incoming.note_lost_id(lost);
                 }
             }
@@ -636,14 +636,14 @@ impl<'a> Session<'a> {
                 let result = self.handle_request(tools, id, method, params, text, w, incoming);
                 if let Err(f) = result {
                     w.rewind(before);
-                    let lost = self.write_fault(w, Some(id.as_raw()), &f);
+                    let lost = Self::write_fault(w, Some(id.as_raw()), &f);
                     incoming.note_lost_id(lost);
                 } else if w.overflowed() {
                     let required = w.len() - before.len();
                     w.rewind(before);
                     let f = Fault::new(code::INTERNAL_ERROR, "Response exceeds the output buffer")
                         .with(Detail::Required(required));
-                    let lost = self.write_fault(w, Some(id.as_raw()), &f);
+                    let lost = Self::write_fault(w, Some(id.as_raw()), &f);
                     incoming.note_lost_id(lost.map(|n| n.max(before.len() + required)));
                 }
             }
@@ -1334,12 +1334,7 @@ impl<'a> Session<'a> {
     /// bounded, so the id-less reply always fits in `MIN_OUTPUT`). Returns `None` when the
     /// reply carries the id it was given, or `Some(bytes the full reply needed)` when the id
     /// had to be dropped.
-    fn write_fault(
-        &self,
-        w: &mut JsonWriter<'_>,
-        id: Option<&str>,
-        f: &Fault<'_>,
-    ) -> Option<usize> {
+    fn write_fault(w: &mut JsonWriter<'_>, id: Option<&str>, f: &Fault<'_>) -> Option<usize> {
         let before = w.checkpoint();
         Self::write_fault_full(w, id, f, true);
         let needed = w.len().saturating_sub(before.len());
@@ -1487,7 +1482,7 @@ impl<'a> Session<'a> {
                 "Call was not dispatched by the server application",
             );
             let id = slot.id;
-            Self::write_fault_static(&mut w, id.as_raw(), &f);
+            Self::write_fault(&mut w, Some(id.as_raw()), &f);
             let len = w.finish()?;
             slot.free();
             self.occupied = self.occupied.saturating_sub(1);
@@ -1529,10 +1524,6 @@ impl<'a> Session<'a> {
             }));
         }
         Ok(None)
-    }
-
-    fn write_fault_static(w: &mut JsonWriter<'_>, id: &str, f: &Fault<'_>) {
-        jsonrpc::write_error(w, Some(id), f.code, &[StrPart::Text(f.message)], None);
     }
 
     /// The tool list changed: old cursors become stale, and `poll_transmit` then yields
