@@ -82,7 +82,8 @@ fn escaped_id_key_is_still_a_request() {
 /// Found by the session target's notification check. `progress` rejects a non-finite
 /// `progress`, but a non-finite `total` is written as `"total":null`, which no schema allows
 /// (`total` is a number). Invariant: every frame is schema-valid (reject the total, or leave
-/// it out).
+/// it out). Each case is sent with a larger `progress` than the one before, so that none is
+/// refused as not increasing: every total below really reaches the writer.
 #[test]
 fn progress_total_is_a_number() {
     let mut s = session();
@@ -94,44 +95,143 @@ fn progress_total_is_a_number() {
     let mut incoming = s
         .handle_message(&mut tools[..], msg.as_bytes(), &mut out)
         .expect("handle_message");
-    let call = incoming.next_call(&mut s).expect("deferred call");
-    for total in [f64::NAN, f64::INFINITY] {
-        if let Ok(Some(tx)) = s.progress(call.token(), 1.0, Some(total), None, &mut out) {
-            let v: Value = serde_json::from_slice(&out[..tx.len]).expect("JSON");
-            if let Err(e) = validate_server_message("2026-07-28", None, &v) {
-                panic!("total {total}: {e}");
+    let token = incoming.next_call(&mut s).expect("deferred call").token();
+    let totals = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 10.0];
+    let mut checked = 0;
+    for (i, total) in totals.into_iter().enumerate() {
+        let progress = (i + 1) as f64;
+        let tx = s
+            .progress(token, progress, Some(total), None, &mut out)
+            .unwrap_or_else(|e| panic!("total {total}: progress refused: {e:?}"))
+            .unwrap_or_else(|| panic!("total {total}: no notification for a call with a token"));
+        let v: Value = serde_json::from_slice(&out[..tx.len]).unwrap_or_else(|e| {
+            let text = String::from_utf8_lossy(&out[..tx.len]);
+            panic!("total {total}: frame is not JSON ({e}): {text}")
+        });
+        assert_eq!(v["method"], "notifications/progress", "{v}");
+        assert_eq!(v["params"]["progress"].as_f64(), Some(progress), "{v}");
+        match v["params"].get("total") {
+            // A non-finite total has no JSON form: it must be left out.
+            None => assert!(!total.is_finite(), "finite total {total} was left out: {v}"),
+            Some(t) => {
+                let t = t
+                    .as_f64()
+                    .unwrap_or_else(|| panic!("total {total} written as a non-number: {v}"));
+                assert!(total.is_finite(), "total {total} written as {t}: {v}");
+                assert_eq!(t, total, "{v}");
             }
         }
+        if let Err(e) = validate_server_message("2026-07-28", None, &v) {
+            panic!("total {total}: {e}");
+        }
+        checked += 1;
     }
+    assert_eq!(
+        checked,
+        totals.len(),
+        "every total, INFINITY included, was written"
+    );
+}
+
+/// Starts a deferred `slow` call in a fresh session at `rev` (2026-07-28: a modern request;
+/// earlier: after the handshake).
+fn deferred_call(rev: &str, out: &mut [u8]) -> (Session<'static>, mcp_core::CallToken) {
+    let mut s = session();
+    let msg = if rev == "2026-07-28" {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"slow","_meta":{{{MODERN_META}}}}}}}"#
+        )
+    } else {
+        let init = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{rev}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
+        );
+        let (reply, _) = send(&mut s, &init, out);
+        let reply = reply.expect("initialize reply");
+        assert_eq!(reply["result"]["protocolVersion"], rev, "{reply}");
+        let ready = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        assert!(send(&mut s, ready, out).0.is_none());
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}"#.to_string()
+    };
+    let mut tools = TOOLS;
+    let mut incoming = s
+        .handle_message(&mut tools[..], msg.as_bytes(), out)
+        .expect("handle_message");
+    assert!(incoming.transmit().is_none(), "the call is deferred");
+    let token = incoming.next_call(&mut s).expect("deferred call").token();
+    drop(incoming);
+    (s, token)
 }
 
 /// Found by the session corpus replay (schema validation). `ToolResult::structured_raw`
 /// checks that its text is valid JSON but not that it is an object, so `structuredContent`
 /// can be `[1]` or `5`; 2025-06-18 and 2025-11-25 require an object (2026-07-28 allows any
-/// value). Invariant: a completion is either schema-valid or refused
-/// (`CallError::ResultMisused`).
+/// value). Invariant: such a completion is refused with `CallError::ResultMisused` (as
+/// `structured_raw` documents), sends nothing and leaves the call in flight, so that it still
+/// gets exactly one (schema-valid) reply; an object is accepted.
 #[test]
 fn structured_content_is_an_object_before_2026() {
-    let mut s = session();
-    let mut out = [0u8; 4096];
-    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
-    let _ = send(&mut s, init, &mut out);
-    let _ = send(
-        &mut s,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        &mut out,
-    );
-    let msg = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}"#;
-    let mut tools = TOOLS;
-    let mut incoming = s
-        .handle_message(&mut tools[..], msg.as_bytes(), &mut out)
-        .expect("handle_message");
-    let call = incoming.next_call(&mut s).expect("deferred call");
-    if let Ok(Some(tx)) = s.complete(call.token(), &mut out, |r| r.structured_raw("[1]")) {
-        let v: Value = serde_json::from_slice(&out[..tx.len]).expect("JSON");
-        if let Err(e) = validate_server_message("2025-06-18", Some("tools/call"), &v) {
-            panic!("{e}");
+    for rev in ["2025-06-18", "2025-11-25"] {
+        for json in ["[1]", "5", r#""text""#, "null", "true"] {
+            let mut out = [0u8; 4096];
+            let (mut s, token) = deferred_call(rev, &mut out);
+            match s.complete(token, &mut out, |r| r.structured_raw(json)) {
+                Err(mcp_core::CallError::ResultMisused) => {}
+                other => panic!("{rev}, structuredContent {json}: {other:?}, not ResultMisused"),
+            }
+            assert_eq!(
+                s.calls_in_flight(),
+                1,
+                "{rev}, {json}: the refusal ended the call"
+            );
+            assert!(
+                s.poll_transmit(&mut out).expect("buffer").is_none(),
+                "{rev}, {json}: the refusal sent something"
+            );
+            let tx = s
+                .complete(token, &mut out, |r| {
+                    r.text("ok");
+                })
+                .expect("a valid completion after the refusal")
+                .expect("the call is still in flight");
+            let v: Value = serde_json::from_slice(&out[..tx.len]).expect("JSON");
+            assert_eq!(v["id"], 7, "{v}");
+            if let Err(e) = validate_server_message(rev, Some("tools/call"), &v) {
+                panic!("{rev}: {e}");
+            }
+            assert_eq!(s.calls_in_flight(), 0);
         }
+        // An object is what these revisions allow: accepted and schema-valid.
+        let mut out = [0u8; 4096];
+        let (mut s, token) = deferred_call(rev, &mut out);
+        let tx = s
+            .complete(token, &mut out, |r| r.structured_raw(r#"{"a":[1]}"#))
+            .expect("an object is accepted")
+            .expect("in flight");
+        let v: Value = serde_json::from_slice(&out[..tx.len]).expect("JSON");
+        assert_eq!(
+            v["result"]["structuredContent"],
+            serde_json::json!({"a": [1]}),
+            "{v}"
+        );
+        if let Err(e) = validate_server_message(rev, Some("tools/call"), &v) {
+            panic!("{rev}: {e}");
+        }
+    }
+    // The check is per revision: 2026-07-28 allows any JSON value.
+    let mut out = [0u8; 4096];
+    let (mut s, token) = deferred_call("2026-07-28", &mut out);
+    let tx = s
+        .complete(token, &mut out, |r| r.structured_raw("[1]"))
+        .expect("2026-07-28 accepts a non-object")
+        .expect("in flight");
+    let v: Value = serde_json::from_slice(&out[..tx.len]).expect("JSON");
+    assert_eq!(
+        v["result"]["structuredContent"],
+        serde_json::json!([1]),
+        "{v}"
+    );
+    if let Err(e) = validate_server_message("2026-07-28", Some("tools/call"), &v) {
+        panic!("2026-07-28: {e}");
     }
 }
 
@@ -148,6 +248,7 @@ fn batch_reply_keeps_ids() {
         r#"[{{"jsonrpc":"2.0","id":"a","method":"server/discover"}},{{"jsonrpc":"2.0","id":2,"method":"nope"}},{{"jsonrpc":"2.0","id":"{}","method":"server/discover"}}]"#,
         "L".repeat(63)
     );
+    let (mut arrays, mut overflows) = (0, 0);
     for len in MIN_OUTPUT..2048 {
         let mut s = session();
         let mut out = vec![0u8; len];
@@ -160,6 +261,7 @@ fn batch_reply_keeps_ids() {
         let (reply, _) = send(&mut s, &batch, &mut out);
         let reply = reply.expect("a reply");
         if let Some(items) = reply.as_array() {
+            arrays += 1;
             assert_eq!(items.len(), 3, "{reply}");
             for item in items {
                 assert!(
@@ -167,6 +269,20 @@ fn batch_reply_keeps_ids() {
                     "output buffer of {len} bytes: reply without id in {reply}"
                 );
             }
+        } else {
+            // Otherwise only the one batch-level error may answer the batch.
+            overflows += 1;
+            assert!(reply.get("id").is_none(), "{len} bytes: {reply}");
+            assert_eq!(reply["error"]["code"], -32603, "{len} bytes: {reply}");
+            assert_eq!(
+                reply["error"]["message"], "Batch replies exceed the output buffer",
+                "{len} bytes: {reply}"
+            );
         }
     }
+    // Both outcomes occur over this range, so each branch above really checked something.
+    assert!(
+        arrays > 0 && overflows > 0,
+        "{arrays} arrays, {overflows} overflows"
+    );
 }
