@@ -77,6 +77,7 @@ pub mod logging;
 pub mod pagination;
 pub mod session;
 pub mod tools;
+pub mod uri_template;
 pub mod version;
 
 pub use error::{CallError, HandleError};
