@@ -555,7 +555,7 @@ mod tests {
             );
         }
         // A pagination cursor is not a state.
-        let c = crate::pagination::encode(&crate::pagination::CursorKey(KEY.0), 1, 2);
+        let c = crate::pagination::encode(&KEY, crate::pagination::ListKind::Tools, 1, 2);
         assert_eq!(open(&KEY, M, T, c.as_str(), 0), Err(OpenError::Malformed));
     }
 
