@@ -9,7 +9,8 @@
 //! - [`json`]: strict zero-copy JSON scanner, views and writer;
 //! - [`jsonrpc`]: ids, message classification, envelopes; [`framing`]: newline framing;
 //! - [`version`]: the revision table; [`session`]: the state machine; [`tools`]:
-//!   definitions, dispatch and results; [`pagination`]: cursors; [`inflight`]: call tokens.
+//!   definitions, dispatch and results; [`pagination`]: cursors; [`inflight`]: call tokens;
+//! - [`mac`]: keyed MACs and base64url shared by cursors and [`seal`]ed request state.
 //!
 //! ## The loop
 //! After every `handle_*` or command, drain `poll_transmit` and `poll_event`:
@@ -74,7 +75,9 @@ pub mod inflight;
 pub mod json;
 pub mod jsonrpc;
 pub mod logging;
+pub mod mac;
 pub mod pagination;
+pub mod seal;
 pub mod session;
 pub mod tools;
 pub mod uri_template;

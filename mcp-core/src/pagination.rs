@@ -1,66 +1,115 @@
-//! Opaque, stateless `tools/list` cursors: epoch + offset + keyed check.
+//! Opaque, stateless list cursors: list kind + epoch + offset + keyed check.
 //!
-//! A cursor carries the list position it continues from (`offset`) and the `epoch` of the
-//! tool list it was minted for, authenticated with a keyed MAC so that clients can neither
-//! forge positions nor replay cursors minted under another key (another server instance or
-//! session). Nothing is stored server-side.
+//! A cursor carries the list it pages through ([`ListKind`]: MCP paginates `tools/list`,
+//! `prompts/list`, `resources/list` and `resources/templates/list`), the position it continues
+//! from (`offset`) and the `epoch` of the list it was minted for, authenticated with a keyed
+//! MAC ([`mac`], domain [`Domain::Cursor`]) so that clients can neither forge
+//! positions, nor replay cursors minted under another key (another server instance or
+//! session), nor hand one list's cursor to another list ([`CursorError::WrongList`]). Nothing
+//! is stored server-side.
 //!
-//! Wire format, before encoding (17 bytes):
+//! Wire format, before encoding (18 bytes):
 //!
-//! | bytes  | content                                                         |
-//! |--------|-----------------------------------------------------------------|
-//! | 0      | format version, currently `1`                                   |
-//! | 1..5   | `epoch`, `u32` little-endian                                    |
-//! | 5..9   | `offset`, `u32` little-endian                                   |
-//! | 9..17  | SipHash-2-4 of bytes `0..9` keyed with the [`CursorKey`], LE    |
+//! | bytes  | content                                                                    |
+//! |--------|----------------------------------------------------------------------------|
+//! | 0      | format version, currently `2` (`1` had no list kind and is rejected)        |
+//! | 1      | [`ListKind`]: `1` tools, `2` prompts, `3` resources, `4` resource templates |
+//! | 2..6   | `epoch`, `u32` little-endian                                               |
+//! | 6..10  | `offset`, `u32` little-endian                                              |
+//! | 10..18 | [`mac_fields`] of the one field bytes `0..10`, domain [`Domain::Cursor`]   |
 //!
-//! The 17 bytes are encoded as unpadded base64url ([`CURSOR_LEN`] = 23 characters), which is
-//! safe to embed in JSON strings without escaping.
+//! The 18 bytes are encoded as unpadded base64url ([`CURSOR_LEN`] = 24 characters, no unused
+//! bits), which is safe to embed in JSON strings without escaping.
 //!
 //! Whether a decoded epoch is still current is the caller's decision, not this module's.
 //!
 //! ```
-//! use mcp_core::pagination::{decode, encode, CursorError, CursorKey, Position};
+//! use mcp_core::pagination::{decode, encode, CursorError, CursorKey, ListKind, Position};
 //!
 //! let key = CursorKey([7; 16]); // from the platform's entropy source
-//! let cursor = encode(&key, 3, 50);
+//! let cursor = encode(&key, ListKind::Tools, 3, 50);
 //! assert_eq!(cursor.as_str().len(), mcp_core::pagination::CURSOR_LEN);
 //! assert_eq!(
-//!     decode(&key, cursor.as_str().as_bytes()),
+//!     decode(&key, ListKind::Tools, cursor.as_str().as_bytes()),
 //!     Ok(Position { epoch: 3, offset: 50 })
 //! );
 //! assert_eq!(
-//!     decode(&CursorKey([8; 16]), cursor.as_str().as_bytes()),
+//!     decode(&key, ListKind::Prompts, cursor.as_str().as_bytes()),
+//!     Err(CursorError::WrongList)
+//! );
+//! assert_eq!(
+//!     decode(&CursorKey([8; 16]), ListKind::Tools, cursor.as_str().as_bytes()),
 //!     Err(CursorError::BadCheck)
 //! );
 //! ```
 
 use core::fmt;
 
-/// Secret key for cursor MACs.
+use crate::mac::{self, mac_fields, Domain, TAG_LEN};
+
+/// Secret key for cursor MACs: the shared [`SecretKey`](crate::mac::SecretKey) under its
+/// historical name (a re-export, so `CursorKey([..])` still constructs one).
 ///
 /// The core has no random number generator: the session receives this from its caller, who
 /// should fill it from an entropy source (a fresh key per server instance or session makes
 /// cursors from other instances [`CursorError::BadCheck`]).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct CursorKey(pub [u8; 16]);
-
-impl fmt::Debug for CursorKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Key material stays out of logs.
-        f.write_str("CursorKey(..)")
-    }
-}
+pub use crate::mac::SecretKey as CursorKey;
 
 /// Format version byte.
-const VERSION: u8 = 1;
-/// Length of the raw (binary) cursor: version + epoch + offset + MAC.
-const RAW_LEN: usize = 1 + 4 + 4 + 8;
-/// Bytes covered by the MAC.
-const SIGNED_LEN: usize = 1 + 4 + 4;
+const VERSION: u8 = 2;
+/// Bytes covered by the MAC: version + kind + epoch + offset.
+const SIGNED_LEN: usize = 1 + 1 + 4 + 4;
+/// Length of the raw (binary) cursor: the signed bytes + MAC.
+const RAW_LEN: usize = SIGNED_LEN + TAG_LEN;
 
 /// Length in bytes (ASCII characters) of an encoded cursor string.
-pub const CURSOR_LEN: usize = RAW_LEN / 3 * 4 + (RAW_LEN % 3 * 4).div_ceil(3);
+pub const CURSOR_LEN: usize = mac::base64url_len(RAW_LEN);
+
+/// Which paginated MCP list a cursor belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ListKind {
+    /// `tools/list`.
+    Tools,
+    /// `prompts/list`.
+    Prompts,
+    /// `resources/list`.
+    Resources,
+    /// `resources/templates/list`.
+    ResourceTemplates,
+}
+
+impl ListKind {
+    /// The JSON-RPC method that lists this kind.
+    pub const fn method(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools/list",
+            ListKind::Prompts => "prompts/list",
+            ListKind::Resources => "resources/list",
+            ListKind::ResourceTemplates => "resources/templates/list",
+        }
+    }
+
+    /// Wire byte (see the module table).
+    const fn byte(self) -> u8 {
+        match self {
+            ListKind::Tools => 1,
+            ListKind::Prompts => 2,
+            ListKind::Resources => 3,
+            ListKind::ResourceTemplates => 4,
+        }
+    }
+
+    const fn from_byte(b: u8) -> Option<Self> {
+        match b {
+            1 => Some(ListKind::Tools),
+            2 => Some(ListKind::Prompts),
+            3 => Some(ListKind::Resources),
+            4 => Some(ListKind::ResourceTemplates),
+            _ => None,
+        }
+    }
+}
 
 /// An encoded cursor: [`CURSOR_LEN`] base64url characters, no padding.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -97,7 +146,7 @@ impl fmt::Display for Cursor {
 /// The list position a cursor continues from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
-    /// Epoch of the tool list the cursor was minted for; the caller rejects stale epochs.
+    /// Epoch of the list the cursor was minted for; the caller rejects stale epochs.
     pub epoch: u32,
     /// Index of the first item of the next page.
     pub offset: u32,
@@ -108,11 +157,14 @@ pub struct Position {
 #[non_exhaustive]
 pub enum CursorError {
     /// Not a cursor of this format: wrong length, characters outside the base64url alphabet,
-    /// non-canonical encoding or unknown version.
+    /// non-canonical encoding, unknown version or unknown list kind.
     Malformed,
     /// Well-formed, but the check value does not verify: tampered with, or minted under a
     /// different key.
     BadCheck,
+    /// Well-formed and authentic, but minted for another list (a `tools/list` cursor sent to
+    /// `prompts/list`, say).
+    WrongList,
 }
 
 impl fmt::Display for CursorError {
@@ -120,53 +172,67 @@ impl fmt::Display for CursorError {
         f.write_str(match self {
             CursorError::Malformed => "malformed cursor",
             CursorError::BadCheck => "cursor check failed",
+            CursorError::WrongList => "cursor belongs to another list",
         })
     }
 }
 
 impl core::error::Error for CursorError {}
 
-/// Mints the cursor for `(epoch, offset)` under `key`.
-pub fn encode(key: &CursorKey, epoch: u32, offset: u32) -> Cursor {
+/// Mints the cursor of the `kind` list for `(epoch, offset)` under `key`.
+pub fn encode(key: &CursorKey, kind: ListKind, epoch: u32, offset: u32) -> Cursor {
     let mut raw = [0u8; RAW_LEN];
-    let mut signed = [0u8; SIGNED_LEN];
     let e = epoch.to_le_bytes();
     let o = offset.to_le_bytes();
-    let fields = core::iter::once(VERSION).chain(e).chain(o);
-    for (dst, src) in signed.iter_mut().zip(fields) {
+    let signed = core::iter::once(VERSION)
+        .chain(core::iter::once(kind.byte()))
+        .chain(e)
+        .chain(o);
+    for (dst, src) in raw.iter_mut().zip(signed) {
         *dst = src;
     }
-    let mac = siphash24(&key.0, &signed).to_le_bytes();
-    for (dst, src) in raw.iter_mut().zip(signed.into_iter().chain(mac)) {
+    let tag = mac_fields(
+        key,
+        Domain::Cursor,
+        &[raw.get(..SIGNED_LEN).unwrap_or_default()],
+    );
+    for (dst, src) in raw.iter_mut().skip(SIGNED_LEN).zip(tag) {
         *dst = src;
     }
     let mut buf = [0u8; CURSOR_LEN];
-    base64url_encode(&raw, &mut buf);
+    // `buf` has exactly the encoded length: this cannot fail.
+    let _ = mac::base64url_encode(&raw, &mut buf);
     Cursor { buf }
 }
 
-/// Checks and decodes a cursor received from a client.
+/// Checks and decodes a cursor received from a client for the `kind` list.
 ///
 /// Returns [`CursorError::Malformed`] for anything that is not an encoded cursor of this
-/// format and [`CursorError::BadCheck`] when the MAC does not verify under `key`. Does not
-/// judge whether the epoch is current.
-pub fn decode(key: &CursorKey, cursor: &[u8]) -> Result<Position, CursorError> {
+/// format, [`CursorError::BadCheck`] when the MAC does not verify under `key` and
+/// [`CursorError::WrongList`] for an authentic cursor of another list. Does not judge
+/// whether the epoch is current.
+pub fn decode(key: &CursorKey, kind: ListKind, cursor: &[u8]) -> Result<Position, CursorError> {
+    if cursor.len() != CURSOR_LEN {
+        return Err(CursorError::Malformed);
+    }
     let mut raw = [0u8; RAW_LEN];
-    base64url_decode(cursor, &mut raw)?;
-    let [version, e0, e1, e2, e3, o0, o1, o2, o3, m0, m1, m2, m3, m4, m5, m6, m7] = raw;
+    mac::base64url_decode(cursor, &mut raw).map_err(|_| CursorError::Malformed)?;
+    let [version, k, e0, e1, e2, e3, o0, o1, o2, o3, m0, m1, m2, m3, m4, m5, m6, m7] = raw;
     if version != VERSION {
         return Err(CursorError::Malformed);
     }
-    let signed = [version, e0, e1, e2, e3, o0, o1, o2, o3];
-    let expected = siphash24(&key.0, &signed).to_le_bytes();
-    let got = [m0, m1, m2, m3, m4, m5, m6, m7];
-    // Compare without an early exit.
-    let diff = expected
-        .iter()
-        .zip(got)
-        .fold(0u8, |acc, (a, b)| acc | (a ^ b));
-    if diff != 0 {
+    let minted_for = ListKind::from_byte(k).ok_or(CursorError::Malformed)?;
+    let signed = [version, k, e0, e1, e2, e3, o0, o1, o2, o3];
+    if !mac::verify(
+        key,
+        Domain::Cursor,
+        &[&signed],
+        &[m0, m1, m2, m3, m4, m5, m6, m7],
+    ) {
         return Err(CursorError::BadCheck);
+    }
+    if minted_for != kind {
+        return Err(CursorError::WrongList);
     }
     Ok(Position {
         epoch: u32::from_le_bytes([e0, e1, e2, e3]),
@@ -174,137 +240,10 @@ pub fn decode(key: &CursorKey, cursor: &[u8]) -> Result<Position, CursorError> {
     })
 }
 
-// ---- SipHash-2-4 ------------------------------------------------------------------------
-
-/// Little-endian `u64` from up to 8 bytes (missing bytes are zero).
-fn le_u64(bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .take(8)
-        .enumerate()
-        .fold(0, |acc, (i, &b)| acc | (u64::from(b) << (8 * i)))
-}
-
-fn sip_round(v: &mut [u64; 4]) {
-    v[0] = v[0].wrapping_add(v[1]);
-    v[1] = v[1].rotate_left(13);
-    v[1] ^= v[0];
-    v[0] = v[0].rotate_left(32);
-    v[2] = v[2].wrapping_add(v[3]);
-    v[3] = v[3].rotate_left(16);
-    v[3] ^= v[2];
-    v[0] = v[0].wrapping_add(v[3]);
-    v[3] = v[3].rotate_left(21);
-    v[3] ^= v[0];
-    v[2] = v[2].wrapping_add(v[1]);
-    v[1] = v[1].rotate_left(17);
-    v[1] ^= v[2];
-    v[2] = v[2].rotate_left(32);
-}
-
-/// SipHash-2-4 (Aumasson & Bernstein) of `msg` under the 128-bit `key`.
-fn siphash24(key: &[u8; 16], msg: &[u8]) -> u64 {
-    let k0 = le_u64(key.get(..8).unwrap_or_default());
-    let k1 = le_u64(key.get(8..).unwrap_or_default());
-    let mut v = [
-        k0 ^ 0x736f_6d65_7073_6575,
-        k1 ^ 0x646f_7261_6e64_6f6d,
-        k0 ^ 0x6c79_6765_6e65_7261,
-        k1 ^ 0x7465_6462_7974_6573,
-    ];
-    let blocks = msg.chunks_exact(8);
-    let tail = blocks.remainder();
-    for block in blocks {
-        let m = le_u64(block);
-        v[3] ^= m;
-        sip_round(&mut v);
-        sip_round(&mut v);
-        v[0] ^= m;
-    }
-    // Last block: remaining bytes, length (mod 256) in the top byte.
-    let m = le_u64(tail) | ((msg.len() as u64 & 0xff) << 56);
-    v[3] ^= m;
-    sip_round(&mut v);
-    sip_round(&mut v);
-    v[0] ^= m;
-    v[2] ^= 0xff;
-    for _ in 0..4 {
-        sip_round(&mut v);
-    }
-    v[0] ^ v[1] ^ v[2] ^ v[3]
-}
-
-// ---- base64url, no padding --------------------------------------------------------------
-
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-fn b64_char(sextet: u32) -> u8 {
-    ALPHABET
-        .get((sextet & 63) as usize)
-        .copied()
-        .unwrap_or(b'A')
-}
-
-fn b64_value(c: u8) -> Option<u32> {
-    let v = match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'-' => 62,
-        b'_' => 63,
-        _ => return None,
-    };
-    Some(u32::from(v))
-}
-
-/// Encodes `raw` into `out`, which must be exactly its unpadded length (else a prefix).
-fn base64url_encode(raw: &[u8], out: &mut [u8]) {
-    let mut chars = out.iter_mut();
-    for group in raw.chunks(3) {
-        let n = group
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, &b)| acc | (u32::from(b) << (16 - 8 * i)));
-        // 1 byte → 2 chars, 2 → 3, 3 → 4.
-        for k in 0..=group.len() {
-            if let Some(c) = chars.next() {
-                *c = b64_char(n >> (18 - 6 * k));
-            }
-        }
-    }
-}
-
-/// Decodes exactly `out.len()` bytes from canonical unpadded base64url `text`.
-fn base64url_decode(text: &[u8], out: &mut [u8]) -> Result<(), CursorError> {
-    let full = out.len() / 3 * 4;
-    let expected_len = full + (out.len() % 3 * 4).div_ceil(3);
-    if text.len() != expected_len {
-        return Err(CursorError::Malformed);
-    }
-    let mut bytes = out.iter_mut();
-    for group in text.chunks(4) {
-        let mut n = 0u32;
-        for (k, &c) in group.iter().enumerate() {
-            n |= b64_value(c).ok_or(CursorError::Malformed)? << (18 - 6 * k);
-        }
-        let produced = group.len().saturating_sub(1);
-        // Bits beyond the produced bytes must be zero (canonical encoding).
-        let used_bits = 8 * produced;
-        if n & (0x00ff_ffff >> used_bits) != 0 {
-            return Err(CursorError::Malformed);
-        }
-        for k in 0..produced {
-            if let Some(b) = bytes.next() {
-                *b = (n >> (16 - 8 * k)) as u8;
-            }
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mac::{base64url_decode, base64url_encode, SecretKey};
     use std::collections::HashSet;
     use std::string::String;
 
@@ -313,65 +252,49 @@ mod tests {
         0xcc,
     ]);
 
-    #[test]
-    fn siphash_reference_vector() {
-        // SipHash paper, appendix A: key 00..0f, message 00..0e.
-        let mut key = [0u8; 16];
-        for (i, k) in key.iter_mut().enumerate() {
-            *k = i as u8;
-        }
-        let mut msg = [0u8; 15];
-        for (i, m) in msg.iter_mut().enumerate() {
-            *m = i as u8;
-        }
-        assert_eq!(siphash24(&key, &msg), 0xa129_ca61_49be_45e5);
-        assert_eq!(
-            siphash24(&key, &msg).to_le_bytes(),
-            [0xe5, 0x45, 0xbe, 0x49, 0x61, 0xca, 0x29, 0xa1]
-        );
-        // First entry of the reference implementation's vectors.h (empty message).
-        assert_eq!(siphash24(&key, &[]), 0x726f_db47_dd0e_0e31);
+    const KINDS: [ListKind; 4] = [
+        ListKind::Tools,
+        ListKind::Prompts,
+        ListKind::Resources,
+        ListKind::ResourceTemplates,
+    ];
+
+    fn raw_of(c: &Cursor) -> [u8; RAW_LEN] {
+        let mut raw = [0u8; RAW_LEN];
+        base64url_decode(c.as_str().as_bytes(), &mut raw).unwrap();
+        raw
+    }
+
+    fn text_of(raw: &[u8; RAW_LEN]) -> [u8; CURSOR_LEN] {
+        let mut text = [0u8; CURSOR_LEN];
+        base64url_encode(raw, &mut text).unwrap();
+        text
     }
 
     #[test]
     fn cursor_len_is_unpadded_base64_of_raw() {
-        assert_eq!(CURSOR_LEN, 23);
-        assert_eq!(encode(&KEY, 0, 0).as_str().len(), CURSOR_LEN);
+        assert_eq!(RAW_LEN, 18);
+        assert_eq!(CURSOR_LEN, 24);
+        assert_eq!(
+            encode(&KEY, ListKind::Tools, 0, 0).as_str().len(),
+            CURSOR_LEN
+        );
     }
 
     #[test]
-    fn base64url_known_values() {
-        // RFC 4648 test vectors, unpadded, plus the url-safe characters.
-        let cases: [(&[u8], &str); 7] = [
-            (b"f", "Zg"),
-            (b"fo", "Zm8"),
-            (b"foo", "Zm9v"),
-            (b"foob", "Zm9vYg"),
-            (b"fooba", "Zm9vYmE"),
-            (b"foobar", "Zm9vYmFy"),
-            (&[0xfb, 0xff, 0xbf], "-_-_"),
-        ];
-        for (raw, text) in cases {
-            let mut out = [0u8; 8];
-            let out = &mut out[..text.len()];
-            base64url_encode(raw, out);
-            assert_eq!(out, text.as_bytes());
-            let mut back = [0u8; 6];
-            let back = &mut back[..raw.len()];
-            assert_eq!(base64url_decode(text.as_bytes(), back), Ok(()));
-            assert_eq!(back, raw);
-        }
-        // Non-canonical trailing bits.
-        let mut two = [0u8; 2];
-        assert_eq!(base64url_decode(b"Zm8", &mut two), Ok(()));
+    fn layout_matches_the_table() {
+        let c = encode(&KEY, ListKind::Resources, 0x0102_0304, 0xa0b0_c0d0);
+        let raw = raw_of(&c);
         assert_eq!(
-            base64url_decode(b"Zm9", &mut two),
-            Err(CursorError::Malformed)
+            raw[..SIGNED_LEN],
+            [2, 3, 0x04, 0x03, 0x02, 0x01, 0xd0, 0xc0, 0xb0, 0xa0]
         );
-        let mut one = [0u8; 1];
-        assert_eq!(
-            base64url_decode(b"Zh", &mut one),
-            Err(CursorError::Malformed)
+        let tag = mac_fields(&KEY, Domain::Cursor, &[&raw[..SIGNED_LEN]]);
+        assert_eq!(raw[SIGNED_LEN..], tag);
+        // Not the request-state domain.
+        assert_ne!(
+            raw[SIGNED_LEN..],
+            mac_fields(&KEY, Domain::RequestState, &[&raw[..SIGNED_LEN]])
         );
     }
 
@@ -385,103 +308,198 @@ mod tests {
             (u32::MAX, u32::MAX),
             (0x0102_0304, 0xa0b0_c0d0),
         ];
-        for (epoch, offset) in cases {
-            let c = encode(&KEY, epoch, offset);
-            assert!(c
-                .as_str()
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
-            assert_eq!(
-                decode(&KEY, c.as_str().as_bytes()),
-                Ok(Position { epoch, offset })
-            );
+        for kind in KINDS {
+            for (epoch, offset) in cases {
+                let c = encode(&KEY, kind, epoch, offset);
+                assert!(c
+                    .as_str()
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
+                assert_eq!(
+                    decode(&KEY, kind, c.as_str().as_bytes()),
+                    Ok(Position { epoch, offset })
+                );
+            }
         }
     }
 
     #[test]
-    fn every_single_byte_mutation_is_rejected() {
-        let c = encode(&KEY, 42, 1000);
-        let valid = c.as_str().as_bytes();
-        let mut checked = 0;
-        for i in 0..valid.len() {
-            for v in 0..=255u8 {
-                if v == valid[i] {
-                    continue;
+    fn other_lists_reject_with_wrong_list() {
+        for minted in KINDS {
+            let c = encode(&KEY, minted, 4, 100);
+            for asked in KINDS {
+                let got = decode(&KEY, asked, c.as_str().as_bytes());
+                if asked == minted {
+                    assert_eq!(
+                        got,
+                        Ok(Position {
+                            epoch: 4,
+                            offset: 100
+                        })
+                    );
+                } else {
+                    assert_eq!(got, Err(CursorError::WrongList), "{minted:?} → {asked:?}");
                 }
-                let mut m = [0u8; CURSOR_LEN];
-                m.copy_from_slice(valid);
-                m[i] = v;
-                assert!(
-                    decode(&KEY, &m).is_err(),
-                    "mutation at {i} to {v:#x} accepted"
-                );
-                checked += 1;
             }
         }
-        assert_eq!(checked, CURSOR_LEN * 255);
+        // Relabelling the kind byte without the key breaks the MAC: no WrongList, no Ok.
+        let c = encode(&KEY, ListKind::Tools, 4, 100);
+        let mut raw = raw_of(&c);
+        raw[1] = ListKind::Prompts.byte();
+        let text = text_of(&raw);
+        assert_eq!(
+            decode(&KEY, ListKind::Prompts, &text),
+            Err(CursorError::BadCheck)
+        );
+        assert_eq!(
+            decode(&KEY, ListKind::Tools, &text),
+            Err(CursorError::BadCheck)
+        );
+    }
+
+    #[test]
+    fn method_names() {
+        let methods = KINDS.map(ListKind::method);
+        assert_eq!(
+            methods,
+            [
+                "tools/list",
+                "prompts/list",
+                "resources/list",
+                "resources/templates/list"
+            ]
+        );
+        for kind in KINDS {
+            assert_eq!(ListKind::from_byte(kind.byte()), Some(kind));
+        }
+        assert_eq!(ListKind::from_byte(0), None);
+        assert_eq!(ListKind::from_byte(5), None);
+    }
+
+    #[test]
+    fn every_single_byte_mutation_is_rejected() {
+        for kind in KINDS {
+            let c = encode(&KEY, kind, 42, 1000);
+            let valid = c.as_str().as_bytes();
+            let mut checked = 0;
+            for i in 0..valid.len() {
+                for v in 0..=255u8 {
+                    if v == valid[i] {
+                        continue;
+                    }
+                    let mut m = [0u8; CURSOR_LEN];
+                    m.copy_from_slice(valid);
+                    m[i] = v;
+                    for asked in KINDS {
+                        assert!(
+                            decode(&KEY, asked, &m).is_err(),
+                            "mutation at {i} to {v:#x} accepted"
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+            assert_eq!(checked, CURSOR_LEN * 255);
+        }
     }
 
     #[test]
     fn tampered_payload_is_bad_check() {
         // Re-encode the raw bytes with a changed offset but the old MAC.
-        let c = encode(&KEY, 1, 10);
-        let mut raw = [0u8; RAW_LEN];
-        base64url_decode(c.as_str().as_bytes(), &mut raw).unwrap();
-        raw[5] ^= 1;
-        let mut text = [0u8; CURSOR_LEN];
-        base64url_encode(&raw, &mut text);
-        assert_eq!(decode(&KEY, &text), Err(CursorError::BadCheck));
-        raw[5] ^= 1;
-        raw[0] = 2;
-        base64url_encode(&raw, &mut text);
-        assert_eq!(decode(&KEY, &text), Err(CursorError::Malformed));
+        let c = encode(&KEY, ListKind::Tools, 1, 10);
+        let mut raw = raw_of(&c);
+        raw[6] ^= 1;
+        assert_eq!(
+            decode(&KEY, ListKind::Tools, &text_of(&raw)),
+            Err(CursorError::BadCheck)
+        );
+        raw[6] ^= 1;
+        // Versions other than 2 (including the kind-less 1) and unknown kinds are malformed.
+        for version in [0, 1, 3, 255] {
+            let mut r = raw;
+            r[0] = version;
+            assert_eq!(
+                decode(&KEY, ListKind::Tools, &text_of(&r)),
+                Err(CursorError::Malformed)
+            );
+        }
+        for k in [0, 5, 255] {
+            let mut r = raw;
+            r[1] = k;
+            assert_eq!(
+                decode(&KEY, ListKind::Tools, &text_of(&r)),
+                Err(CursorError::Malformed)
+            );
+        }
+        assert_eq!(
+            decode(&KEY, ListKind::Tools, &text_of(&raw)),
+            Ok(Position {
+                epoch: 1,
+                offset: 10
+            })
+        );
     }
 
     #[test]
     fn foreign_key_rejected() {
-        let c = encode(&KEY, 5, 20);
+        let c = encode(&KEY, ListKind::Tools, 5, 20);
         let mut other = KEY;
         other.0[15] ^= 0x80;
         assert_eq!(
-            decode(&other, c.as_str().as_bytes()),
+            decode(&other, ListKind::Tools, c.as_str().as_bytes()),
             Err(CursorError::BadCheck)
         );
+        // A foreign cursor of another list is BadCheck too: the kind is not trusted unsigned.
         assert_eq!(
-            decode(&CursorKey([0; 16]), c.as_str().as_bytes()),
+            decode(
+                &SecretKey([0; 16]),
+                ListKind::Prompts,
+                c.as_str().as_bytes()
+            ),
             Err(CursorError::BadCheck)
         );
     }
 
     #[test]
     fn empty_and_garbage_rejected() {
-        let c = encode(&KEY, 5, 20);
+        let c = encode(&KEY, ListKind::Tools, 5, 20);
         let s = c.as_str();
         let longer = [s, "A"].concat();
         let padded = [s, "="].concat();
-        let cases: [&[u8]; 9] = [
+        let huge = "A".repeat(60_000);
+        let cases: [&[u8]; 11] = [
             b"",
             b"x",
             b"null",
-            b"not a cursor at all!!!!",
-            b"AAAAAAAAAAAAAAAAAAAAAAA",
-            b"AAAAAAAAAAAAAAAAAAAAAA=",
+            b"not a cursor at all!!!!!",
+            b"AAAAAAAAAAAAAAAAAAAAAAAA",
+            b"AAAAAAAAAAAAAAAAAAAAAA==",
             &s.as_bytes()[..CURSOR_LEN - 1],
             longer.as_bytes(),
             padded.as_bytes(),
+            huge.as_bytes(),
+            // A version-1 cursor (23 characters) from before list kinds.
+            b"AQAAAAAyAAAAo3c1V9Hk5Qw",
         ];
         for garbage in cases {
-            assert!(decode(&KEY, garbage).is_err(), "{garbage:?} accepted");
+            assert!(
+                decode(&KEY, ListKind::Tools, garbage).is_err(),
+                "{garbage:?} accepted"
+            );
         }
-        assert_eq!(decode(&KEY, b""), Err(CursorError::Malformed));
         assert_eq!(
-            decode(&KEY, b"not a cursor at all!!!!"),
+            decode(&KEY, ListKind::Tools, b""),
+            Err(CursorError::Malformed)
+        );
+        assert_eq!(
+            decode(&KEY, ListKind::Tools, b"not a cursor at all!!!!!"),
             Err(CursorError::Malformed)
         );
         // Standard-alphabet characters are not base64url.
         let std_alpha = s.replace('-', "+").replace('_', "/");
         if std_alpha != s {
             assert_eq!(
-                decode(&KEY, std_alpha.as_bytes()),
+                decode(&KEY, ListKind::Tools, std_alpha.as_bytes()),
                 Err(CursorError::Malformed)
             );
         }
@@ -490,13 +508,18 @@ mod tests {
     #[test]
     fn distinct_positions_give_distinct_cursors() {
         let mut seen = HashSet::new();
-        for epoch in 0..20u32 {
-            for offset in (0..2000u32).step_by(7) {
-                let c = encode(&KEY, epoch, offset);
-                assert!(seen.insert(String::from(c.as_str())), "duplicate cursor");
+        for kind in KINDS {
+            for epoch in 0..10u32 {
+                for offset in (0..2000u32).step_by(7) {
+                    let c = encode(&KEY, kind, epoch, offset);
+                    assert!(seen.insert(String::from(c.as_str())), "duplicate cursor");
+                }
             }
         }
-        assert_ne!(encode(&KEY, 1, 0), encode(&KEY, 0, 1));
+        assert_ne!(
+            encode(&KEY, ListKind::Tools, 1, 0),
+            encode(&KEY, ListKind::Tools, 0, 1)
+        );
     }
 
     #[test]
@@ -509,8 +532,12 @@ mod tests {
             std::format!("{}", CursorError::BadCheck),
             "cursor check failed"
         );
+        assert_eq!(
+            std::format!("{}", CursorError::WrongList),
+            "cursor belongs to another list"
+        );
         let e: &dyn core::error::Error = &CursorError::BadCheck;
         assert!(e.source().is_none());
-        assert_eq!(std::format!("{:?}", KEY), "CursorKey(..)");
+        assert_eq!(std::format!("{:?}", KEY), "SecretKey(..)");
     }
 }

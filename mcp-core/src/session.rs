@@ -7,7 +7,7 @@ use crate::json::{self, JsonStr, JsonWriter, Kind, Limits, RawJson, StrPart};
 use crate::jsonrpc::StoredId;
 use crate::jsonrpc::{self, code, Invalid, Message, RequestId};
 use crate::logging::LogLevel;
-use crate::pagination::{self, CursorKey};
+use crate::pagination::{self, CursorKey, ListKind};
 use crate::tools::{CallRequest, ClientCaps, Dispatch, Icon, ToolResult, ToolSet};
 use crate::version::ProtocolVersion;
 
@@ -1004,6 +1004,7 @@ impl<'a> Session<'a> {
                 let s = c.as_string().ok_or(invalid)?;
                 let pos = pagination::decode(
                     &self.config.cursor_key,
+                    ListKind::Tools,
                     s.text_in(&mut [0u8; SHORT]).unwrap_or("").as_bytes(),
                 )
                 .map_err(|_| invalid)?;
@@ -1053,6 +1054,7 @@ impl<'a> Session<'a> {
         if next < total {
             let cursor = pagination::encode(
                 &self.config.cursor_key,
+                ListKind::Tools,
                 self.epoch,
                 u32::try_from(next).unwrap_or(u32::MAX),
             );
