@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Interop suites: the official MCP SDK clients (TypeScript and Python, exact versions pinned
-# in interop/ts/package.json and interop/py/requirements.txt) drive the calculator example
-# over stdio. Run from anywhere; scripts/test.sh runs it. Needs only cargo, node/npm (20+)
-# and python3 (3.10+); installs the SDKs into interop/ts/node_modules and interop/py/.venv
-# (both gitignored) and reinstalls only when a pin changes. When `python3 -m venv` is
-# unavailable (Debian/Ubuntu ship it separately), installs python3-venv with apt-get (as
-# root, or through sudo). Fails if either suite fails, skips a test, or runs no test.
+# in interop/ts/package.json and interop/py/requirements.txt) drive two example servers over
+# stdio: the calculator (client.mjs, test_client.py) and everything, the conformance fixtures
+# (everything.mjs, test_everything.py). Run from anywhere; scripts/test.sh runs it. Needs only
+# cargo, node/npm (20+) and python3 (3.10+); installs the SDKs into interop/ts/node_modules and
+# interop/py/.venv (both gitignored) and reinstalls only when a pin changes. Fails when any
+# test fails, is skipped, or any of the four suites ran no tests at all. When `python3 -m
+# venv` is unavailable (Debian ships it separately), installs python3-venv with apt-get.
 #
-#   MCP_SERVER_CMD=/path/to/server  test another build (default: target/debug/calculator)
-#   MCP_INTEROP_VERBOSE=1           also print the server's stderr log (TypeScript suite)
+#   MCP_SERVER_CMD=/path/to/server      test another calculator build (default: target/debug/calculator)
+#   MCP_EVERYTHING_CMD=/path/to/server  test another everything build (default: target/debug/everything)
+#   MCP_INTEROP_VERBOSE=1               also print the servers' stderr logs (TypeScript suites)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -37,10 +39,12 @@ install_python3_venv() {
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv
 }
 
-step "build the calculator"
+step "build the calculator and everything"
 cargo build -q -p mcp-examples --bins
-export MCP_SERVER_CMD="${MCP_SERVER_CMD:-$(realpath -m "${CARGO_TARGET_DIR:-$root/target}")/debug/calculator}"
+bin_dir=$(realpath -m "${CARGO_TARGET_DIR:-$root/target}")/debug
+export MCP_SERVER_CMD="${MCP_SERVER_CMD:-$bin_dir/calculator}"
 export MCP_SERVER_ARGS='["--extra-tools","120"]'
+export MCP_EVERYTHING_CMD="${MCP_EVERYTHING_CMD:-$bin_dir/everything}"
 
 step "TypeScript SDK (interop/ts)"
 (
@@ -80,41 +84,63 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
 status=0
-step "TypeScript suite: node --test interop/ts/client.mjs"
-(cd interop/ts && timeout --kill-after=10 240 node --test --test-reporter=spec client.mjs) 2>&1 \
-  | tee "$logs/ts.log" || status=1
+# One entry per suite: "label|log file", in run order.
+suites=()
 
-step "Python suite: pytest interop/py/test_client.py"
-(cd interop/py && PYTHONDONTWRITEBYTECODE=1 timeout --kill-after=10 240 \
-  .venv/bin/python -m pytest -q -rfEs -p no:cacheprovider test_client.py) 2>&1 \
-  | tee "$logs/py.log" || status=1
+ts_suite() { # $1 = file in interop/ts
+  step "TypeScript suite: node --test interop/ts/$1"
+  (cd interop/ts && timeout --kill-after=10 300 node --test --test-reporter=spec "$1") 2>&1 \
+    | tee "$logs/ts-$1.log" || status=1
+  suites+=("typescript $1 (@modelcontextprotocol/sdk)|$logs/ts-$1.log")
+}
 
-# Both summaries again, then one plain closing line over the two suites.
+py_suite() { # $1 = file in interop/py
+  step "Python suite: pytest interop/py/$1"
+  (cd interop/py && PYTHONDONTWRITEBYTECODE=1 timeout --kill-after=10 300 \
+    .venv/bin/python -m pytest -q -rfEs -p no:cacheprovider "$1") 2>&1 \
+    | tee "$logs/py-$1.log" || status=1
+  suites+=("python $1 (mcp)|$logs/py-$1.log")
+}
+
+ts_suite client.mjs
+ts_suite everything.mjs
+py_suite test_client.py
+py_suite test_everything.py
+
+# Every suite's summary again, then one plain closing line over all of them.
 count() { grep -Eo "$1" "$2" | tail -1 | grep -Eo '[0-9]+' || echo 0; }
-ts_pass=$(count 'ℹ pass [0-9]+' "$logs/ts.log"); ts_fail=$(count 'ℹ fail [0-9]+' "$logs/ts.log")
-ts_cancelled=$(count 'ℹ cancelled [0-9]+' "$logs/ts.log")
-ts_skip=$(($(count 'ℹ skipped [0-9]+' "$logs/ts.log") + $(count 'ℹ todo [0-9]+' "$logs/ts.log")))
-py_pass=$(count '[0-9]+ passed' "$logs/py.log"); py_fail=$(count '[0-9]+ failed' "$logs/py.log")
-py_error=$(count '[0-9]+ errors?' "$logs/py.log")
-py_skip=$(($(count '[0-9]+ skipped' "$logs/py.log") + $(count '[0-9]+ xfailed' "$logs/py.log")))
-ts_fail=$((ts_fail + ts_cancelled)); py_fail=$((py_fail + py_error))
-# Each suite on its own must have run tests (a suite that ran none checked nothing), none
-# failing and none skipped (both suites fail, never skip, by design).
-for suite in "typescript:$ts_pass:$ts_fail:$ts_skip" "python:$py_pass:$py_fail:$py_skip"; do
-  IFS=: read -r name pass fail skip <<<"$suite"
+step "summary"
+total_pass=0
+total_fail=0
+for suite in "${suites[@]}"; do
+  label=${suite%%|*}
+  log=${suite#*|}
+  case $label in
+    typescript*)
+      pass=$(count 'ℹ pass [0-9]+' "$log")
+      fail=$(( $(count 'ℹ fail [0-9]+' "$log") + $(count 'ℹ cancelled [0-9]+' "$log") ))
+      skip=$(( $(count 'ℹ skipped [0-9]+' "$log") + $(count 'ℹ todo [0-9]+' "$log") ))
+      ;;
+    *)
+      pass=$(count '[0-9]+ passed' "$log")
+      fail=$(( $(count '[0-9]+ failed' "$log") + $(count '[0-9]+ errors?' "$log") ))
+      skip=$(( $(count '[0-9]+ skipped' "$log") + $(count '[0-9]+ xfailed' "$log") ))
+      ;;
+  esac
+  note=""
   if [ $((pass + fail)) -eq 0 ]; then
-    echo "interop: FAILED: the $name suite ran no tests" >&2
     status=1
+    note=" (no tests ran)"
   fi
   if [ "$fail" -ne 0 ]; then status=1; fi
+  # Every suite fails rather than skips, by design: a skip is a failure here.
   if [ "$skip" -ne 0 ]; then
-    echo "interop: FAILED: the $name suite skipped $skip test(s)" >&2
     status=1
+    note="$note ($skip skipped)"
   fi
+  echo "$label: $pass passed, $fail failed$note"
+  total_pass=$((total_pass + pass))
+  total_fail=$((total_fail + fail))
 done
-
-step "summary"
-echo "typescript (@modelcontextprotocol/sdk): $ts_pass passed, $ts_fail failed, $ts_skip skipped"
-echo "python (mcp): $py_pass passed, $py_fail failed, $py_skip skipped"
-echo "interop: $((ts_pass + py_pass)) passed, $((ts_fail + py_fail)) failed, $((ts_skip + py_skip)) skipped"
+echo "interop: $total_pass passed, $total_fail failed"
 exit "$status"
