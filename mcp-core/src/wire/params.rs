@@ -87,19 +87,9 @@ impl<'i> Params<'i> {
                 "_meta",
             ],
         );
-        // Seven keys like the `params` pass, so both share one instance of `pick` (code
-        // size on microcontrollers); the three spare keys are unused.
-        let [version, caps, log_level, progress, ..] = pick(
+        let [version, caps, log_level, progress] = pick(
             meta,
-            [
-                META_VERSION,
-                META_CAPS,
-                META_LOG_LEVEL,
-                "progressToken",
-                "\u{0}",
-                "\u{0}",
-                "\u{0}",
-            ],
+            [META_VERSION, META_CAPS, META_LOG_LEVEL, "progressToken"],
         );
         Params {
             raw: params,
