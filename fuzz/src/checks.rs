@@ -2291,9 +2291,8 @@ pub mod session {
                 taken.push((
                     call.token(),
                     args,
-                    call.tool().is_some_and(|t| t.wants_progress()),
-                    call.tool()
-                        .map_or(mcp_core::ProtocolVersion::LATEST, |t| t.version()),
+                    call.request.wants_progress(),
+                    call.request.version(),
                 ));
             }
             drop(incoming);
@@ -2976,7 +2975,7 @@ pub mod session {
             },
             list_changed: c.list_changed,
             log_level: LogLevel::from_wire(LEVELS[usize::from(c.level) % 8]).unwrap(),
-            ..Config::new(mcp_core::SecretKey([0x5a; 16]))
+            ..Config::default()
         }
     }
 
@@ -3049,7 +3048,7 @@ pub mod session {
             ..Default::default()
         };
         let mut storage = SessionStorage::<8>::new();
-        let config = Config::new(mcp_core::SecretKey([0x5a; 16]));
+        let config = Config::default();
         let session = Session::new(&info, config, &mut storage);
         let mut r = Runner {
             session,
@@ -3086,7 +3085,7 @@ pub mod session {
                 ..Default::default()
             };
             let mut storage = SessionStorage::<8>::new();
-            let config = Config::new(mcp_core::SecretKey([0x5a; 16]));
+            let config = Config::default();
             let session = Session::new(&info, config, &mut storage);
             let mut r = Runner {
                 session,
