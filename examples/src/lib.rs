@@ -32,16 +32,14 @@
 //! assert_eq!(lines[1], r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
 //! ```
 
-use std::collections::hash_map::RandomState;
 use std::fmt;
-use std::hash::{BuildHasher, Hasher};
+
 use std::io::{self, ErrorKind, Read, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use mcp_core::framing::{Frame, LineFramer};
 use mcp_core::json::JsonWriter;
 use mcp_core::jsonrpc::code;
-use mcp_core::pagination::CursorKey;
 use mcp_core::{
     CallRequest, Config, Dispatch, Event, ServerInfo, Session, SessionStorage, Tool,
     ToolAnnotations, ToolResult, ToolSet,
@@ -168,33 +166,14 @@ pub fn server_info() -> ServerInfo<'static> {
     }
 }
 
-/// The session configuration: a fresh [`cursor_key`], `page_size` tools per page, and no
-/// `listChanged` (the tool list never changes while the process runs).
+/// The session configuration: a fresh random key (from the OS), `page_size` tools per page,
+/// and no `listChanged` (the tool list never changes while the process runs).
 pub fn config(page_size: u16) -> Config {
     Config {
         page_size: page_size.max(1),
         list_changed: false,
-        cursor_key: cursor_key(),
-        ..Config::default()
+        ..Config::new(mcp_tokio::random_key())
     }
-}
-
-/// A cursor key for this process: the process id and the current time, mixed through two
-/// randomly keyed std hashers (which draw on the OS entropy source).
-pub fn cursor_key() -> CursorKey {
-    let pid = u64::from(std::process::id());
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let mut key = [0u8; 16];
-    for (i, half) in key.chunks_exact_mut(8).enumerate() {
-        let mut h = RandomState::new().build_hasher();
-        h.write_usize(i);
-        h.write_u64(pid);
-        h.write_u128(nanos);
-        half.copy_from_slice(&h.finish().to_le_bytes());
-    }
-    CursorKey(key)
 }
 
 /// A PRNG seed from the current time and the process id.
@@ -334,7 +313,8 @@ where
             // normally deferred; a tool set that defers is still served, synchronously.
             while let Some(call) = incoming.next_call(session) {
                 let completed = session.complete(call.token(), out, |result| {
-                    if tools.call(&call.request, result) == Dispatch::Defer {
+                    let ran = call.tool().map(|request| tools.call(request, result));
+                    if ran != Some(Dispatch::Done) {
                         result.fail(format_args!("Tool could not be run"));
                     }
                 });

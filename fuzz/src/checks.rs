@@ -2291,8 +2291,9 @@ pub mod session {
                 taken.push((
                     call.token(),
                     args,
-                    call.request.wants_progress(),
-                    call.request.version(),
+                    call.tool().is_some_and(|t| t.wants_progress()),
+                    call.tool()
+                        .map_or(mcp_core::ProtocolVersion::LATEST, |t| t.version()),
                 ));
             }
             drop(incoming);
@@ -2975,7 +2976,7 @@ pub mod session {
             },
             list_changed: c.list_changed,
             log_level: LogLevel::from_wire(LEVELS[usize::from(c.level) % 8]).unwrap(),
-            ..Config::default()
+            ..Config::new(mcp_core::SecretKey([0x5a; 16]))
         }
     }
 
@@ -3048,7 +3049,7 @@ pub mod session {
             ..Default::default()
         };
         let mut storage = SessionStorage::<8>::new();
-        let config = Config::default();
+        let config = Config::new(mcp_core::SecretKey([0x5a; 16]));
         let session = Session::new(&info, config, &mut storage);
         let mut r = Runner {
             session,
@@ -3085,7 +3086,7 @@ pub mod session {
                 ..Default::default()
             };
             let mut storage = SessionStorage::<8>::new();
-            let config = Config::default();
+            let config = Config::new(mcp_core::SecretKey([0x5a; 16]));
             let session = Session::new(&info, config, &mut storage);
             let mut r = Runner {
                 session,

@@ -46,6 +46,8 @@ pub enum CallError {
     /// The result builder was used out of order (content after structured output, or
     /// invalid structured JSON); nothing was sent and the call is still in flight.
     ResultMisused,
+    /// The token names a request of another kind (e.g. `complete_read` on a tool call).
+    WrongKind,
 }
 
 impl fmt::Display for CallError {
@@ -56,7 +58,8 @@ impl fmt::Display for CallError {
                 write!(f, "output buffer too small: {required} bytes required")
             }
             CallError::ProgressNotIncreasing => f.write_str("progress must increase"),
-            CallError::ResultMisused => f.write_str("tool result builder used out of order"),
+            CallError::ResultMisused => f.write_str("result builder used out of order"),
+            CallError::WrongKind => f.write_str("the call is of another kind"),
         }
     }
 }

@@ -1,7 +1,9 @@
-//! Call slots: deferred `tools/call` requests between hand-out and completion.
+//! Call slots: deferred requests (`tools/call`, `resources/read`, `prompts/get`,
+//! `completion/complete`) and listen streams between hand-out and completion.
 
 use crate::jsonrpc::StoredId;
 use crate::logging::LogLevel;
+use crate::tools::ClientCaps;
 use crate::version::ProtocolVersion;
 
 /// Names one deferred call: slot index plus generation, so a stale token can never
@@ -34,6 +36,18 @@ pub(crate) enum SlotState {
     Listening,
 }
 
+/// The kind of request a slot holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CallKind {
+    Tool,
+    #[cfg_attr(not(feature = "resources"), allow(dead_code))]
+    Read,
+    #[cfg_attr(not(feature = "prompts"), allow(dead_code))]
+    Prompt,
+    #[cfg_attr(not(feature = "completion"), allow(dead_code))]
+    Complete,
+}
+
 /// One call slot. Storage for it is owned by the caller (see
 /// [`SessionStorage`](crate::SessionStorage)).
 #[derive(Clone, Copy, Debug)]
@@ -45,18 +59,26 @@ pub struct CallSlot {
     pub(crate) last_progress: f64,
     pub(crate) version: ProtocolVersion,
     pub(crate) log_level: Option<LogLevel>,
-    pub(crate) tool: u16,
-    pub(crate) args: (u32, u32),
-    pub(crate) name: (u32, u32),
+    /// Client capabilities the request declared (or the session's, legacy).
+    pub(crate) caps: ClientCaps,
+    /// Which request this slot holds.
+    pub(crate) kind: CallKind,
+    /// Provider indexes of the target (tool, prompt; resource and template for reads).
+    pub(crate) index: (u16, u16),
+    /// Span of the request's `params` in the message (`u32::MAX` start: absent).
+    pub(crate) params: (u32, u32),
+    /// Keyed digest of the target, for sealing `requestState` (see `crate::mrtr`).
+    pub(crate) target_digest: u64,
     /// Generation of the call last freed by a client cancellation, and whether the
     /// application still has to be told.
     pub(crate) cancelled_generation: Option<u32>,
     pub(crate) cancel_unreported: bool,
-    /// Listening slot: opted in to `toolsListChanged`, and a change is waiting to be sent.
+    /// Listening slot: the list kinds it opted in to, and those with a change waiting to be
+    /// sent (bits of the session's list flags).
     #[cfg_attr(not(feature = "listen"), allow(dead_code))]
-    pub(crate) listen_tools: bool,
+    pub(crate) listen: u8,
     #[cfg_attr(not(feature = "listen"), allow(dead_code))]
-    pub(crate) listen_pending: bool,
+    pub(crate) listen_pending: u8,
 }
 
 impl CallSlot {
@@ -69,13 +91,15 @@ impl CallSlot {
         last_progress: f64::NEG_INFINITY,
         version: ProtocolVersion::LATEST,
         log_level: None,
-        tool: 0,
-        args: (0, 0),
-        name: (0, 0),
+        caps: ClientCaps::NONE,
+        kind: CallKind::Tool,
+        index: (0, 0),
+        params: (u32::MAX, 0),
+        target_digest: 0,
         cancelled_generation: None,
         cancel_unreported: false,
-        listen_tools: false,
-        listen_pending: false,
+        listen: 0,
+        listen_pending: 0,
     };
 
     pub(crate) fn token(&self, index: usize) -> CallToken {

@@ -17,6 +17,8 @@ pub mod code {
     pub const INVALID_PARAMS: i32 = -32602;
     /// Internal error.
     pub const INTERNAL_ERROR: i32 = -32603;
+    /// Resource not found (2024-11-05 .. 2025-11-25; 2026-07-28 uses -32602).
+    pub const RESOURCE_NOT_FOUND: i32 = -32002;
     /// 2026-07-28: HTTP headers disagree with the body.
     pub const HEADER_MISMATCH: i32 = -32020;
     /// 2026-07-28: the request needs a client capability that was not declared.

@@ -21,7 +21,7 @@
 //! static TOOLS: [Tool<'static>; 1] = [Tool::new("echo", r#"{"type":"object"}"#)];
 //! let info = ServerInfo { name: "demo", version: "1.0.0", ..Default::default() };
 //! let mut storage = SessionStorage::<4>::new();
-//! let mut session = Session::new(&info, Config::default(), &mut storage);
+//! let mut session = Session::new(&info, Config::new(mcp_core::SecretKey([0x5a; 16])), &mut storage);
 //! let mut tools = TOOLS; // a `[Tool]` defers every call
 //! let mut out = [0u8; 1024];
 //! let mut sent = Vec::new();
@@ -69,6 +69,9 @@ extern crate alloc;
 #[cfg(any(test, feature = "std"))]
 extern crate std;
 
+#[cfg(feature = "completion")]
+pub mod completion;
+pub mod content;
 pub mod error;
 pub mod framing;
 pub mod inflight;
@@ -76,18 +79,29 @@ pub mod json;
 pub mod jsonrpc;
 pub mod logging;
 pub mod mac;
+#[cfg(feature = "mrtr")]
+pub mod mrtr;
 pub mod pagination;
+#[cfg(feature = "prompts")]
+pub mod prompts;
+#[cfg(feature = "resources")]
+pub mod resources;
 pub mod seal;
+pub mod server;
 pub mod session;
 pub mod tools;
 pub mod uri_template;
 pub mod version;
+pub mod wire;
 
 pub use error::{CallError, HandleError};
 pub use inflight::{CallSlot, CallToken};
 pub use logging::LogLevel;
+pub use mac::SecretKey;
+pub use pagination::ListKind;
+pub use server::ServerHandler;
 pub use session::{
-    CacheScope, Call, Config, Event, Incoming, Route, ServerInfo, Session, SessionStorage,
+    CacheScope, Call, Config, Event, Incoming, Request, Route, ServerInfo, Session, SessionStorage,
     Transmit, MIN_OUTPUT,
 };
 pub use tools::{

@@ -5,21 +5,10 @@
 
 use core::fmt;
 
-use crate::json::{JsonStr, JsonWriter, Limits, RawJson, StrPart};
+pub use crate::content::{Annotations, Content, Icon, ResourceLink, Role};
+use crate::json::{Checkpoint, JsonStr, JsonWriter, Limits, RawJson, StrPart};
+use crate::server::{Envelope, ResultType};
 use crate::version::ProtocolVersion;
-
-/// An icon (2025-11-25+): `src` is an `https:` or `data:` URI.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Icon<'a> {
-    /// The URI.
-    pub src: &'a str,
-    /// MIME type, e.g. `image/png`.
-    pub mime_type: Option<&'a str>,
-    /// Sizes such as `"48x48"` or `"any"`.
-    pub sizes: &'a [&'a str],
-    /// `Some("light")` or `Some("dark")`.
-    pub theme: Option<&'a str>,
-}
 
 /// Behaviour hints (2025-03-26+). `None` leaves a hint out (clients then assume the spec
 /// default: not read-only, destructive, not idempotent, open world).
@@ -203,7 +192,7 @@ impl<'a> Tool<'a> {
         }
         if f.icons && !self.icons.is_empty() {
             w.key("icons");
-            write_icons(w, self.icons);
+            crate::content::write_icons(w, self.icons);
         }
         if let (true, Some(m)) = (f.titles_and_meta, self.meta) {
             w.key("_meta");
@@ -211,33 +200,6 @@ impl<'a> Tool<'a> {
         }
         w.end_object();
     }
-}
-
-pub(crate) fn write_icons(w: &mut JsonWriter<'_>, icons: &[Icon<'_>]) {
-    w.begin_array();
-    for icon in icons {
-        w.begin_object();
-        w.key("src");
-        w.string(icon.src);
-        if let Some(m) = icon.mime_type {
-            w.key("mimeType");
-            w.string(m);
-        }
-        if !icon.sizes.is_empty() {
-            w.key("sizes");
-            w.begin_array();
-            for s in icon.sizes {
-                w.string(s);
-            }
-            w.end_array();
-        }
-        if let Some(t) = icon.theme {
-            w.key("theme");
-            w.string(t);
-        }
-        w.end_object();
-    }
-    w.end_array();
 }
 
 /// A tool definition that does not pass [`Tool::validate`].
@@ -252,6 +214,10 @@ pub enum DefinitionError {
     OutputSchema,
     /// `meta` is not a JSON object.
     Meta,
+    /// A resource template is not an RFC 6570 level-1 template.
+    UriTemplate,
+    /// Raw JSON contains a line break outside strings (it would split a stdio frame).
+    LineBreak,
 }
 
 impl fmt::Display for DefinitionError {
@@ -261,6 +227,8 @@ impl fmt::Display for DefinitionError {
             DefinitionError::InputSchema => "inputSchema must be a JSON object",
             DefinitionError::OutputSchema => "outputSchema must be valid JSON",
             DefinitionError::Meta => "_meta must be a JSON object",
+            DefinitionError::UriTemplate => "uriTemplate must be an RFC 6570 level-1 template",
+            DefinitionError::LineBreak => "raw JSON must not contain line breaks",
         })
     }
 }
@@ -285,6 +253,8 @@ pub struct CallRequest<'i> {
     pub(crate) args: RawJson<'i>,
     pub(crate) version: ProtocolVersion,
     pub(crate) has_progress: bool,
+    #[cfg(feature = "mrtr")]
+    pub(crate) input: crate::mrtr::InputContext<'i>,
 }
 
 impl<'i> CallRequest<'i> {
@@ -307,6 +277,11 @@ impl<'i> CallRequest<'i> {
     /// Whether the client asked for progress (`_meta.progressToken`).
     pub fn wants_progress(&self) -> bool {
         self.has_progress
+    }
+    /// The `inputResponses` and verified `requestState` of a 2026-07-28 retry.
+    #[cfg(feature = "mrtr")]
+    pub fn input(&self) -> &crate::mrtr::InputContext<'i> {
+        &self.input
     }
     /// Deserializes the arguments into `T` (see [`json::from_json`](crate::json::from_json)
     /// for how `scratch` is used).
@@ -352,84 +327,6 @@ impl ToolSet for [Tool<'_>] {
     }
 }
 
-/// `audience` entries of [`Annotations`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// The end user.
-    User,
-    /// The model.
-    Assistant,
-}
-
-/// Annotations on a content block.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Annotations<'a> {
-    /// Who the content is for.
-    pub audience: &'a [Role],
-    /// Importance from 0 (least) to 1 (most).
-    pub priority: Option<f64>,
-    /// ISO 8601 timestamp (2025-06-18+).
-    pub last_modified: Option<&'a str>,
-}
-
-/// A resource link (2025-06-18+; earlier revisions get a text block naming the URI).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ResourceLink<'a> {
-    /// The URI.
-    pub uri: &'a str,
-    /// Programmatic name.
-    pub name: &'a str,
-    /// Display title.
-    pub title: Option<&'a str>,
-    /// Description.
-    pub description: Option<&'a str>,
-    /// MIME type.
-    pub mime_type: Option<&'a str>,
-    /// Size in bytes.
-    pub size: Option<u64>,
-}
-
-/// One content block.
-#[derive(Clone, Copy, Debug)]
-pub enum Content<'a> {
-    /// Plain text.
-    Text(&'a str),
-    /// An image: base64 data and MIME type.
-    Image {
-        /// Base64-encoded bytes.
-        data: &'a str,
-        /// MIME type, e.g. `image/png`.
-        mime_type: &'a str,
-    },
-    /// Audio (2025-03-26+; earlier revisions get a text placeholder).
-    Audio {
-        /// Base64-encoded bytes.
-        data: &'a str,
-        /// MIME type, e.g. `audio/wav`.
-        mime_type: &'a str,
-    },
-    /// A link to a resource.
-    ResourceLink(ResourceLink<'a>),
-    /// An embedded text resource.
-    EmbeddedText {
-        /// Resource URI.
-        uri: &'a str,
-        /// MIME type.
-        mime_type: Option<&'a str>,
-        /// The text.
-        text: &'a str,
-    },
-    /// An embedded binary resource.
-    EmbeddedBlob {
-        /// Resource URI.
-        uri: &'a str,
-        /// MIME type.
-        mime_type: Option<&'a str>,
-        /// Base64-encoded bytes.
-        blob: &'a str,
-    },
-}
-
 /// Writes a `CallToolResult` for the revision of the call being answered. Content blocks are
 /// streamed into the output as they are added; [`structured_raw`](Self::structured_raw) /
 /// [`structured_with`](Self::structured_with) end the content list.
@@ -441,12 +338,17 @@ pub struct ToolResult<'w, 'b> {
     version: ProtocolVersion,
     state: ResultState,
     is_error: bool,
-    server_info: Option<&'w dyn Fn(&mut JsonWriter<'_>)>,
+    env: &'w Envelope<'w>,
+    #[cfg_attr(not(feature = "mrtr"), allow(dead_code))]
+    start: Checkpoint,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum ResultState {
     Content,
+    /// An `input_required` result was written (2026-07-28).
+    #[cfg_attr(not(feature = "mrtr"), allow(dead_code))]
+    InputRequired,
     Closed,
     Misused,
 }
@@ -461,21 +363,52 @@ impl fmt::Debug for ToolResult<'_, '_> {
 }
 
 impl<'w, 'b> ToolResult<'w, 'b> {
-    /// Opens `{"content":[` in `w`. `server_info` writes the modern `_meta` serverInfo value.
-    pub(crate) fn begin(
-        w: &'w mut JsonWriter<'b>,
-        version: ProtocolVersion,
-        server_info: Option<&'w dyn Fn(&mut JsonWriter<'_>)>,
-    ) -> Self {
+    /// Opens `{"content":[` in `w`; `env` writes the revision's trailing members.
+    pub(crate) fn begin(w: &'w mut JsonWriter<'b>, env: &'w Envelope<'w>) -> Self {
+        let start = w.checkpoint();
         w.begin_object();
         w.key("content");
         w.begin_array();
         ToolResult {
             w,
-            version,
+            version: env.version,
             state: ResultState::Content,
             is_error: false,
-            server_info,
+            env,
+            start,
+        }
+    }
+
+    /// Answers with `resultType: "input_required"` instead of content (2026-07-28 only):
+    /// `requests` adds the `inputRequests` (only those whose client capability the request
+    /// declared are written) and `state`, if given, is sealed into `requestState` (see
+    /// [`crate::mrtr`]; printable ASCII without `"\\<>&'+/=` and backtick, at most
+    /// [`crate::seal::MAX_PAYLOAD`] bytes). Must be the only thing the handler writes.
+    /// Misuse (content already written, a legacy session, an unsealable state, or neither
+    /// requests nor state) makes the session answer with an internal error.
+    #[cfg(feature = "mrtr")]
+    pub fn input_required(
+        &mut self,
+        state: Option<&str>,
+        mut requests: impl FnMut(&mut crate::mrtr::InputRequests<'_, '_>),
+    ) {
+        let fresh = self.state == ResultState::Content
+            && !self.is_error
+            && self.w.len() == self.start.len() + b"{\"content\":[".len();
+        if !fresh {
+            self.state = ResultState::Misused;
+            return;
+        }
+        self.w.rewind(self.start);
+        self.w.begin_object();
+        match crate::mrtr::write_input_required(
+            self.w,
+            self.env.seal.as_ref(),
+            state,
+            &mut requests,
+        ) {
+            Ok(()) => self.state = ResultState::InputRequired,
+            Err(_) => self.state = ResultState::Misused,
         }
     }
 
@@ -589,120 +522,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         if !self.open() {
             return self;
         }
-        let f = self.version.features();
-        let w = &mut *self.w;
-        w.begin_object();
-        w.key("type");
-        match *content {
-            Content::Text(text) => {
-                w.string("text");
-                w.key("text");
-                w.string(text);
-            }
-            Content::Image { data, mime_type } => {
-                w.string("image");
-                w.key("data");
-                w.string(data);
-                w.key("mimeType");
-                w.string(mime_type);
-            }
-            Content::Audio { data, mime_type } if f.audio => {
-                w.string("audio");
-                w.key("data");
-                w.string(data);
-                w.key("mimeType");
-                w.string(mime_type);
-            }
-            Content::Audio { mime_type, .. } => {
-                w.string("text");
-                w.key("text");
-                w.string_parts(&[
-                    StrPart::Text("["),
-                    StrPart::Text(mime_type),
-                    StrPart::Text(" audio omitted: protocol "),
-                    StrPart::Text(self.version.as_str()),
-                    StrPart::Text(" has no audio content]"),
-                ]);
-            }
-            Content::ResourceLink(link) if f.resource_link => {
-                w.string("resource_link");
-                w.key("uri");
-                w.string(link.uri);
-                w.key("name");
-                w.string(link.name);
-                if let Some(t) = link.title {
-                    w.key("title");
-                    w.string(t);
-                }
-                if let Some(d) = link.description {
-                    w.key("description");
-                    w.string(d);
-                }
-                if let Some(m) = link.mime_type {
-                    w.key("mimeType");
-                    w.string(m);
-                }
-                if let Some(s) = link.size {
-                    w.key("size");
-                    w.u64(s);
-                }
-            }
-            Content::ResourceLink(link) => {
-                w.string("text");
-                w.key("text");
-                w.string_parts(&[
-                    StrPart::Text("Resource: "),
-                    StrPart::Text(link.name),
-                    StrPart::Text(" <"),
-                    StrPart::Text(link.uri),
-                    StrPart::Text(">"),
-                ]);
-            }
-            Content::EmbeddedText {
-                uri,
-                mime_type,
-                text,
-            } => {
-                write_embedded(w, uri, mime_type, ("text", text));
-            }
-            Content::EmbeddedBlob {
-                uri,
-                mime_type,
-                blob,
-            } => {
-                write_embedded(w, uri, mime_type, ("blob", blob));
-            }
-        }
-        if let Some(a) = annotations {
-            w.key("annotations");
-            w.begin_object();
-            if !a.audience.is_empty() {
-                w.key("audience");
-                w.begin_array();
-                for r in a.audience {
-                    w.string(match r {
-                        Role::User => "user",
-                        Role::Assistant => "assistant",
-                    });
-                }
-                w.end_array();
-            }
-            // Priority is a number from 0 to 1; anything else is left out.
-            if let Some(p) = a.priority.filter(|p| (0.0..=1.0).contains(p)) {
-                w.key("priority");
-                w.f64(p);
-            }
-            if let (true, Some(lm)) = (f.titles_and_meta, a.last_modified) {
-                w.key("lastModified");
-                w.string(lm);
-            }
-            w.end_object();
-        }
-        if let (true, Some(m)) = (f.titles_and_meta, meta) {
-            w.key("_meta");
-            w.raw_value(m);
-        }
-        w.end_object();
+        crate::content::write_content(self.w, self.version, content, annotations, meta);
         self
     }
 
@@ -766,6 +586,11 @@ impl<'w, 'b> ToolResult<'w, 'b> {
     /// Closes the result object.
     pub(crate) fn finish(self) {
         let w = self.w;
+        if self.state == ResultState::InputRequired {
+            self.env.trailer(w, ResultType::InputRequired);
+            w.end_object();
+            return;
+        }
         if self.state == ResultState::Content {
             w.end_array();
         }
@@ -773,29 +598,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             w.key("isError");
             w.bool(true);
         }
-        if self.version.features().result_type {
-            w.key("resultType");
-            w.string("complete");
-            if let Some(si) = self.server_info {
-                w.key("_meta");
-                si(w);
-            }
-        }
+        self.env.trailer(w, ResultType::Complete);
         w.end_object();
     }
-}
-
-fn write_embedded(w: &mut JsonWriter<'_>, uri: &str, mime_type: Option<&str>, body: (&str, &str)) {
-    w.string("resource");
-    w.key("resource");
-    w.begin_object();
-    w.key("uri");
-    w.string(uri);
-    if let Some(m) = mime_type {
-        w.key("mimeType");
-        w.string(m);
-    }
-    w.key(body.0);
-    w.string(body.1);
-    w.end_object();
 }

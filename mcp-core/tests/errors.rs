@@ -70,7 +70,7 @@ fn nesting_is_bounded() {
     let mut shallow = Pair::with(
         Config {
             max_depth: 4,
-            ..Config::default()
+            ..Config::new(mcp_core::SecretKey([0x5a; 16]))
         },
         0,
         65536,
@@ -159,7 +159,7 @@ fn notifications_are_never_answered() {
 
 #[test]
 fn huge_ids_still_get_a_reply() {
-    let mut p = Pair::with(Config::default(), 0, 512);
+    let mut p = Pair::with(Config::new(mcp_core::SecretKey([0x5a; 16])), 0, 512);
     p.send(&initialize(0, "2025-11-25"));
     let id = "i".repeat(5000);
     let msg = format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping"}}"#);

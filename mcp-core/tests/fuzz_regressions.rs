@@ -22,7 +22,11 @@ fn info() -> &'static ServerInfo<'static> {
 
 fn session() -> Session<'static> {
     let storage: &'static mut SessionStorage<4> = Box::leak(Box::new(SessionStorage::new()));
-    Session::new(info(), Config::default(), storage)
+    Session::new(
+        info(),
+        Config::new(mcp_core::SecretKey([0x5a; 16])),
+        storage,
+    )
 }
 
 /// Sends one message; returns the immediate reply (if any) and how many calls were deferred.

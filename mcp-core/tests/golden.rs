@@ -69,7 +69,7 @@ fn run_file(path: &Path, update: bool) -> Result<(), String> {
     let mut p = Pair::with(
         mcp_core::Config {
             page_size: 3,
-            ..Default::default()
+            ..mcp_core::Config::new(mcp_core::SecretKey([0x6d; 16]))
         },
         4,
         65536,

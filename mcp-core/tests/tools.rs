@@ -45,7 +45,7 @@ fn pagination_walk_visits_every_tool_once() {
         let mut p = Pair::with(
             Config {
                 page_size: 50,
-                ..Config::default()
+                ..Config::new(mcp_core::SecretKey([0x5a; 16]))
             },
             120,
             1 << 20,
@@ -76,7 +76,7 @@ fn pagination_walk_visits_every_tool_once() {
 #[test]
 fn page_ends_early_when_the_output_buffer_is_small() {
     // A 2 KiB buffer cannot hold 50 tools: pages shrink to fit and still cover everything.
-    let mut p = Pair::with(Config::default(), 40, 2048);
+    let mut p = Pair::with(Config::new(mcp_core::SecretKey([0x5a; 16])), 40, 2048);
     p.send(&initialize(0, "2025-06-18"));
     let (names, cursors) = list_all(&mut p, false);
     assert_eq!(names.len(), 47);
@@ -89,7 +89,7 @@ fn page_ends_early_when_the_output_buffer_is_small() {
 
 #[test]
 fn bad_cursors_are_invalid_params() {
-    let mut p = Pair::with(Config::default(), 120, 1 << 20);
+    let mut p = Pair::with(Config::new(mcp_core::SecretKey([0x5a; 16])), 120, 1 << 20);
     p.send(&initialize(0, "2025-11-25"));
     let first = p.ask(&request(json!(1), "tools/list", json!({})));
     let cursor = first["result"]["nextCursor"].as_str().unwrap().to_string();
@@ -109,8 +109,8 @@ fn bad_cursors_are_invalid_params() {
     // A cursor minted by another server (another key) is foreign.
     let mut other = Pair::with(
         Config {
-            cursor_key: mcp_core::pagination::CursorKey([9; 16]),
-            ..Config::default()
+            key: mcp_core::pagination::CursorKey([9; 16]),
+            ..Config::new(mcp_core::SecretKey([0x5a; 16]))
         },
         120,
         1 << 20,
@@ -131,7 +131,7 @@ fn bad_cursors_are_invalid_params() {
 
 #[test]
 fn tools_changed_stales_cursors_and_notifies() {
-    let mut p = Pair::with(Config::default(), 120, 1 << 20);
+    let mut p = Pair::with(Config::new(mcp_core::SecretKey([0x5a; 16])), 120, 1 << 20);
     p.send(&initialize(0, "2025-11-25"));
     p.send(INITIALIZED);
     let cursor = p.ask(&request(json!(1), "tools/list", json!({})))["result"]["nextCursor"].clone();
@@ -206,7 +206,11 @@ fn schemas_are_emitted_byte_for_byte() {
     let mut tools = TestTools::new(0);
     let info = server_info();
     let mut storage = mcp_core::SessionStorage::<1>::new();
-    let mut s = mcp_core::Session::new(info, Config::default(), &mut storage);
+    let mut s = mcp_core::Session::new(
+        info,
+        Config::new(mcp_core::SecretKey([0x5a; 16])),
+        &mut storage,
+    );
     let _ = s
         .handle_message(&mut tools, initialize(0, "2025-11-25").as_bytes(), &mut out)
         .unwrap();
@@ -663,7 +667,7 @@ fn modern_call_logs_need_a_log_level() {
 
 #[test]
 fn results_too_large_for_the_buffer() {
-    let mut p = Pair::with(Config::default(), 0, 700);
+    let mut p = Pair::with(Config::new(mcp_core::SecretKey([0x5a; 16])), 0, 700);
     p.send(&initialize(0, "2025-11-25"));
     let big = "x".repeat(1000);
     let r = p.ask(&request(

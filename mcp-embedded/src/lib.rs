@@ -35,7 +35,7 @@
 //! static TOOLS: [Tool<'static>; 1] = [Tool::new("noop", r#"{"type":"object"}"#)];
 //! let info = ServerInfo { name: "demo", version: "1.0.0", ..Default::default() };
 //! let mut storage = SessionStorage::<1>::new();
-//! let mut session = Session::new(&info, Config::default(), &mut storage);
+//! let mut session = Session::new(&info, Config::new(mcp_core::SecretKey([0x5a; 16])), &mut storage);
 //! let mut buffers = Buffers::<512, 1024>::new(); // 512 B lines in, 1 KiB frames out
 //! let mut runner = Runner::new(&mut buffers);
 //!

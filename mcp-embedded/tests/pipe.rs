@@ -274,7 +274,11 @@ const TX: usize = 1024;
 
 fn run_blocking(reader: &mut Reader, writer: &mut Writer) -> (Stats, Vec<Step>) {
     let mut storage = SessionStorage::<2>::new();
-    let mut session = Session::new(&INFO, Config::default(), &mut storage);
+    let mut session = Session::new(
+        &INFO,
+        Config::new(mcp_core::SecretKey([0x5a; 16])),
+        &mut storage,
+    );
     let mut buffers = Buffers::<RX, TX>::new();
     let mut runner = blocking::Runner::new(&mut buffers);
     let mut steps = Vec::new();
@@ -292,7 +296,11 @@ fn run_blocking(reader: &mut Reader, writer: &mut Writer) -> (Stats, Vec<Step>) 
 fn run_async(reader: &mut Reader, writer: &mut Writer) -> (Stats, Vec<Step>) {
     block_on(async {
         let mut storage = SessionStorage::<2>::new();
-        let mut session = Session::new(&INFO, Config::default(), &mut storage);
+        let mut session = Session::new(
+            &INFO,
+            Config::new(mcp_core::SecretKey([0x5a; 16])),
+            &mut storage,
+        );
         let mut buffers = Buffers::<RX, TX>::new();
         let mut runner = asynch::Runner::new(&mut buffers);
         let mut steps = Vec::new();
@@ -607,7 +615,11 @@ fn run_returns_at_eof_and_write_errors_are_fatal() {
     }
     let input = lines(&legacy_exchange());
     let mut storage = SessionStorage::<2>::new();
-    let mut session = Session::new(&INFO, Config::default(), &mut storage);
+    let mut session = Session::new(
+        &INFO,
+        Config::new(mcp_core::SecretKey([0x5a; 16])),
+        &mut storage,
+    );
     let mut buffers = Buffers::<RX, TX>::new();
     let mut runner = blocking::Runner::new(&mut buffers);
     let mut rx = &input[..];
@@ -624,7 +636,11 @@ fn run_returns_at_eof_and_write_errors_are_fatal() {
 
     // Plain slices as reader and writer; `run` stops at EOF.
     let mut storage = SessionStorage::<2>::new();
-    let mut session = Session::new(&INFO, Config::default(), &mut storage);
+    let mut session = Session::new(
+        &INFO,
+        Config::new(mcp_core::SecretKey([0x5a; 16])),
+        &mut storage,
+    );
     let mut runner = blocking::Runner::new(&mut buffers);
     let mut rx = &input[..];
     let mut out = vec![0u8; 8192];

@@ -36,7 +36,7 @@ mod server;
 mod stdio;
 
 pub use registry::{Annotations, Args, BoxFuture, Content, Handler, ToolDef, ToolOutput, Tools};
-pub use server::{Context, Info, Limits, Server, ShutdownHandle};
+pub use server::{random_key, Context, Info, Limits, Server, ShutdownHandle};
 
 /// Why a server stopped.
 #[derive(Debug, thiserror::Error)]

@@ -7,7 +7,10 @@ use std::sync::Arc;
 use futures::FutureExt;
 use mcp_core::framing::{Frame, LineFramer};
 use mcp_core::inflight::CallSlot;
-use mcp_core::{CallError, CallToken, Config, Event, LogLevel, ServerInfo, Session, Transmit};
+use mcp_core::{
+    CallError, CallToken, Config, Event, ListKind, LogLevel, SecretKey, ServerHandler, ServerInfo,
+    Session, ToolSet, Transmit,
+};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, watch, Semaphore};
 use tokio::task::AbortHandle;
@@ -70,30 +73,115 @@ pub struct Server {
     inner: Arc<Shared>,
 }
 
-#[derive(Debug)]
+/// The capabilities beyond tools (resources, prompts, completion), answered inside the
+/// drive loop; shared by every connection.
+type Provider = Arc<std::sync::Mutex<dyn ServerHandler + Send>>;
+
 struct Shared {
     info: Info,
     config: Config,
     limits: Limits,
     tools: Tools,
+    provider: Option<Provider>,
+    /// Change counters of the prompt, resource and template lists (tool changes go through
+    /// the registry): connections announce each advance.
+    lists: watch::Sender<[u64; 3]>,
     shutdown: watch::Sender<bool>,
 }
 
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("info", &self.info)
+            .field("limits", &self.limits)
+            .field("tools", &self.tools)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A fresh secret key from the operating system's entropy source (for
+/// [`Config::new`]): cursors and sealed request state of one server instance cannot be
+/// forged or replayed against another.
+pub fn random_key() -> SecretKey {
+    let mut key = [0u8; 16];
+    if getrandom::fill(&mut key).is_err() {
+        // No entropy source at all: refuse to run with a predictable key.
+        panic!("mcp-tokio: the operating system provided no randomness for the server key");
+    }
+    SecretKey(key)
+}
+
+/// Milliseconds since the UNIX epoch: the time passed to the core.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// The tool snapshot of a connection plus the server's other providers, as one handler.
+struct Combined<'a> {
+    tools: &'a mut Snapshot,
+    provider: Option<std::sync::MutexGuard<'a, dyn ServerHandler + Send + 'static>>,
+}
+
+impl ServerHandler for Combined<'_> {
+    fn tools(&mut self) -> Option<&mut dyn ToolSet> {
+        Some(self.tools)
+    }
+    fn resources(&mut self) -> Option<&mut dyn mcp_core::resources::ResourceSet> {
+        self.provider.as_mut()?.resources()
+    }
+    fn prompts(&mut self) -> Option<&mut dyn mcp_core::prompts::PromptSet> {
+        self.provider.as_mut()?.prompts()
+    }
+    fn completions(&mut self) -> Option<&mut dyn mcp_core::completion::Completions> {
+        self.provider.as_mut()?.completions()
+    }
+}
+
 impl Server {
-    /// A server with default config and limits.
+    /// A server with default config (and a [`random_key`]) and limits.
     pub fn new(info: Info, tools: Tools) -> Self {
-        Self::with(info, Config::default(), Limits::default(), tools)
+        Self::with(info, Config::new(random_key()), Limits::default(), tools)
+    }
+
+    /// Adds resources, prompts and completion (the [`ServerHandler`] methods other than
+    /// `tools`, answered inside each connection's drive loop; deferred answers are not
+    /// supported for them yet). Call before cloning the server.
+    pub fn provide(mut self, provider: impl ServerHandler + Send + 'static) -> Self {
+        if let Some(shared) = Arc::get_mut(&mut self.inner) {
+            shared.provider = Some(Arc::new(std::sync::Mutex::new(provider)));
+        } else {
+            tracing::error!("Server::provide called after the server was cloned; ignored");
+        }
+        self
+    }
+
+    /// Announces that a prompt, resource or template list changed: every connected
+    /// session marks its cursors stale and notifies its client (legacy sessions, and
+    /// 2026-07-28 listen streams that opted in). Tool changes are announced by the
+    /// [`Tools`] registry.
+    pub fn list_changed(&self, kind: ListKind) {
+        let index = match kind {
+            ListKind::Prompts => 0,
+            ListKind::Resources => 1,
+            _ => 2,
+        };
+        self.inner.lists.send_modify(|c| c[index] += 1);
     }
 
     /// A server with explicit session config and limits.
     pub fn with(info: Info, config: Config, limits: Limits, tools: Tools) -> Self {
         let (shutdown, _) = watch::channel(false);
+        let (lists, _) = watch::channel([0; 3]);
         Server {
             inner: Arc::new(Shared {
                 info,
                 config,
                 limits,
                 tools,
+                provider: None,
+                lists,
                 shutdown,
             }),
         }
@@ -345,6 +433,8 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         let mut framer = LineFramer::new(&mut frame_buf);
         let (tx, mut rx) = mpsc::channel(256);
         let mut versions = shared.tools.watch();
+        let mut lists = shared.lists.subscribe();
+        let mut seen_lists = *lists.borrow();
         let mut stop = shared.shutdown.subscribe();
         let mut conn = Connection {
             shared,
@@ -378,6 +468,17 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                 Ok(()) = versions.changed() => {
                     conn.snapshot = shared.tools.snapshot();
                     session.tools_changed();
+                    conn.drain(&mut session)?;
+                }
+                Ok(()) = lists.changed() => {
+                    let now = *lists.borrow_and_update();
+                    let kinds = [ListKind::Prompts, ListKind::Resources, ListKind::ResourceTemplates];
+                    for ((kind, new), old) in kinds.into_iter().zip(now).zip(seen_lists) {
+                        if new != old {
+                            session.list_changed(kind);
+                        }
+                    }
+                    seen_lists = now;
                     conn.drain(&mut session)?;
                 }
                 _ = tokio::time::sleep_until(deadline), if draining.is_some() => break Ok(()),
@@ -427,17 +528,39 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
 
     /// Handles one incoming line.
     fn message(&mut self, session: &mut Session<'_>, line: &[u8]) -> Result<(), Error> {
+        let provider = self.shared.provider.as_ref().map(|p| {
+            // A provider that panicked keeps serving: its state is plain data.
+            p.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        });
+        let mut handler = Combined {
+            tools: &mut self.snapshot,
+            provider,
+        };
         let mut incoming = session
-            .handle_message(&mut self.snapshot, line, &mut self.out)
+            .handle(&mut handler, now_ms(), line, &mut self.out)
             .map_err(Error::Core)?;
+        drop(handler);
         if let Some(tx) = incoming.transmit() {
             self.send(tx)?;
         }
         while let Some(call) = incoming.next_call(session) {
             let token = call.token();
+            let Some(tool) = call.tool().copied() else {
+                // Resources, prompts and completion are answered inline by the provider.
+                let tx = session.fail(
+                    token,
+                    mcp_core::jsonrpc::code::INTERNAL_ERROR,
+                    "deferred answers are only supported for tools",
+                    &mut self.out,
+                );
+                if let Ok(Some(tx)) = tx {
+                    self.send(tx)?;
+                }
+                continue;
+            };
             let handler = self
                 .snapshot
-                .entry(call.request.tool_index())
+                .entry(tool.tool_index())
                 .map(|e| e.handler.clone());
             let Some(Handler::Async(handler)) = handler else {
                 // Sync tools are answered inside handle_message; this cannot happen, but
@@ -456,7 +579,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             let (cancel, cancelled) = watch::channel(false);
             let ctx = Context {
                 token,
-                wants_progress: call.request.wants_progress(),
+                wants_progress: tool.wants_progress(),
                 tx: self.tx.clone(),
                 cancelled,
             };

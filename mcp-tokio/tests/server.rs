@@ -262,7 +262,12 @@ async fn oversized_lines_are_answered_and_skipped() {
         max_frame: 1024,
         ..Limits::default()
     };
-    let server = Server::with(info(), mcp_core::Config::default(), limits, tools(flags()));
+    let server = Server::with(
+        info(),
+        mcp_core::Config::new(mcp_core::SecretKey([0x5a; 16])),
+        limits,
+        tools(flags()),
+    );
     let (mut peer, _task) = pipe(&server);
     peer.initialize().await;
     let big = format!("{}\n", "x".repeat(100_000));
@@ -281,7 +286,12 @@ async fn tcp_connection_limit_and_shutdown() {
         max_connections: 2,
         ..Limits::default()
     };
-    let server = Server::with(info(), mcp_core::Config::default(), limits, tools(flags()));
+    let server = Server::with(
+        info(),
+        mcp_core::Config::new(mcp_core::SecretKey([0x5a; 16])),
+        limits,
+        tools(flags()),
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let s = server.clone();

@@ -19,7 +19,7 @@ mod uart;
 use core::panic::PanicInfo;
 
 use cortex_m_rt::entry;
-use mcp_core::pagination::CursorKey;
+use mcp_core::SecretKey;
 use mcp_core::{Config, ServerInfo, Session, SessionStorage};
 use mcp_embedded::{blocking::Runner, Buffers};
 
@@ -58,10 +58,9 @@ fn main() -> ! {
     };
     let config = Config {
         list_changed: false,
-        // No entropy source on this board: cursors (only used past 50 tools) are merely
-        // checked for integrity.
-        cursor_key: CursorKey(*b"mcp-rs-firmware!"),
-        ..Config::default()
+        // No entropy source on this board: every image gets its own random key at build
+        // time (build.rs), so one device's cursors cannot be forged from the source.
+        ..Config::new(SecretKey(include!(concat!(env!("OUT_DIR"), "/key.rs"))))
     };
     let mut session = Session::new(&INFO, config, storage);
     let mut runner = Runner::new(buffers);

@@ -195,10 +195,18 @@ impl<'b> JsonWriter<'b> {
     pub fn raw(&mut self, s: &str) {
         self.emit(s.as_bytes());
     }
-    /// Appends an already-valid JSON value verbatim, with comma handling.
+    /// Appends an already-valid JSON value verbatim, with comma handling. Line breaks (which
+    /// valid JSON can only hold as whitespace between tokens) become spaces, so raw JSON
+    /// given by an embedder (schemas, `_meta`) can never split a newline-delimited frame.
     pub fn raw_value(&mut self, json: &str) {
         self.before_value();
-        self.emit(json.as_bytes());
+        let mut rest = json.as_bytes();
+        while let Some(at) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            self.emit(rest.get(..at).unwrap_or_default());
+            self.emit(b" ");
+            rest = rest.get(at + 1..).unwrap_or_default();
+        }
+        self.emit(rest);
     }
     /// `{`
     pub fn begin_object(&mut self) {

@@ -1,0 +1,353 @@
+//! Prompts: definitions with declared arguments, the [`PromptSet`] provider trait and the
+//! [`PromptResult`] builder.
+//!
+//! The session checks `prompts/get` against the definition before the handler runs: an
+//! unknown prompt, a missing required argument or a non-string argument value is -32602.
+
+use crate::content::{write_content, write_icons, Annotations, Content, Icon, Role};
+use crate::json::{Checkpoint, JsonStr, JsonWriter, RawJson};
+use crate::server::{Envelope, ResultType};
+use crate::tools::{DefinitionError, Dispatch};
+use crate::version::ProtocolVersion;
+
+/// One declared argument of a prompt.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PromptArgument<'a> {
+    /// The argument name.
+    pub name: &'a str,
+    /// Display title (2025-06-18+).
+    pub title: Option<&'a str>,
+    /// Description.
+    pub description: Option<&'a str>,
+    /// Whether `prompts/get` must carry it.
+    pub required: bool,
+}
+
+impl<'a> PromptArgument<'a> {
+    /// A required argument.
+    pub const fn required(name: &'a str, description: &'a str) -> Self {
+        PromptArgument {
+            name,
+            title: None,
+            description: Some(description),
+            required: true,
+        }
+    }
+    /// An optional argument.
+    pub const fn optional(name: &'a str, description: &'a str) -> Self {
+        PromptArgument {
+            name,
+            title: None,
+            description: Some(description),
+            required: false,
+        }
+    }
+}
+
+/// A prompt definition.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Prompt<'a> {
+    /// Unique name.
+    pub name: &'a str,
+    /// Display title (2025-06-18+).
+    pub title: Option<&'a str>,
+    /// Description.
+    pub description: Option<&'a str>,
+    /// Declared arguments.
+    pub arguments: &'a [PromptArgument<'a>],
+    /// Icons (2025-11-25+).
+    pub icons: &'a [Icon<'a>],
+    /// `_meta` object (2025-06-18+), raw JSON.
+    pub meta: Option<&'a str>,
+}
+
+impl<'a> Prompt<'a> {
+    /// A prompt with a name and a description.
+    pub const fn new(name: &'a str, description: &'a str) -> Self {
+        Prompt {
+            name,
+            title: None,
+            description: Some(description),
+            arguments: &[],
+            icons: &[],
+            meta: None,
+        }
+    }
+    /// Checks the name and `_meta`.
+    pub fn validate(&self) -> Result<(), DefinitionError> {
+        if self.name.is_empty() || self.arguments.iter().any(|a| a.name.is_empty()) {
+            return Err(DefinitionError::Name);
+        }
+        if self.meta.is_some_and(|m| {
+            crate::json::parse(m.as_bytes(), crate::json::Limits::default())
+                .map_or(true, |v| v.kind() != crate::json::Kind::Object)
+        }) {
+            return Err(DefinitionError::Meta);
+        }
+        Ok(())
+    }
+    /// Writes the `Prompt` object for `version`.
+    pub fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) {
+        let f = version.features();
+        w.begin_object();
+        w.key("name");
+        w.string(self.name);
+        if let (true, Some(t)) = (f.titles_and_meta, self.title) {
+            w.key("title");
+            w.string(t);
+        }
+        if let Some(d) = self.description {
+            w.key("description");
+            w.string(d);
+        }
+        if !self.arguments.is_empty() {
+            w.key("arguments");
+            w.begin_array();
+            for a in self.arguments {
+                w.begin_object();
+                w.key("name");
+                w.string(a.name);
+                if let (true, Some(t)) = (f.titles_and_meta, a.title) {
+                    w.key("title");
+                    w.string(t);
+                }
+                if let Some(d) = a.description {
+                    w.key("description");
+                    w.string(d);
+                }
+                if a.required {
+                    w.key("required");
+                    w.bool(true);
+                }
+                w.end_object();
+            }
+            w.end_array();
+        }
+        if f.icons && !self.icons.is_empty() {
+            w.key("icons");
+            write_icons(w, self.icons);
+        }
+        if let (true, Some(m)) = (f.titles_and_meta, self.meta) {
+            w.key("_meta");
+            w.raw_value(m);
+        }
+        w.end_object();
+    }
+}
+
+/// The prompts a server offers, in a stable order, and the synchronous way to render them.
+pub trait PromptSet {
+    /// Number of prompts.
+    fn len(&self) -> usize;
+    /// Whether there are none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The definition at `index`.
+    fn get(&self, index: usize) -> Option<Prompt<'_>>;
+    /// Index of the prompt called `name` (default: linear search).
+    fn find(&self, name: JsonStr<'_>) -> Option<usize> {
+        (0..self.len()).find(|&i| self.get(i).is_some_and(|p| name.eq_str(p.name)))
+    }
+    /// Renders a prompt now ([`Dispatch::Done`]) or later ([`Dispatch::Defer`], the
+    /// default).
+    fn get_prompt(
+        &mut self,
+        request: &GetPromptRequest<'_>,
+        result: &mut PromptResult<'_, '_>,
+    ) -> Dispatch {
+        let _ = (request, result);
+        Dispatch::Defer
+    }
+}
+
+/// Static definitions with every `prompts/get` deferred.
+impl PromptSet for [Prompt<'_>] {
+    fn len(&self) -> usize {
+        <[Prompt<'_>]>::len(self)
+    }
+    fn get(&self, index: usize) -> Option<Prompt<'_>> {
+        <[Prompt<'_>]>::get(self, index).copied()
+    }
+}
+
+/// A `prompts/get` request, already checked against the prompt's declared arguments.
+#[derive(Clone, Copy, Debug)]
+pub struct GetPromptRequest<'i> {
+    pub(crate) index: usize,
+    pub(crate) name: JsonStr<'i>,
+    pub(crate) arguments: RawJson<'i>,
+    pub(crate) version: ProtocolVersion,
+    #[cfg(feature = "mrtr")]
+    pub(crate) input: crate::mrtr::InputContext<'i>,
+}
+
+impl<'i> GetPromptRequest<'i> {
+    /// Index of the prompt in the [`PromptSet`].
+    pub fn prompt_index(&self) -> usize {
+        self.index
+    }
+    /// The prompt name as sent.
+    pub fn name(&self) -> JsonStr<'i> {
+        self.name
+    }
+    /// The arguments object (`{}` when absent); every value is a string.
+    pub fn arguments(&self) -> RawJson<'i> {
+        self.arguments
+    }
+    /// One argument's value.
+    pub fn argument(&self, name: &str) -> Option<JsonStr<'i>> {
+        self.arguments.get(name).and_then(|v| v.as_string())
+    }
+    /// The protocol revision the request is served under.
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+    /// The `inputResponses` and verified `requestState` of a 2026-07-28 retry.
+    #[cfg(feature = "mrtr")]
+    pub fn input(&self) -> &crate::mrtr::InputContext<'i> {
+        &self.input
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PromptState {
+    /// Nothing written after `{`.
+    Open,
+    /// Inside `"messages":[`.
+    Messages,
+    #[cfg_attr(not(feature = "mrtr"), allow(dead_code))]
+    InputRequired,
+    Misused,
+}
+
+/// Writes a `GetPromptResult`: an optional description, then messages.
+pub struct PromptResult<'w, 'b> {
+    w: &'w mut JsonWriter<'b>,
+    env: &'w Envelope<'w>,
+    #[cfg_attr(not(feature = "mrtr"), allow(dead_code))]
+    start: Checkpoint,
+    state: PromptState,
+}
+
+impl core::fmt::Debug for PromptResult<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PromptResult")
+            .field("state", &self.state)
+            .finish()
+    }
+}
+
+impl<'w, 'b> PromptResult<'w, 'b> {
+    pub(crate) fn begin(w: &'w mut JsonWriter<'b>, env: &'w Envelope<'w>) -> Self {
+        let start = w.checkpoint();
+        w.begin_object();
+        PromptResult {
+            w,
+            env,
+            start,
+            state: PromptState::Open,
+        }
+    }
+
+    /// The revision this result is written for.
+    pub fn version(&self) -> ProtocolVersion {
+        self.env.version
+    }
+
+    /// Sets the description; must come before any message.
+    pub fn description(&mut self, text: &str) -> &mut Self {
+        if self.state != PromptState::Open {
+            self.state = PromptState::Misused;
+            return self;
+        }
+        self.w.key("description");
+        self.w.string(text);
+        self
+    }
+
+    /// Adds a message with one content block (downgraded for older revisions as in tool
+    /// results).
+    pub fn message(&mut self, role: Role, content: &Content<'_>) -> &mut Self {
+        self.message_with(role, content, None)
+    }
+
+    /// Adds a message whose content block carries annotations.
+    pub fn message_with(
+        &mut self,
+        role: Role,
+        content: &Content<'_>,
+        annotations: Option<&Annotations<'_>>,
+    ) -> &mut Self {
+        match self.state {
+            PromptState::Open => {
+                self.w.key("messages");
+                self.w.begin_array();
+                self.state = PromptState::Messages;
+            }
+            PromptState::Messages => {}
+            _ => {
+                self.state = PromptState::Misused;
+                return self;
+            }
+        }
+        let w = &mut *self.w;
+        w.begin_object();
+        w.key("role");
+        w.string(match role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        });
+        w.key("content");
+        write_content(w, self.env.version, content, annotations, None);
+        w.end_object();
+        self
+    }
+
+    /// Answers with `input_required` (2026-07-28; see
+    /// [`ToolResult::input_required`](crate::ToolResult::input_required)).
+    #[cfg(feature = "mrtr")]
+    pub fn input_required(
+        &mut self,
+        state: Option<&str>,
+        mut requests: impl FnMut(&mut crate::mrtr::InputRequests<'_, '_>),
+    ) {
+        if self.state != PromptState::Open {
+            self.state = PromptState::Misused;
+            return;
+        }
+        self.w.rewind(self.start);
+        self.w.begin_object();
+        match crate::mrtr::write_input_required(
+            self.w,
+            self.env.seal.as_ref(),
+            state,
+            &mut requests,
+        ) {
+            Ok(()) => self.state = PromptState::InputRequired,
+            Err(_) => self.state = PromptState::Misused,
+        }
+    }
+
+    /// Closes the result; `false` if the builder was misused.
+    pub(crate) fn finish(self) -> bool {
+        match self.state {
+            PromptState::Misused => return false,
+            PromptState::InputRequired => {
+                self.env.trailer(self.w, ResultType::InputRequired);
+            }
+            PromptState::Open => {
+                self.w.key("messages");
+                self.w.begin_array();
+                self.w.end_array();
+                self.env.trailer(self.w, ResultType::Complete);
+            }
+            PromptState::Messages => {
+                self.w.end_array();
+                self.env.trailer(self.w, ResultType::Complete);
+            }
+        }
+        self.w.end_object();
+        true
+    }
+}

@@ -1,0 +1,287 @@
+//! Error replies: the protocol faults a request can end in, and a writer that always
+//! produces a reply within [`MIN_OUTPUT`](super::MIN_OUTPUT) bytes.
+
+use crate::json::{self, JsonStr, JsonWriter, StrPart};
+use crate::jsonrpc;
+use crate::tools::ClientCaps;
+use crate::version::ProtocolVersion;
+
+/// A protocol error reply being prepared.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Fault<'i> {
+    pub(super) code: i32,
+    pub(super) message: &'static str,
+    pub(super) detail: Detail<'i>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Detail<'i> {
+    None,
+    /// Appended to the message: `message: name`.
+    Name(JsonStr<'i>),
+    /// -32022: `data.supported` + `data.requested`.
+    Version(&'i str),
+    /// -32021: `data.requiredCapabilities`.
+    Caps(ClientCaps),
+    /// A numeric bound, as `data.limit`.
+    Limit(usize),
+    /// A size the output needed, as `data.required`.
+    Required(usize),
+    /// A scan error: message + offset.
+    Scan(json::ScanError),
+    /// A short text of the server's own, appended to the message.
+    #[cfg_attr(not(feature = "prompts"), allow(dead_code))]
+    Text(InlineText),
+    /// A resource URI, as `data.uri` (resource not found).
+    #[cfg_attr(not(feature = "resources"), allow(dead_code))]
+    Uri(JsonStr<'i>),
+}
+
+impl<'i> Fault<'i> {
+    pub(super) const fn new(code: i32, message: &'static str) -> Self {
+        Fault {
+            code,
+            message,
+            detail: Detail::None,
+        }
+    }
+    pub(super) const fn with(self, detail: Detail<'i>) -> Self {
+        Fault { detail, ..self }
+    }
+}
+
+/// Writes an error reply. If it does not fit (a huge id or detail), falls back to the
+/// bare message, then to no id, so a reply is always produced in `MIN_OUTPUT` bytes.
+/// Writes an error reply, dropping optional parts until it fits: first the detail,
+/// then the id, then `data` (last, because -32022 and -32021 require it; `data` is
+/// bounded, so the id-less reply always fits in `MIN_OUTPUT`). Returns `None` when the
+/// reply carries the id it was given, or `Some(bytes the full reply needed)` when the id
+/// had to be dropped.
+pub(super) fn write_fault(
+    w: &mut JsonWriter<'_>,
+    id: Option<&str>,
+    f: &Fault<'_>,
+) -> Option<usize> {
+    let before = w.checkpoint();
+    write_fault_full(w, id, f, true);
+    let needed = w.len().saturating_sub(before.len());
+    if !w.overflowed() {
+        return None;
+    }
+    w.rewind(before);
+    write_fault_full(w, id, f, false);
+    if !w.overflowed() {
+        return None;
+    }
+    w.rewind(before);
+    write_fault_full(w, None, f, false);
+    if w.overflowed() {
+        w.rewind(before);
+        let message = [
+            StrPart::Text(f.message),
+            StrPart::Text(" (request id too long to echo)"),
+        ];
+        jsonrpc::write_error(w, None, f.code, &message, None);
+    }
+    id.map(|_| before.len() + needed)
+}
+
+fn write_fault_full(w: &mut JsonWriter<'_>, id: Option<&str>, f: &Fault<'_>, detailed: bool) {
+    let detail = f.detail;
+    let data = |w: &mut JsonWriter<'_>| match detail {
+        Detail::Version(requested) => {
+            w.begin_object();
+            w.key("supported");
+            write_supported_versions(w);
+            w.key("requested");
+            let (head, _) = truncate_escaped(requested, 32);
+            w.string_raw_escaped(head);
+            w.end_object();
+        }
+        Detail::Caps(caps) => {
+            w.begin_object();
+            w.key("requiredCapabilities");
+            caps.write(w);
+            w.end_object();
+        }
+        Detail::Limit(n) => {
+            w.begin_object();
+            w.key("limit");
+            w.u64(n as u64);
+            w.end_object();
+        }
+        Detail::Required(n) => {
+            w.begin_object();
+            w.key("required");
+            w.u64(n as u64);
+            w.end_object();
+        }
+        Detail::Scan(e) => {
+            w.begin_object();
+            w.key("reason");
+            w.string_parts(&e.message_parts());
+            w.end_object();
+        }
+        Detail::Uri(uri) => {
+            w.begin_object();
+            w.key("uri");
+            let (head, _) = truncate_escaped(uri.raw(), 256);
+            w.string_raw_escaped(head);
+            w.end_object();
+        }
+        Detail::None | Detail::Name(_) | Detail::Text(_) => w.null(),
+    };
+    let has_data = !matches!(detail, Detail::None | Detail::Name(_) | Detail::Text(_));
+    let (mut parts, mut n) = ([StrPart::Text(""); 7], 1);
+    parts[0] = StrPart::Text(f.message);
+    let mut push = |p| {
+        if let Some(slot) = parts.get_mut(n) {
+            *slot = p;
+            n += 1;
+        }
+    };
+    let shown = if detailed { detail } else { Detail::None };
+    match shown {
+        Detail::Text(ref t) => {
+            push(StrPart::Text(": "));
+            push(StrPart::Text(t.as_str()));
+        }
+        Detail::Name(name) => {
+            let (head, cut) = truncate_escaped(name.raw(), 64);
+            push(StrPart::Text(": "));
+            push(StrPart::Escaped(head));
+            if cut {
+                push(StrPart::Text("..."));
+            }
+        }
+        Detail::Version(v) => {
+            let (head, cut) = truncate_escaped(v, 32);
+            push(StrPart::Text(": "));
+            push(StrPart::Escaped(head));
+            if cut {
+                push(StrPart::Text("..."));
+            }
+        }
+        Detail::Scan(e) => {
+            push(StrPart::Text(": "));
+            for p in e.message_parts() {
+                push(p);
+            }
+        }
+        _ => {}
+    }
+    let message = parts.get(..n).unwrap_or(&[]);
+    jsonrpc::write_error(
+        w,
+        id,
+        f.code,
+        message,
+        if has_data { Some(&data) } else { None },
+    );
+}
+
+pub(super) fn write_supported_versions(w: &mut JsonWriter<'_>) {
+    w.begin_array();
+    for v in ProtocolVersion::ALL.iter().rev() {
+        w.string(v.as_str());
+    }
+    w.end_array();
+}
+
+/// The longest prefix of escaped JSON string content with at most `max` characters, cut
+/// only between characters: never inside an escape, and never between the two halves of a
+/// `\uD83D\uDE00` surrogate pair (which would leave a lone surrogate no parser accepts).
+/// Also returns whether anything was cut.
+pub(super) fn truncate_escaped(raw: &str, max: usize) -> (&str, bool) {
+    let bytes = raw.as_bytes();
+    let hex4 = |at: usize| -> Option<u16> {
+        let digits = raw.get(at..at.checked_add(4)?)?;
+        u16::from_str_radix(digits, 16).ok()
+    };
+    let (mut i, mut count) = (0usize, 0usize);
+    while i < bytes.len() {
+        if count == max {
+            return (raw.get(..i).unwrap_or(""), true);
+        }
+        let step = match (bytes.get(i), bytes.get(i + 1)) {
+            (Some(b'\\'), Some(b'u')) => {
+                let high = hex4(i + 2).is_some_and(|u| (0xD800..0xDC00).contains(&u));
+                let low_follows = bytes.get(i + 6) == Some(&b'\\')
+                    && bytes.get(i + 7) == Some(&b'u')
+                    && hex4(i + 8).is_some_and(|u| (0xDC00..0xE000).contains(&u));
+                if high && low_follows {
+                    12
+                } else {
+                    6
+                }
+            }
+            (Some(b'\\'), _) => 2,
+            (Some(&b), _) => match b {
+                0x00..=0x7F => 1,
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                _ => 4,
+            },
+            (None, _) => 1,
+        };
+        i = i.saturating_add(step).min(bytes.len());
+        count += 1;
+    }
+    (raw, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::truncate_escaped;
+
+    #[test]
+    fn truncation_never_splits_a_surrogate_pair() {
+        let pair = "\\uD83D\\uDE00";
+        for max in 0..6 {
+            let raw = ["ab", pair, pair, "c"].concat();
+            let (head, _) = truncate_escaped(&raw, max);
+            // Every cut leaves whole pairs: the text parses as a JSON string.
+            let json = ["\"", head, "\""].concat();
+            assert!(
+                crate::json::parse(json.as_bytes(), Default::default()).is_ok(),
+                "{json}"
+            );
+        }
+        assert_eq!(truncate_escaped(&["a", pair].concat(), 1), ("a", true));
+        assert_eq!(
+            truncate_escaped(&["a", pair].concat(), 2),
+            (["a", pair].concat().as_str(), false)
+        );
+        assert_eq!(truncate_escaped("\\n\\u0041é", 2), ("\\n\\u0041", true));
+    }
+}
+
+/// Up to 32 bytes of text held inline (a fault outlives the borrow it was made from).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct InlineText {
+    buf: [u8; 32],
+    len: u8,
+}
+
+impl InlineText {
+    /// `text`, cut at a character boundary to fit.
+    #[cfg_attr(not(feature = "prompts"), allow(dead_code))]
+    pub(super) fn new(text: &str) -> Self {
+        let mut len = text.len().min(32);
+        while !text.is_char_boundary(len) {
+            len -= 1;
+        }
+        let mut buf = [0u8; 32];
+        if let (Some(dst), Some(src)) = (buf.get_mut(..len), text.as_bytes().get(..len)) {
+            dst.copy_from_slice(src);
+        }
+        InlineText {
+            buf,
+            len: len as u8,
+        }
+    }
+    fn as_str(&self) -> &str {
+        core::str::from_utf8(self.buf.get(..usize::from(self.len)).unwrap_or_default())
+            .unwrap_or("")
+    }
+}

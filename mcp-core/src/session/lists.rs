@@ -1,0 +1,188 @@
+//! One list engine for tools, prompts, resources and resource templates: stateless cursors
+//! that name their list kind (a tools cursor is refused by `prompts/list`), one epoch per
+//! list (a change makes its cursors stale), `ttlMs`/`cacheScope` in 2026-07-28, and pages
+//! that end early when the next item would not fit the output buffer.
+
+use super::faults::Fault;
+use super::{Ctx, Reply, Session, SHORT};
+use crate::json::JsonWriter;
+use crate::jsonrpc::{self, code, RequestId};
+use crate::pagination::{self, CursorError, ListKind};
+use crate::server::{ResultType, ServerHandler};
+use crate::tools::DefinitionError;
+use crate::version::ProtocolVersion;
+use crate::wire::Params;
+
+/// Every list kind, in `list_bit` order.
+pub(super) const KINDS: [ListKind; 4] = [
+    ListKind::Tools,
+    ListKind::Prompts,
+    ListKind::Resources,
+    ListKind::ResourceTemplates,
+];
+
+/// Index of a kind in `KINDS` (and in the session's epochs).
+pub(super) fn kind_index(kind: ListKind) -> usize {
+    KINDS.iter().position(|k| *k == kind).unwrap_or(0)
+}
+
+/// The result member holding the items of a list.
+fn items_key(kind: ListKind) -> &'static str {
+    match kind {
+        ListKind::Tools => "tools",
+        ListKind::Prompts => "prompts",
+        ListKind::Resources => "resources",
+        _ => "resourceTemplates",
+    }
+}
+
+/// The legacy notification announcing a change of a list.
+pub(super) fn changed_method(kind: ListKind) -> &'static str {
+    match kind {
+        ListKind::Tools => "notifications/tools/list_changed",
+        ListKind::Prompts => "notifications/prompts/list_changed",
+        _ => "notifications/resources/list_changed",
+    }
+}
+
+/// Number of items of a list the server offers.
+fn list_len(server: &mut dyn ServerHandler, kind: ListKind) -> usize {
+    match kind {
+        ListKind::Tools => server.tools().map_or(0, |t| t.len()),
+        #[cfg(feature = "prompts")]
+        ListKind::Prompts => server.prompts().map_or(0, |p| p.len()),
+        #[cfg(feature = "resources")]
+        ListKind::Resources => server.resources().map_or(0, |r| r.len()),
+        #[cfg(feature = "resources")]
+        ListKind::ResourceTemplates => server.resources().map_or(0, |r| r.templates_len()),
+        #[allow(unreachable_patterns)]
+        _ => 0,
+    }
+}
+
+/// Validates and writes item `i` of a list; `None` past the end.
+fn write_item(
+    server: &mut dyn ServerHandler,
+    kind: ListKind,
+    i: usize,
+    w: &mut JsonWriter<'_>,
+    version: ProtocolVersion,
+) -> Option<Result<(), DefinitionError>> {
+    macro_rules! item {
+        ($def:expr) => {{
+            let def = $def?;
+            Some(def.validate().map(|()| def.write(w, version)))
+        }};
+    }
+    match kind {
+        ListKind::Tools => item!(server.tools()?.get(i)),
+        #[cfg(feature = "prompts")]
+        ListKind::Prompts => item!(server.prompts()?.get(i)),
+        #[cfg(feature = "resources")]
+        ListKind::Resources => item!(server.resources()?.get(i)),
+        #[cfg(feature = "resources")]
+        ListKind::ResourceTemplates => item!(server.resources()?.template(i)),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+impl Session<'_> {
+    /// The page position a request's `cursor` continues from (0 without one).
+    fn cursor_offset<'i>(
+        &self,
+        kind: ListKind,
+        p: &Params<'i>,
+        total: usize,
+    ) -> Result<usize, Fault<'i>> {
+        let cursor = match p.cursor {
+            None => return Ok(0),
+            Some(c) if c.is_null() => return Ok(0),
+            Some(c) => c,
+        };
+        let invalid = Fault::new(code::INVALID_PARAMS, "Invalid cursor");
+        let s = cursor.as_string().ok_or(invalid)?;
+        let mut buf = [0u8; SHORT];
+        let text = s.text_in(&mut buf).unwrap_or("");
+        let pos = match pagination::decode(&self.config.key, kind, text.as_bytes()) {
+            Ok(pos) => pos,
+            Err(CursorError::WrongList) => {
+                return Err(Fault::new(
+                    code::INVALID_PARAMS,
+                    "Invalid cursor: it belongs to another list",
+                ))
+            }
+            Err(_) => return Err(invalid),
+        };
+        if Some(&pos.epoch) != self.epochs.get(kind_index(kind)) {
+            return Err(Fault::new(
+                code::INVALID_PARAMS,
+                "Stale cursor: the list changed, list again from the start",
+            ));
+        }
+        let offset = pos.offset as usize;
+        if offset == 0 || offset >= total {
+            return Err(invalid);
+        }
+        Ok(offset)
+    }
+
+    /// Answers `tools/list`, `prompts/list`, `resources/list` or
+    /// `resources/templates/list`.
+    pub(super) fn list<'i>(
+        &mut self,
+        server: &mut dyn ServerHandler,
+        kind: ListKind,
+        id: RequestId<'i>,
+        ctx: Ctx,
+        p: &Params<'i>,
+        w: &mut JsonWriter<'_>,
+    ) -> Reply<'i> {
+        let total = list_len(server, kind);
+        let offset = self.cursor_offset(kind, p, total)?;
+        let page = usize::from(self.config.page_size.max(1));
+        // Room kept for `nextCursor`, the modern trailer and the closing braces.
+        let reserve = 96
+            + if ctx.version.is_modern() {
+                160 + self.info.name.len() + self.info.version.len()
+            } else {
+                0
+            };
+        jsonrpc::begin_result(w, id.as_raw());
+        w.begin_object();
+        w.key(items_key(kind));
+        w.begin_array();
+        let mut next = offset;
+        while next < total && next - offset < page {
+            let before = w.checkpoint();
+            match write_item(server, kind, next, w, ctx.version) {
+                None => break,
+                Some(Err(_)) => {
+                    return Err(Fault::new(
+                        code::INTERNAL_ERROR,
+                        "Invalid definition in the server's list (see its validate())",
+                    ))
+                }
+                Some(Ok(())) => {}
+            }
+            if w.len().saturating_add(reserve) > w.capacity() && next > offset {
+                w.rewind(before);
+                break;
+            }
+            next += 1;
+        }
+        w.end_array();
+        if next < total {
+            let epoch = self.epochs.get(kind_index(kind)).copied().unwrap_or(0);
+            let offset = u32::try_from(next).unwrap_or(u32::MAX);
+            let cursor = pagination::encode(&self.config.key, kind, epoch, offset);
+            w.key("nextCursor");
+            w.string(cursor.as_str());
+        }
+        self.envelope(ctx.version, true)
+            .trailer(w, ResultType::Complete);
+        w.end_object();
+        jsonrpc::end_response(w);
+        Ok(())
+    }
+}

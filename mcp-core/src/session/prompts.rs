@@ -1,0 +1,131 @@
+//! `prompts/get`: the prompt is looked up and its declared arguments checked, then it is
+//! rendered inline or deferred.
+
+use super::faults::{Detail, Fault, InlineText};
+use super::{Ctx, Incoming, Reply, Session};
+use crate::inflight::CallKind;
+use crate::json::{JsonWriter, Kind, RawJson};
+use crate::jsonrpc::{self, code, RequestId};
+use crate::mac::SecretKey;
+use crate::prompts::{GetPromptRequest, Prompt, PromptResult};
+use crate::server::ServerHandler;
+use crate::tools::Dispatch;
+use crate::wire::{Method, Params};
+
+/// The `prompts/get` view of checked params, for the prompt at `index`.
+pub(super) fn prompt_request<'i>(
+    p: &Params<'i>,
+    ctx: Ctx,
+    index: usize,
+    key: &SecretKey,
+    now: u64,
+) -> Result<GetPromptRequest<'i>, Fault<'i>> {
+    let name = p.name.and_then(|n| n.as_string()).ok_or(Fault::new(
+        code::INVALID_PARAMS,
+        "params.name must be a string",
+    ))?;
+    let arguments = match p.arguments {
+        None => RawJson { text: "{}" },
+        Some(a) if a.is_null() => RawJson { text: "{}" },
+        Some(a) if a.kind() == Kind::Object => a,
+        Some(_) => {
+            return Err(Fault::new(
+                code::INVALID_PARAMS,
+                "params.arguments must be an object",
+            ))
+        }
+    };
+    #[cfg(feature = "mrtr")]
+    let input = super::calls::input_context(p, Method::PromptsGet, name.raw(), key, now)?;
+    #[cfg(not(feature = "mrtr"))]
+    let _ = (key, now);
+    Ok(GetPromptRequest {
+        index,
+        name,
+        arguments,
+        version: ctx.version,
+        #[cfg(feature = "mrtr")]
+        input,
+    })
+}
+
+/// Every declared required argument is present and every value is a string.
+fn check_arguments<'i>(prompt: &Prompt<'_>, arguments: RawJson<'i>) -> Result<(), Fault<'i>> {
+    for (k, v) in arguments.members().into_iter().flatten() {
+        if v.kind() != Kind::String {
+            return Err(Fault::new(
+                code::INVALID_PARAMS,
+                "Prompt argument values must be strings",
+            )
+            .with(Detail::Name(k)));
+        }
+    }
+    for a in prompt.arguments.iter().filter(|a| a.required) {
+        if arguments.get(a.name).is_none() {
+            return Err(
+                Fault::new(code::INVALID_PARAMS, "Missing required argument")
+                    .with(Detail::Text(InlineText::new(a.name))),
+            );
+        }
+    }
+    Ok(())
+}
+
+impl Session<'_> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn get_prompt<'i>(
+        &mut self,
+        server: &mut dyn ServerHandler,
+        id: RequestId<'i>,
+        ctx: Ctx,
+        p: &Params<'i>,
+        text: &'i str,
+        w: &mut JsonWriter<'_>,
+        incoming: &mut Incoming<'i>,
+    ) -> Reply<'i> {
+        let Some(prompts) = server.prompts() else {
+            return Err(Fault::new(code::METHOD_NOT_FOUND, "Method not found"));
+        };
+        let name = p.name.and_then(|n| n.as_string()).ok_or(Fault::new(
+            code::INVALID_PARAMS,
+            "params.name must be a string",
+        ))?;
+        let index = prompts
+            .find(name)
+            .ok_or(Fault::new(code::INVALID_PARAMS, "Unknown prompt").with(Detail::Name(name)))?;
+        let request = prompt_request(p, ctx, index, &self.config.key, self.now_ms)?;
+        if let Some(prompt) = prompts.get(index) {
+            check_arguments(&prompt, request.arguments)?;
+        }
+        let digest = super::calls::target_digest(&self.config.key, name.raw());
+        let before = w.checkpoint();
+        jsonrpc::begin_result(w, id.as_raw());
+        let mut hex = [0u8; 16];
+        let env = self.call_envelope(
+            ctx.version,
+            false,
+            Method::PromptsGet,
+            digest,
+            ctx.caps,
+            &mut hex,
+        );
+        let mut result = PromptResult::begin(w, &env);
+        match prompts.get_prompt(&request, &mut result) {
+            Dispatch::Done => {
+                if !result.finish() {
+                    return Err(Fault::new(
+                        code::INTERNAL_ERROR,
+                        "Prompt handler misused the result builder",
+                    ));
+                }
+                jsonrpc::end_response(w);
+                Ok(())
+            }
+            Dispatch::Defer => {
+                w.rewind(before);
+                let index = (u16::try_from(index).unwrap_or(u16::MAX), 0);
+                self.defer(CallKind::Prompt, index, id, p, ctx, digest, text, incoming)
+            }
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! `resources/read` (listed resources, templates, unlisted URIs) and legacy
+//! `resources/subscribe` / `resources/unsubscribe`.
+
+use super::faults::{Detail, Fault};
+use super::{Ctx, Incoming, Reply, Session};
+use crate::inflight::CallKind;
+use crate::json::{JsonStr, JsonWriter};
+use crate::jsonrpc::{self, code, RequestId};
+use crate::mac::SecretKey;
+use crate::resources::{ReadOutcome, ReadRequest, ReadResult, ResourceSet};
+use crate::server::ServerHandler;
+use crate::tools::Dispatch;
+use crate::version::ProtocolVersion;
+use crate::wire::{Method, Params};
+
+/// Longest escaped URI the session decodes to match templates.
+const URI_BUF: usize = 512;
+
+/// The revision's not-found error: -32002 before 2026-07-28 (which removed it), -32602
+/// after; `data.uri` names the URI when known.
+pub(super) fn not_found(version: ProtocolVersion, uri: JsonStr<'_>) -> Fault<'_> {
+    let f = if version.is_modern() {
+        Fault::new(code::INVALID_PARAMS, "Resource not found")
+    } else {
+        Fault::new(code::RESOURCE_NOT_FOUND, "Resource not found")
+    };
+    if uri.raw().is_empty() {
+        f
+    } else {
+        f.with(Detail::Uri(uri))
+    }
+}
+
+fn uri_param<'i>(p: &Params<'i>) -> Result<JsonStr<'i>, Fault<'i>> {
+    p.uri.and_then(|u| u.as_string()).ok_or(Fault::new(
+        code::INVALID_PARAMS,
+        "params.uri must be a string",
+    ))
+}
+
+/// The listed resource or first matching template of a URI.
+fn locate(resources: &dyn ResourceSet, uri: JsonStr<'_>) -> (Option<usize>, Option<usize>) {
+    if let Some(i) =
+        (0..resources.len()).find(|&i| resources.get(i).is_some_and(|r| uri.eq_str(r.uri)))
+    {
+        return (Some(i), None);
+    }
+    let mut buf = [0u8; URI_BUF];
+    let Some(text) = super::target_text(uri, &mut buf) else {
+        return (None, None);
+    };
+    let template = (0..resources.templates_len()).find(|&i| {
+        resources
+            .template(i)
+            .is_some_and(|t| t.template().matches(text).is_some())
+    });
+    (None, template)
+}
+
+/// The `resources/read` view of checked params.
+pub(super) fn read_request<'i>(
+    p: &Params<'i>,
+    ctx: Ctx,
+    index: (u16, u16),
+    key: &SecretKey,
+    now: u64,
+) -> Result<ReadRequest<'i>, Fault<'i>> {
+    let uri = uri_param(p)?;
+    #[cfg(feature = "mrtr")]
+    let input = super::calls::input_context(p, Method::ResourcesRead, uri.raw(), key, now)?;
+    #[cfg(not(feature = "mrtr"))]
+    let _ = (key, now);
+    let opt = |i: u16| (i != u16::MAX).then_some(usize::from(i));
+    Ok(ReadRequest {
+        uri,
+        resource: opt(index.0),
+        template: opt(index.1),
+        version: ctx.version,
+        #[cfg(feature = "mrtr")]
+        input,
+    })
+}
+
+impl Session<'_> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn read_resource<'i>(
+        &mut self,
+        server: &mut dyn ServerHandler,
+        id: RequestId<'i>,
+        ctx: Ctx,
+        p: &Params<'i>,
+        text: &'i str,
+        w: &mut JsonWriter<'_>,
+        incoming: &mut Incoming<'i>,
+    ) -> Reply<'i> {
+        let Some(resources) = server.resources() else {
+            return Err(Fault::new(code::METHOD_NOT_FOUND, "Method not found"));
+        };
+        let uri = uri_param(p)?;
+        let (resource, template) = locate(resources, uri);
+        let small = |i: Option<usize>| i.map_or(u16::MAX, |i| u16::try_from(i).unwrap_or(u16::MAX));
+        let index = (small(resource), small(template));
+        let request = read_request(p, ctx, index, &self.config.key, self.now_ms)?;
+        let digest = super::calls::target_digest(&self.config.key, uri.raw());
+        let before = w.checkpoint();
+        jsonrpc::begin_result(w, id.as_raw());
+        let mut hex = [0u8; 16];
+        let env = self.call_envelope(
+            ctx.version,
+            true,
+            Method::ResourcesRead,
+            digest,
+            ctx.caps,
+            &mut hex,
+        );
+        let mut result = ReadResult::begin(w, &env);
+        match resources.read(&request, &mut result) {
+            Dispatch::Done => match result.finish() {
+                Ok(()) => {
+                    jsonrpc::end_response(w);
+                    Ok(())
+                }
+                Err(ReadOutcome::NotFound) => Err(not_found(ctx.version, uri)),
+                Err(ReadOutcome::Misused) => Err(Fault::new(
+                    code::INTERNAL_ERROR,
+                    "Resource handler misused the result builder",
+                )),
+            },
+            Dispatch::Defer => {
+                w.rewind(before);
+                self.defer(CallKind::Read, index, id, p, ctx, digest, text, incoming)
+            }
+        }
+    }
+
+    pub(super) fn subscribe<'i>(
+        &mut self,
+        server: &mut dyn ServerHandler,
+        id: RequestId<'i>,
+        ctx: Ctx,
+        p: &Params<'i>,
+        on: bool,
+        w: &mut JsonWriter<'_>,
+    ) -> Reply<'i> {
+        let uri = uri_param(p)?;
+        let Some(resources) = server.resources() else {
+            return Err(Fault::new(code::METHOD_NOT_FOUND, "Method not found"));
+        };
+        if !resources.subscribe(uri, on) {
+            return Err(not_found(ctx.version, uri));
+        }
+        Self::empty_result(id, ctx.version, w)
+    }
+}

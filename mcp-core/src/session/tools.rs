@@ -1,0 +1,138 @@
+//! `tools/call`: argument and capability checks, then the tool answers inline or defers.
+
+use super::faults::{Detail, Fault};
+use super::{Ctx, Incoming, Reply, Session};
+use crate::inflight::CallKind;
+use crate::json::{JsonWriter, Kind, RawJson};
+use crate::jsonrpc::{self, code, RequestId};
+use crate::mac::SecretKey;
+use crate::server::ServerHandler;
+use crate::tools::{CallRequest, ClientCaps, Dispatch, ToolResult};
+use crate::wire::{Method, Params};
+
+/// The `tools/call` view of checked params, for the tool at `index`.
+pub(super) fn tool_request<'i>(
+    p: &Params<'i>,
+    ctx: Ctx,
+    index: usize,
+    key: &SecretKey,
+    now: u64,
+) -> Result<CallRequest<'i>, Fault<'i>> {
+    let name = p.name.and_then(|n| n.as_string()).ok_or(Fault::new(
+        code::INVALID_PARAMS,
+        "params.name must be a string",
+    ))?;
+    let args = match p.arguments {
+        None => RawJson { text: "{}" },
+        Some(a) if a.is_null() => RawJson { text: "{}" },
+        Some(a) if a.kind() == Kind::Object => a,
+        Some(_) => {
+            return Err(Fault::new(
+                code::INVALID_PARAMS,
+                "params.arguments must be an object",
+            ))
+        }
+    };
+    #[cfg(feature = "mrtr")]
+    let input = super::calls::input_context(p, Method::ToolsCall, name.raw(), key, now)?;
+    #[cfg(not(feature = "mrtr"))]
+    let _ = (key, now);
+    Ok(CallRequest {
+        tool: index,
+        name,
+        args,
+        version: ctx.version,
+        has_progress: p.meta.progress.and_then(RequestId::from_json).is_some(),
+        #[cfg(feature = "mrtr")]
+        input,
+    })
+}
+
+/// The fault for a request that needs client capabilities it did not declare.
+pub(super) fn missing_caps<'i>(ctx: Ctx, required: ClientCaps) -> Result<(), Fault<'i>> {
+    if ctx.caps.contains(required) {
+        return Ok(());
+    }
+    let missing = ClientCaps(required.0 & !ctx.caps.0);
+    Err(if ctx.version.is_modern() {
+        Fault::new(
+            code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            "Missing required client capability",
+        )
+        .with(Detail::Caps(missing))
+    } else {
+        Fault::new(
+            code::INVALID_PARAMS,
+            "Tool requires a client capability that was not declared",
+        )
+        .with(Detail::Caps(missing))
+    })
+}
+
+impl Session<'_> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn call_tool<'i>(
+        &mut self,
+        server: &mut dyn ServerHandler,
+        id: RequestId<'i>,
+        ctx: Ctx,
+        p: &Params<'i>,
+        text: &'i str,
+        w: &mut JsonWriter<'_>,
+        incoming: &mut Incoming<'i>,
+    ) -> Reply<'i> {
+        let Some(tools) = server.tools() else {
+            return Err(Fault::new(code::METHOD_NOT_FOUND, "Method not found"));
+        };
+        if p.raw.is_none() {
+            return Err(Fault::new(
+                code::INVALID_PARAMS,
+                "tools/call requires params",
+            ));
+        }
+        let name = p.name.and_then(|n| n.as_string()).ok_or(Fault::new(
+            code::INVALID_PARAMS,
+            "params.name must be a string",
+        ))?;
+        let index = tools
+            .find(name)
+            .ok_or(Fault::new(code::INVALID_PARAMS, "Unknown tool").with(Detail::Name(name)))?;
+        let request = tool_request(p, ctx, index, &self.config.key, self.now_ms)?;
+        missing_caps(
+            ctx,
+            tools.get(index).map_or(ClientCaps::NONE, |t| t.requires),
+        )?;
+
+        let digest = super::calls::target_digest(&self.config.key, name.raw());
+        let before = w.checkpoint();
+        jsonrpc::begin_result(w, id.as_raw());
+        let mut hex = [0u8; 16];
+        let env = self.call_envelope(
+            ctx.version,
+            false,
+            Method::ToolsCall,
+            digest,
+            ctx.caps,
+            &mut hex,
+        );
+        let mut result = ToolResult::begin(w, &env);
+        match tools.call(&request, &mut result) {
+            Dispatch::Done => {
+                if result.misused() {
+                    return Err(Fault::new(
+                        code::INTERNAL_ERROR,
+                        "Tool handler misused the result builder",
+                    ));
+                }
+                result.finish();
+                jsonrpc::end_response(w);
+                Ok(())
+            }
+            Dispatch::Defer => {
+                w.rewind(before);
+                let index = (u16::try_from(index).unwrap_or(u16::MAX), 0);
+                self.defer(CallKind::Tool, index, id, p, ctx, digest, text, incoming)
+            }
+        }
+    }
+}
