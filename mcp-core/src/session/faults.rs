@@ -194,9 +194,19 @@ pub(super) fn write_supported_versions(w: &mut JsonWriter<'_>) {
 /// Also returns whether anything was cut.
 pub(super) fn truncate_escaped(raw: &str, max: usize) -> (&str, bool) {
     let bytes = raw.as_bytes();
-    let hex4 = |at: usize| -> Option<u16> {
-        let digits = raw.get(at..at.checked_add(4)?)?;
-        u16::from_str_radix(digits, 16).ok()
+    // `\uD8..`-`\uDB..` opens a surrogate pair, `\uDC..`-`\uDF..` closes one (the rest
+    // of the escape is validated by the scanner already).
+    let surrogate = |at: usize, high: bool| -> bool {
+        let (Some(d), Some(x)) = (bytes.get(at), bytes.get(at + 1)) else {
+            return false;
+        };
+        let x = x.to_ascii_lowercase();
+        d.eq_ignore_ascii_case(&b'd')
+            && if high {
+                matches!(x, b'8'..=b'9' | b'a'..=b'b')
+            } else {
+                matches!(x, b'c'..=b'f')
+            }
     };
     let (mut i, mut count) = (0usize, 0usize);
     while i < bytes.len() {
@@ -205,10 +215,10 @@ pub(super) fn truncate_escaped(raw: &str, max: usize) -> (&str, bool) {
         }
         let step = match (bytes.get(i), bytes.get(i + 1)) {
             (Some(b'\\'), Some(b'u')) => {
-                let high = hex4(i + 2).is_some_and(|u| (0xD800..0xDC00).contains(&u));
+                let high = surrogate(i + 2, true);
                 let low_follows = bytes.get(i + 6) == Some(&b'\\')
                     && bytes.get(i + 7) == Some(&b'u')
-                    && hex4(i + 8).is_some_and(|u| (0xDC00..0xE000).contains(&u));
+                    && surrogate(i + 8, false);
                 if high && low_follows {
                     12
                 } else {

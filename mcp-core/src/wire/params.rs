@@ -87,9 +87,19 @@ impl<'i> Params<'i> {
                 "_meta",
             ],
         );
-        let [version, caps, log_level, progress] = pick(
+        // Seven keys like the `params` pass, so both share one instance of `pick` (code
+        // size on microcontrollers); the three spare keys are unused.
+        let [version, caps, log_level, progress, ..] = pick(
             meta,
-            [META_VERSION, META_CAPS, META_LOG_LEVEL, "progressToken"],
+            [
+                META_VERSION,
+                META_CAPS,
+                META_LOG_LEVEL,
+                "progressToken",
+                "\u{0}",
+                "\u{0}",
+                "\u{0}",
+            ],
         );
         Params {
             raw: params,
