@@ -63,6 +63,8 @@ pub struct InputRequests<'w, 'b> {
     pub(crate) caps: ClientCaps,
     pub(crate) written: usize,
     pub(crate) skipped: usize,
+    /// Raw JSON given to a request was invalid or not on one line.
+    pub(crate) invalid: bool,
 }
 
 impl core::fmt::Debug for InputRequests<'_, '_> {
@@ -97,8 +99,9 @@ impl InputRequests<'_, '_> {
     }
 
     /// A form-mode `elicitation/create`: `message` for the user, `requested_schema` (raw JSON,
-    /// a flat object schema of primitive properties).
+    /// a flat object schema of primitive properties, on one line).
     pub fn elicit(&mut self, key: &str, message: &str, requested_schema: &str) -> &mut Self {
+        self.invalid |= crate::json::check_embedded(requested_schema, true).is_err();
         self.entry(key, ClientCaps::ELICITATION, "elicitation/create", &|w| {
             w.begin_object();
             w.key("mode");
@@ -112,8 +115,9 @@ impl InputRequests<'_, '_> {
     }
 
     /// A `sampling/createMessage` with raw `CreateMessageRequest` params (`messages`,
-    /// `maxTokens`, ...).
+    /// `maxTokens`, ...; raw JSON on one line).
     pub fn sample(&mut self, key: &str, params: &str) -> &mut Self {
+        self.invalid |= crate::json::check_embedded(params, true).is_err();
         self.entry(key, ClientCaps::SAMPLING, "sampling/createMessage", &|w| {
             w.raw_value(params)
         })
@@ -144,6 +148,8 @@ pub(crate) enum InputError {
     State,
     /// Neither requests nor state: the result would be empty.
     Empty,
+    /// Raw JSON given to a request was invalid or spanned lines.
+    Invalid,
     /// This revision has no `input_required` results (legacy sessions).
     Unsupported,
 }
@@ -167,8 +173,12 @@ pub(crate) fn write_input_required(
         caps: seal.caps,
         written: 0,
         skipped: 0,
+        invalid: false,
     };
     requests(&mut reqs);
+    if reqs.invalid {
+        return Err(InputError::Invalid);
+    }
     let written = reqs.written;
     w.end_object();
     if written == 0 {

@@ -78,13 +78,7 @@ impl<'a> Prompt<'a> {
         if self.name.is_empty() || self.arguments.iter().any(|a| a.name.is_empty()) {
             return Err(DefinitionError::Name);
         }
-        if self.meta.is_some_and(|m| {
-            crate::json::parse(m.as_bytes(), crate::json::Limits::default())
-                .map_or(true, |v| v.kind() != crate::json::Kind::Object)
-        }) {
-            return Err(DefinitionError::Meta);
-        }
-        Ok(())
+        crate::tools::check_meta(self.meta)
     }
     /// Writes the `Prompt` object for `version`.
     pub fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) {

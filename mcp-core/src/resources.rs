@@ -8,7 +8,7 @@
 //! 2026-07-28 on. An empty `contents` is never sent.
 
 use crate::content::{write_icons, Annotations, Icon};
-use crate::json::{Checkpoint, JsonStr, JsonWriter, Limits};
+use crate::json::{Checkpoint, JsonStr, JsonWriter};
 use crate::server::{Envelope, ResultType};
 use crate::tools::{DefinitionError, Dispatch};
 use crate::uri_template::UriTemplate;
@@ -56,13 +56,6 @@ pub struct ResourceTemplate<'a> {
     pub icons: &'a [Icon<'a>],
     /// `_meta` object (2025-06-18+), raw JSON.
     pub meta: Option<&'a str>,
-}
-
-fn meta_ok(meta: Option<&str>) -> bool {
-    meta.is_none_or(|m| {
-        crate::json::parse(m.as_bytes(), Limits::default())
-            .is_ok_and(|v| v.kind() == crate::json::Kind::Object)
-    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -138,10 +131,7 @@ impl<'a> Resource<'a> {
         if self.uri.is_empty() || self.name.is_empty() {
             return Err(DefinitionError::Name);
         }
-        if !meta_ok(self.meta) {
-            return Err(DefinitionError::Meta);
-        }
-        Ok(())
+        crate::tools::check_meta(self.meta)
     }
     /// Writes the `Resource` object for `version`.
     pub fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) {
@@ -189,10 +179,7 @@ impl<'a> ResourceTemplate<'a> {
         if self.name.is_empty() {
             return Err(DefinitionError::Name);
         }
-        if !meta_ok(self.meta) {
-            return Err(DefinitionError::Meta);
-        }
-        Ok(())
+        crate::tools::check_meta(self.meta)
     }
     /// Writes the `ResourceTemplate` object for `version`.
     pub fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) {

@@ -202,8 +202,9 @@ impl<'s> Envelope<'s> {
         }
         w.key("resultType");
         w.string(match kind {
-            ResultType::Complete => "complete",
+            #[cfg(feature = "mrtr")]
             ResultType::InputRequired => "input_required",
+            _ => "complete",
         });
         if let (ResultType::Complete, Some((ttl, scope))) = (kind, self.cache) {
             w.key("ttlMs");

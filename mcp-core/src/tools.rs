@@ -6,7 +6,7 @@
 use core::fmt;
 
 pub use crate::content::{Annotations, Content, Icon, ResourceLink, Role};
-use crate::json::{Checkpoint, JsonStr, JsonWriter, Limits, RawJson, StrPart};
+use crate::json::{Checkpoint, JsonStr, JsonWriter, RawJson, StrPart};
 use crate::server::{Envelope, ResultType};
 use crate::version::ProtocolVersion;
 
@@ -129,23 +129,17 @@ impl<'a> Tool<'a> {
         if !name_ok {
             return Err(DefinitionError::Name);
         }
-        let object = |s: &str| {
-            crate::json::parse(s.as_bytes(), Limits::default())
-                .ok()
-                .is_some_and(|v| v.kind() == crate::json::Kind::Object)
+        let embed = |s: &str, object: bool, invalid: DefinitionError| {
+            crate::json::check_embedded(s, object).map_err(|e| match e {
+                crate::json::EmbedError::LineBreak => DefinitionError::LineBreak,
+                _ => invalid,
+            })
         };
-        if !object(self.input_schema) {
-            return Err(DefinitionError::InputSchema);
+        embed(self.input_schema, true, DefinitionError::InputSchema)?;
+        if let Some(s) = self.output_schema {
+            embed(s, false, DefinitionError::OutputSchema)?;
         }
-        if self
-            .output_schema
-            .is_some_and(|s| crate::json::parse(s.as_bytes(), Limits::default()).is_err())
-        {
-            return Err(DefinitionError::OutputSchema);
-        }
-        if self.meta.is_some_and(|m| !object(m)) {
-            return Err(DefinitionError::Meta);
-        }
+        check_meta(self.meta)?;
         Ok(())
     }
 
@@ -199,6 +193,15 @@ impl<'a> Tool<'a> {
             w.raw_value(m);
         }
         w.end_object();
+    }
+}
+
+/// Checks an optional raw `_meta` object (see [`crate::json::check_embedded`]).
+pub(crate) fn check_meta(meta: Option<&str>) -> Result<(), DefinitionError> {
+    match meta.map(|m| crate::json::check_embedded(m, true)) {
+        Some(Err(crate::json::EmbedError::LineBreak)) => Err(DefinitionError::LineBreak),
+        Some(Err(_)) => Err(DefinitionError::Meta),
+        _ => Ok(()),
     }
 }
 
@@ -519,6 +522,9 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         annotations: Option<&Annotations<'_>>,
         meta: Option<&str>,
     ) -> &mut Self {
+        if meta.is_some_and(|m| crate::json::check_embedded(m, true).is_err()) {
+            self.state = ResultState::Misused;
+        }
         if !self.open() {
             return self;
         }
@@ -531,7 +537,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
     /// suggests for older clients); before 2026-07-28 it must be an object. `json` must be valid JSON (checked; invalid JSON marks
     /// the result as misused and the session answers with an internal error).
     pub fn structured_raw(&mut self, json: &str) {
-        if crate::json::parse(json.as_bytes(), Limits::default()).is_err() {
+        if crate::json::check_embedded(json, false).is_err() {
             self.state = ResultState::Misused;
             return;
         }

@@ -18,3 +18,26 @@ pub use de::{from_json, DeError};
 pub use scan::{parse, Limits, ScanError, DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
 pub use value::{Chars, Elements, JsonStr, Kind, Members, RawJson};
 pub use write::{BufferTooSmall, Checkpoint, JsonWriter, StrPart};
+
+/// Why raw JSON given by the embedder (schemas, `_meta`, structured output) is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmbedError {
+    /// Not valid JSON, or not an object where one is required.
+    Invalid,
+    /// It contains a line break: valid JSON can only hold one as whitespace between tokens,
+    /// and written verbatim it would split a newline-delimited frame (stdio, TCP, UART).
+    LineBreak,
+}
+
+/// Checks raw JSON the embedder hands the writer verbatim: valid JSON (an object when
+/// `object`), on one line.
+pub fn check_embedded(text: &str, object: bool) -> Result<(), EmbedError> {
+    let v = parse(text.as_bytes(), Limits::default()).map_err(|_| EmbedError::Invalid)?;
+    if object && v.kind() != Kind::Object {
+        return Err(EmbedError::Invalid);
+    }
+    if text.bytes().any(|b| b == b'\n' || b == b'\r') {
+        return Err(EmbedError::LineBreak);
+    }
+    Ok(())
+}

@@ -195,18 +195,12 @@ impl<'b> JsonWriter<'b> {
     pub fn raw(&mut self, s: &str) {
         self.emit(s.as_bytes());
     }
-    /// Appends an already-valid JSON value verbatim, with comma handling. Line breaks (which
-    /// valid JSON can only hold as whitespace between tokens) become spaces, so raw JSON
-    /// given by an embedder (schemas, `_meta`) can never split a newline-delimited frame.
+    /// Appends an already-valid JSON value verbatim, with comma handling. It must be on one
+    /// line (see [`check_embedded`](crate::json::check_embedded)), or it would split a
+    /// newline-delimited frame.
     pub fn raw_value(&mut self, json: &str) {
         self.before_value();
-        let mut rest = json.as_bytes();
-        while let Some(at) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
-            self.emit(rest.get(..at).unwrap_or_default());
-            self.emit(b" ");
-            rest = rest.get(at + 1..).unwrap_or_default();
-        }
-        self.emit(rest);
+        self.emit(json.as_bytes());
     }
     /// `{`
     pub fn begin_object(&mut self) {

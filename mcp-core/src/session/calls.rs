@@ -297,7 +297,7 @@ impl<'a> Session<'a> {
             let _ = (kind, index, id, p, ctx, digest, text, incoming);
             Err(Fault::new(
                 code::INTERNAL_ERROR,
-                "Deferred requests are not enabled in this build",
+                "Deferred requests unsupported",
             ))
         }
         #[cfg(feature = "deferred")]

@@ -68,8 +68,8 @@ pub(super) fn complete_request_view<'i>(
 
 impl Session<'_> {
     /// Checks that the reference names something the server has.
-    fn check_reference<'i>(
-        server: &mut dyn ServerHandler,
+    fn check_reference<'i, S: ServerHandler + ?Sized>(
+        server: &mut S,
         request: &CompleteRequest<'i>,
     ) -> Result<(), Fault<'i>> {
         let _ = &server;
@@ -104,9 +104,9 @@ impl Session<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn complete_request<'i>(
+    pub(super) fn complete_request<'i, S: ServerHandler + ?Sized>(
         &mut self,
-        server: &mut dyn ServerHandler,
+        server: &mut S,
         id: RequestId<'i>,
         ctx: Ctx,
         p: &Params<'i>,

@@ -14,9 +14,9 @@ use crate::wire::Params;
 
 impl Session<'_> {
     /// Parses one message (or batch) and appends its replies to `w`.
-    pub(super) fn dispatch<'i>(
+    pub(super) fn dispatch<'i, S: ServerHandler + ?Sized>(
         &mut self,
-        server: &mut dyn ServerHandler,
+        server: &mut S,
         msg: &'i [u8],
         text: &'i str,
         w: &mut JsonWriter<'_>,
@@ -45,9 +45,9 @@ impl Session<'_> {
     }
 
     #[cfg(feature = "batch")]
-    fn handle_batch<'i>(
+    fn handle_batch<'i, S: ServerHandler + ?Sized>(
         &mut self,
-        server: &mut dyn ServerHandler,
+        server: &mut S,
         batch: RawJson<'i>,
         text: &'i str,
         w: &mut JsonWriter<'_>,
@@ -104,9 +104,9 @@ impl Session<'_> {
     }
 
     /// Handles one message; appends its reply (if any) to `w`.
-    fn handle_one<'i>(
+    fn handle_one<'i, S: ServerHandler + ?Sized>(
         &mut self,
-        server: &mut dyn ServerHandler,
+        server: &mut S,
         v: RawJson<'i>,
         text: &'i str,
         w: &mut JsonWriter<'_>,
@@ -233,7 +233,7 @@ impl Session<'_> {
     }
 
     /// Whether the server offers the capability a method needs.
-    fn offers(server: &mut dyn ServerHandler, capability: Capability) -> bool {
+    fn offers<S: ServerHandler + ?Sized>(server: &mut S, capability: Capability) -> bool {
         match capability {
             Capability::None | Capability::Logging => true,
             Capability::Tools => server.tools().is_some(),
@@ -299,9 +299,9 @@ impl Session<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn handle_request<'i>(
+    fn handle_request<'i, S: ServerHandler + ?Sized>(
         &mut self,
-        server: &mut dyn ServerHandler,
+        server: &mut S,
         id: RequestId<'i>,
         method: JsonStr<'i>,
         params: Option<RawJson<'i>>,
@@ -326,9 +326,9 @@ impl Session<'_> {
         let (m, ctx) = self.admit(row, method, modern)?;
         match m {
             Method::Initialize => self.initialize(server, id, params, w),
-            Method::Ping => Self::empty_result(id, ctx.version, w),
+            Method::Ping => Self::empty_result(id, w),
             Method::Discover => self.discover(server, id, w),
-            Method::SetLevel => self.set_level(id, ctx, &p, w),
+            Method::SetLevel => self.set_level(id, &p, w),
             Method::ToolsList => {
                 self.list(server, crate::pagination::ListKind::Tools, id, ctx, &p, w)
             }

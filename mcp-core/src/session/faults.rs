@@ -30,10 +30,10 @@ pub(super) enum Detail<'i> {
     /// A scan error: message + offset.
     Scan(json::ScanError),
     /// A short text of the server's own, appended to the message.
-    #[cfg_attr(not(feature = "prompts"), allow(dead_code))]
+    #[cfg(feature = "prompts")]
     Text(InlineText),
     /// A resource URI, as `data.uri` (resource not found).
-    #[cfg_attr(not(feature = "resources"), allow(dead_code))]
+    #[cfg(feature = "resources")]
     Uri(JsonStr<'i>),
 }
 
@@ -122,6 +122,7 @@ fn write_fault_full(w: &mut JsonWriter<'_>, id: Option<&str>, f: &Fault<'_>, det
             w.string_parts(&e.message_parts());
             w.end_object();
         }
+        #[cfg(feature = "resources")]
         Detail::Uri(uri) => {
             w.begin_object();
             w.key("uri");
@@ -129,9 +130,14 @@ fn write_fault_full(w: &mut JsonWriter<'_>, id: Option<&str>, f: &Fault<'_>, det
             w.string_raw_escaped(head);
             w.end_object();
         }
-        Detail::None | Detail::Name(_) | Detail::Text(_) => w.null(),
+        #[cfg(feature = "prompts")]
+        Detail::Text(_) => w.null(),
+        Detail::None | Detail::Name(_) => w.null(),
     };
+    #[cfg(feature = "prompts")]
     let has_data = !matches!(detail, Detail::None | Detail::Name(_) | Detail::Text(_));
+    #[cfg(not(feature = "prompts"))]
+    let has_data = !matches!(detail, Detail::None | Detail::Name(_));
     let (mut parts, mut n) = ([StrPart::Text(""); 7], 1);
     parts[0] = StrPart::Text(f.message);
     let mut push = |p| {
@@ -142,6 +148,7 @@ fn write_fault_full(w: &mut JsonWriter<'_>, id: Option<&str>, f: &Fault<'_>, det
     };
     let shown = if detailed { detail } else { Detail::None };
     match shown {
+        #[cfg(feature = "prompts")]
         Detail::Text(ref t) => {
             push(StrPart::Text(": "));
             push(StrPart::Text(t.as_str()));
@@ -194,19 +201,13 @@ pub(super) fn write_supported_versions(w: &mut JsonWriter<'_>) {
 /// Also returns whether anything was cut.
 pub(super) fn truncate_escaped(raw: &str, max: usize) -> (&str, bool) {
     let bytes = raw.as_bytes();
-    // `\uD8..`-`\uDB..` opens a surrogate pair, `\uDC..`-`\uDF..` closes one (the rest
-    // of the escape is validated by the scanner already).
-    let surrogate = |at: usize, high: bool| -> bool {
-        let (Some(d), Some(x)) = (bytes.get(at), bytes.get(at + 1)) else {
-            return false;
-        };
-        let x = x.to_ascii_lowercase();
-        d.eq_ignore_ascii_case(&b'd')
-            && if high {
-                matches!(x, b'8'..=b'9' | b'a'..=b'b')
-            } else {
-                matches!(x, b'c'..=b'f')
-            }
+    // `\uD8..`-`\uDB..` opens a surrogate pair; the scanner accepted only text where a
+    // `\uDC..`-`\uDF..` escape follows it, so the pair is one character of 12 bytes.
+    let high_surrogate = |at: usize| {
+        bytes.get(at).is_some_and(|d| d.eq_ignore_ascii_case(&b'd'))
+            && bytes
+                .get(at + 1)
+                .is_some_and(|x| matches!(x.to_ascii_lowercase(), b'8'..=b'9' | b'a'..=b'b'))
     };
     let (mut i, mut count) = (0usize, 0usize);
     while i < bytes.len() {
@@ -214,17 +215,8 @@ pub(super) fn truncate_escaped(raw: &str, max: usize) -> (&str, bool) {
             return (raw.get(..i).unwrap_or(""), true);
         }
         let step = match (bytes.get(i), bytes.get(i + 1)) {
-            (Some(b'\\'), Some(b'u')) => {
-                let high = surrogate(i + 2, true);
-                let low_follows = bytes.get(i + 6) == Some(&b'\\')
-                    && bytes.get(i + 7) == Some(&b'u')
-                    && surrogate(i + 8, false);
-                if high && low_follows {
-                    12
-                } else {
-                    6
-                }
-            }
+            (Some(b'\\'), Some(b'u')) if high_surrogate(i + 2) => 12,
+            (Some(b'\\'), Some(b'u')) => 6,
             (Some(b'\\'), _) => 2,
             (Some(&b), _) => match b {
                 0x00..=0x7F => 1,
@@ -266,6 +258,7 @@ mod tests {
     }
 }
 
+#[cfg(feature = "prompts")]
 /// Up to 32 bytes of text held inline (a fault outlives the borrow it was made from).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct InlineText {
@@ -273,9 +266,9 @@ pub(super) struct InlineText {
     len: u8,
 }
 
+#[cfg(feature = "prompts")]
 impl InlineText {
     /// `text`, cut at a character boundary to fit.
-    #[cfg_attr(not(feature = "prompts"), allow(dead_code))]
     pub(super) fn new(text: &str) -> Self {
         let mut len = text.len().min(32);
         while !text.is_char_boundary(len) {

@@ -2,7 +2,7 @@
 //! capabilities object derived from what the server provides.
 
 use super::faults::{write_supported_versions, Fault};
-use super::{Ctx, Phase, Reply, Session, SHORT};
+use super::{Phase, Reply, Session, SHORT};
 use crate::json::{JsonWriter, RawJson};
 use crate::jsonrpc::{self, code, RequestId};
 use crate::logging::LogLevel;
@@ -12,25 +12,18 @@ use crate::version::ProtocolVersion;
 use crate::wire::Params;
 
 impl<'a> Session<'a> {
-    pub(super) fn empty_result<'i>(
-        id: RequestId<'i>,
-        version: ProtocolVersion,
-        w: &mut JsonWriter<'_>,
-    ) -> Reply<'i> {
+    /// `{}`: the result of `ping`, `logging/setLevel` and `resources/(un)subscribe`, which
+    /// exist only in the legacy era (so never with `resultType`).
+    pub(super) fn empty_result<'i>(id: RequestId<'i>, w: &mut JsonWriter<'_>) -> Reply<'i> {
         jsonrpc::begin_result(w, id.as_raw());
-        w.begin_object();
-        if version.features().result_type {
-            w.key("resultType");
-            w.string("complete");
-        }
-        w.end_object();
+        w.raw_value("{}");
         jsonrpc::end_response(w);
         Ok(())
     }
 
-    pub(super) fn initialize<'i>(
+    pub(super) fn initialize<'i, S: ServerHandler + ?Sized>(
         &mut self,
-        server: &mut dyn ServerHandler,
+        server: &mut S,
         id: RequestId<'i>,
         params: Option<RawJson<'i>>,
         w: &mut JsonWriter<'_>,
@@ -75,55 +68,39 @@ impl<'a> Session<'a> {
     }
 
     /// `ServerCapabilities`, derived from the providers `server` returns.
-    fn write_capabilities(
+    fn write_capabilities<S: ServerHandler + ?Sized>(
         &self,
-        server: &mut dyn ServerHandler,
+        server: &mut S,
         w: &mut JsonWriter<'_>,
         version: ProtocolVersion,
     ) {
         let modern = version.is_modern();
         // 2026-07-28 delivers list changes on `subscriptions/listen` streams only.
         let list_changed = self.config.list_changed && (!modern || cfg!(feature = "listen"));
-        let object = |w: &mut JsonWriter<'_>, key: &str, flags: &[(&str, bool)]| {
-            w.key(key);
-            w.begin_object();
-            for (k, on) in flags {
-                if *on {
-                    w.key(k);
-                    w.bool(true);
-                }
-            }
-            w.end_object();
-        };
         w.begin_object();
         if server.tools().is_some() {
-            object(w, "tools", &[("listChanged", list_changed)]);
+            caps_object(w, "tools", false, list_changed);
         }
         #[cfg(feature = "resources")]
         if let Some(r) = server.resources() {
-            let subscribe = !modern && r.subscribable();
-            object(
-                w,
-                "resources",
-                &[("subscribe", subscribe), ("listChanged", list_changed)],
-            );
+            caps_object(w, "resources", !modern && r.subscribable(), list_changed);
         }
         #[cfg(feature = "prompts")]
         if server.prompts().is_some() {
-            object(w, "prompts", &[("listChanged", list_changed)]);
+            caps_object(w, "prompts", false, list_changed);
         }
         // `completions` exists from 2025-03-26 on.
         #[cfg(feature = "completion")]
         if server.completions().is_some() && version.features().audio {
-            object(w, "completions", &[]);
+            caps_object(w, "completions", false, false);
         }
-        object(w, "logging", &[]);
+        caps_object(w, "logging", false, false);
         w.end_object();
     }
 
-    pub(super) fn discover<'i>(
+    pub(super) fn discover<'i, S: ServerHandler + ?Sized>(
         &mut self,
-        server: &mut dyn ServerHandler,
+        server: &mut S,
         id: RequestId<'i>,
         w: &mut JsonWriter<'_>,
     ) -> Reply<'i> {
@@ -147,7 +124,6 @@ impl<'a> Session<'a> {
     pub(super) fn set_level<'i>(
         &mut self,
         id: RequestId<'i>,
-        ctx: Ctx,
         p: &Params<'i>,
         w: &mut JsonWriter<'_>,
     ) -> Reply<'i> {
@@ -161,7 +137,7 @@ impl<'a> Session<'a> {
             ))?;
         self.log_level = level;
         self.level_event = true;
-        Self::empty_result(id, ctx.version, w)
+        Self::empty_result(id, w)
     }
 
     /// The envelope of results of `version`; `cacheable` adds `ttlMs`/`cacheScope`.
@@ -172,4 +148,19 @@ impl<'a> Session<'a> {
         }
         env
     }
+}
+
+/// One member of `ServerCapabilities`: `"key":{...}` with the flags that are set.
+fn caps_object(w: &mut JsonWriter<'_>, key: &str, subscribe: bool, list_changed: bool) {
+    w.key(key);
+    w.begin_object();
+    if subscribe {
+        w.key("subscribe");
+        w.bool(true);
+    }
+    if list_changed {
+        w.key("listChanged");
+        w.bool(true);
+    }
+    w.end_object();
 }

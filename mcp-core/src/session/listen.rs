@@ -29,7 +29,7 @@ fn write_subscription_meta(w: &mut JsonWriter<'_>, id: &str) {
     w.end_object();
 }
 
-fn offers(server: &mut dyn ServerHandler, kind: ListKind) -> bool {
+fn offers<S: ServerHandler + ?Sized>(server: &mut S, kind: ListKind) -> bool {
     match kind {
         ListKind::Tools => server.tools().is_some(),
         #[cfg(feature = "prompts")]
@@ -42,9 +42,9 @@ fn offers(server: &mut dyn ServerHandler, kind: ListKind) -> bool {
 }
 
 impl Session<'_> {
-    pub(super) fn listen<'i>(
+    pub(super) fn listen<'i, S: ServerHandler + ?Sized>(
         &mut self,
-        server: &mut dyn ServerHandler,
+        server: &mut S,
         id: RequestId<'i>,
         p: &Params<'i>,
         w: &mut JsonWriter<'_>,

@@ -29,24 +29,31 @@ pub(super) fn kind_index(kind: ListKind) -> usize {
 /// The result member holding the items of a list.
 fn items_key(kind: ListKind) -> &'static str {
     match kind {
-        ListKind::Tools => "tools",
+        #[cfg(feature = "prompts")]
         ListKind::Prompts => "prompts",
+        #[cfg(feature = "resources")]
         ListKind::Resources => "resources",
-        _ => "resourceTemplates",
+        #[cfg(feature = "resources")]
+        ListKind::ResourceTemplates => "resourceTemplates",
+        // Lists a build leaves out are empty and never listed.
+        _ => "tools",
     }
 }
 
 /// The legacy notification announcing a change of a list.
 pub(super) fn changed_method(kind: ListKind) -> &'static str {
     match kind {
-        ListKind::Tools => "notifications/tools/list_changed",
+        #[cfg(feature = "prompts")]
         ListKind::Prompts => "notifications/prompts/list_changed",
-        _ => "notifications/resources/list_changed",
+        #[cfg(feature = "resources")]
+        ListKind::Resources | ListKind::ResourceTemplates => "notifications/resources/list_changed",
+        // Lists a build leaves out never change.
+        _ => "notifications/tools/list_changed",
     }
 }
 
 /// Number of items of a list the server offers.
-fn list_len(server: &mut dyn ServerHandler, kind: ListKind) -> usize {
+fn list_len<S: ServerHandler + ?Sized>(server: &mut S, kind: ListKind) -> usize {
     match kind {
         ListKind::Tools => server.tools().map_or(0, |t| t.len()),
         #[cfg(feature = "prompts")]
@@ -61,8 +68,8 @@ fn list_len(server: &mut dyn ServerHandler, kind: ListKind) -> usize {
 }
 
 /// Validates and writes item `i` of a list; `None` past the end.
-fn write_item(
-    server: &mut dyn ServerHandler,
+fn write_item<S: ServerHandler + ?Sized>(
+    server: &mut S,
     kind: ListKind,
     i: usize,
     w: &mut JsonWriter<'_>,
@@ -107,10 +114,7 @@ impl Session<'_> {
         let pos = match pagination::decode(&self.config.key, kind, text.as_bytes()) {
             Ok(pos) => pos,
             Err(CursorError::WrongList) => {
-                return Err(Fault::new(
-                    code::INVALID_PARAMS,
-                    "Invalid cursor: it belongs to another list",
-                ))
+                return Err(Fault::new(code::INVALID_PARAMS, "Cursor of another list"))
             }
             Err(_) => return Err(invalid),
         };
@@ -129,9 +133,9 @@ impl Session<'_> {
 
     /// Answers `tools/list`, `prompts/list`, `resources/list` or
     /// `resources/templates/list`.
-    pub(super) fn list<'i>(
+    pub(super) fn list<'i, S: ServerHandler + ?Sized>(
         &mut self,
-        server: &mut dyn ServerHandler,
+        server: &mut S,
         kind: ListKind,
         id: RequestId<'i>,
         ctx: Ctx,
@@ -160,7 +164,7 @@ impl Session<'_> {
                 Some(Err(_)) => {
                     return Err(Fault::new(
                         code::INTERNAL_ERROR,
-                        "Invalid definition in the server's list (see its validate())",
+                        "Invalid list item (see its validate())",
                     ))
                 }
                 Some(Ok(())) => {}

@@ -335,9 +335,9 @@ impl<'a> Session<'a> {
     /// The reply, if one is due now, is written to `out` and described by
     /// [`Incoming::transmit`]; deferred requests are taken with [`Incoming::next_call`].
     /// Malformed input of any kind becomes a JSON-RPC error reply, never an `Err`.
-    pub fn handle<'i>(
+    pub fn handle<'i, S: ServerHandler + ?Sized>(
         &mut self,
-        server: &mut dyn ServerHandler,
+        server: &mut S,
         now_ms: u64,
         msg: &'i [u8],
         out: &mut [u8],

@@ -73,9 +73,9 @@ fn check_arguments<'i>(prompt: &Prompt<'_>, arguments: RawJson<'i>) -> Result<()
 
 impl Session<'_> {
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn get_prompt<'i>(
+    pub(super) fn get_prompt<'i, S: ServerHandler + ?Sized>(
         &mut self,
-        server: &mut dyn ServerHandler,
+        server: &mut S,
         id: RequestId<'i>,
         ctx: Ctx,
         p: &Params<'i>,

@@ -83,9 +83,9 @@ pub(super) fn read_request<'i>(
 
 impl Session<'_> {
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn read_resource<'i>(
+    pub(super) fn read_resource<'i, S: ServerHandler + ?Sized>(
         &mut self,
-        server: &mut dyn ServerHandler,
+        server: &mut S,
         id: RequestId<'i>,
         ctx: Ctx,
         p: &Params<'i>,
@@ -133,9 +133,9 @@ impl Session<'_> {
         }
     }
 
-    pub(super) fn subscribe<'i>(
+    pub(super) fn subscribe<'i, S: ServerHandler + ?Sized>(
         &mut self,
-        server: &mut dyn ServerHandler,
+        server: &mut S,
         id: RequestId<'i>,
         ctx: Ctx,
         p: &Params<'i>,
@@ -149,6 +149,6 @@ impl Session<'_> {
         if !resources.subscribe(uri, on) {
             return Err(not_found(ctx.version, uri));
         }
-        Self::empty_result(id, ctx.version, w)
+        Self::empty_result(id, w)
     }
 }

@@ -71,9 +71,9 @@ pub(super) fn missing_caps<'i>(ctx: Ctx, required: ClientCaps) -> Result<(), Fau
 
 impl Session<'_> {
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn call_tool<'i>(
+    pub(super) fn call_tool<'i, S: ServerHandler + ?Sized>(
         &mut self,
-        server: &mut dyn ServerHandler,
+        server: &mut S,
         id: RequestId<'i>,
         ctx: Ctx,
         p: &Params<'i>,

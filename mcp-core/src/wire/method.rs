@@ -132,7 +132,6 @@ pub struct Row {
 
 const fn row(
     method: Method,
-    name: &'static str,
     eras: Eras,
     needs_init: bool,
     capability: Capability,
@@ -140,7 +139,7 @@ const fn row(
 ) -> Row {
     Row {
         method,
-        name,
+        name: method.as_str(),
         eras,
         needs_init,
         capability,
@@ -149,79 +148,31 @@ const fn row(
 }
 
 use Capability as C;
-use Eras::{Both, Legacy, Modern};
+#[cfg(feature = "listen")]
+use Eras::Modern;
+use Eras::{Both, Legacy};
 use Method as M;
 
-/// The table.
-pub const METHODS: [Row; 15] = [
-    row(
-        M::Initialize,
-        "initialize",
-        Legacy,
-        false,
-        C::None,
-        Target::None,
-    ),
-    row(M::Ping, "ping", Legacy, false, C::None, Target::None),
-    row(
-        M::Discover,
-        "server/discover",
-        Both,
-        false,
-        C::None,
-        Target::None,
-    ),
-    row(
-        M::SetLevel,
-        "logging/setLevel",
-        Legacy,
-        true,
-        C::Logging,
-        Target::None,
-    ),
-    row(
-        M::ToolsList,
-        "tools/list",
-        Both,
-        true,
-        C::Tools,
-        Target::None,
-    ),
-    row(
-        M::ToolsCall,
-        "tools/call",
-        Both,
-        true,
-        C::Tools,
-        Target::Name,
-    ),
-    row(
-        M::ResourcesList,
-        "resources/list",
-        Both,
-        true,
-        C::Resources,
-        Target::None,
-    ),
-    row(
-        M::TemplatesList,
-        "resources/templates/list",
-        Both,
-        true,
-        C::Resources,
-        Target::None,
-    ),
-    row(
-        M::ResourcesRead,
-        "resources/read",
-        Both,
-        true,
-        C::Resources,
-        Target::Uri,
-    ),
+/// The table. Rows of capabilities a build leaves out (features `resources`, `prompts`,
+/// `completion`, `listen`) are not in it: those methods are unknown there (-32601), and a
+/// microcontroller image does not carry their names.
+pub const METHODS: &[Row] = &[
+    row(M::Initialize, Legacy, false, C::None, Target::None),
+    row(M::Ping, Legacy, false, C::None, Target::None),
+    row(M::Discover, Both, false, C::None, Target::None),
+    row(M::SetLevel, Legacy, true, C::Logging, Target::None),
+    row(M::ToolsList, Both, true, C::Tools, Target::None),
+    row(M::ToolsCall, Both, true, C::Tools, Target::Name),
+    #[cfg(feature = "resources")]
+    row(M::ResourcesList, Both, true, C::Resources, Target::None),
+    #[cfg(feature = "resources")]
+    row(M::TemplatesList, Both, true, C::Resources, Target::None),
+    #[cfg(feature = "resources")]
+    row(M::ResourcesRead, Both, true, C::Resources, Target::Uri),
+    // Legacy-only: kept in every build so that 2026-07-28 requests for them get the
+    // "not available in this protocol" message.
     row(
         M::Subscribe,
-        "resources/subscribe",
         Legacy,
         true,
         C::ResourceSubscribe,
@@ -229,44 +180,19 @@ pub const METHODS: [Row; 15] = [
     ),
     row(
         M::Unsubscribe,
-        "resources/unsubscribe",
         Legacy,
         true,
         C::ResourceSubscribe,
         Target::Uri,
     ),
-    row(
-        M::PromptsList,
-        "prompts/list",
-        Both,
-        true,
-        C::Prompts,
-        Target::None,
-    ),
-    row(
-        M::PromptsGet,
-        "prompts/get",
-        Both,
-        true,
-        C::Prompts,
-        Target::Name,
-    ),
-    row(
-        M::Complete,
-        "completion/complete",
-        Both,
-        true,
-        C::Completions,
-        Target::None,
-    ),
-    row(
-        M::Listen,
-        "subscriptions/listen",
-        Modern,
-        true,
-        C::None,
-        Target::None,
-    ),
+    #[cfg(feature = "prompts")]
+    row(M::PromptsList, Both, true, C::Prompts, Target::None),
+    #[cfg(feature = "prompts")]
+    row(M::PromptsGet, Both, true, C::Prompts, Target::Name),
+    #[cfg(feature = "completion")]
+    row(M::Complete, Both, true, C::Completions, Target::None),
+    #[cfg(feature = "listen")]
+    row(M::Listen, Modern, true, C::None, Target::None),
 ];
 
 const NOTIFICATIONS: [(Notification, &str); 3] = [
@@ -283,17 +209,25 @@ impl Method {
     pub fn lookup(name: &str) -> Option<&'static Row> {
         METHODS.iter().find(|r| r.name == name)
     }
-    /// This method's row.
-    pub fn row(self) -> &'static Row {
-        // Every variant has a row (checked by a test); the fallback is never taken.
-        METHODS
-            .iter()
-            .find(|r| r.method == self)
-            .unwrap_or(&METHODS[0])
-    }
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        self.row().name
+    /// The wire name (the table's names come from here).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Method::Initialize => "initialize",
+            Method::Ping => "ping",
+            Method::Discover => "server/discover",
+            Method::SetLevel => "logging/setLevel",
+            Method::ToolsList => "tools/list",
+            Method::ToolsCall => "tools/call",
+            Method::ResourcesList => "resources/list",
+            Method::TemplatesList => "resources/templates/list",
+            Method::ResourcesRead => "resources/read",
+            Method::Subscribe => "resources/subscribe",
+            Method::Unsubscribe => "resources/unsubscribe",
+            Method::PromptsList => "prompts/list",
+            Method::PromptsGet => "prompts/get",
+            Method::Complete => "completion/complete",
+            Method::Listen => "subscriptions/listen",
+        }
     }
 }
 
@@ -313,7 +247,7 @@ mod tests {
 
     #[test]
     fn every_row_round_trips() {
-        for r in METHODS {
+        for r in METHODS.iter().copied() {
             assert_eq!(Method::lookup(r.name).map(|x| x.method), Some(r.method));
             assert_eq!(r.method.as_str(), r.name);
         }

@@ -13,6 +13,10 @@ pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// `_meta` key tagging `subscriptions/listen` output.
 pub const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
 
+/// A placeholder key for members a build does not read (only a `"\u0000"` member could
+/// match it, and what it matches is never used).
+const NONE: &str = "\u{0}";
+
 /// The first value of each of `keys` among an object's members, in one pass (names compare
 /// after unescaping, and the first occurrence wins, as with [`RawJson::get`]).
 #[inline(never)]
@@ -79,11 +83,24 @@ impl<'i> Params<'i> {
             params,
             [
                 "name",
-                "uri",
+                // Keys a build cannot use are never looked for (an impossible key name).
+                if cfg!(feature = "resources") {
+                    "uri"
+                } else {
+                    NONE
+                },
                 "arguments",
                 "cursor",
-                "inputResponses",
-                "requestState",
+                if cfg!(feature = "mrtr") {
+                    "inputResponses"
+                } else {
+                    NONE
+                },
+                if cfg!(feature = "mrtr") {
+                    "requestState"
+                } else {
+                    NONE
+                },
                 "_meta",
             ],
         );
@@ -96,9 +113,9 @@ impl<'i> Params<'i> {
                 META_CAPS,
                 META_LOG_LEVEL,
                 "progressToken",
-                "\u{0}",
-                "\u{0}",
-                "\u{0}",
+                NONE,
+                NONE,
+                NONE,
             ],
         );
         Params {
