@@ -3043,6 +3043,18 @@ pub mod session {
     /// Drives a fixed list of messages (corpus seeds, replay) through a fresh session with
     /// default settings and the same checks; deferred calls are completed at the end.
     pub fn check_messages(messages: &[&[u8]]) -> Report {
+        with_runner(65536, |r| {
+            for m in messages {
+                r.send(m, 0);
+            }
+            r.finish();
+            std::mem::take(&mut r.m.report)
+        })
+    }
+
+    /// Runs `f` on a fresh session (default settings, 8 call slots, `out_len` bytes of
+    /// output) wrapped in the checking runner.
+    fn with_runner<R>(out_len: usize, f: impl FnOnce(&mut Runner<'_, '_>) -> R) -> R {
         let info = ServerInfo {
             name: "fuzz-server",
             version: "0.1.0",
@@ -3054,15 +3066,11 @@ pub mod session {
         let mut r = Runner {
             session,
             tools: FuzzTools::default(),
-            out: vec![0u8; 65536],
-            m: Model::new(65536, &config, 8),
+            out: vec![0u8; out_len],
+            m: Model::new(out_len, &config, 8),
             _s: std::marker::PhantomData,
         };
-        for m in messages {
-            r.send(m, 0);
-        }
-        r.finish();
-        std::mem::take(&mut r.m.report)
+        f(&mut r)
     }
 
     /// The model's own accounting: messages it cannot read, overflowed batches and
@@ -3078,25 +3086,6 @@ pub mod session {
         /// A deferred call serde_json cannot read (`1e400`), so its id is unknown to the model.
         const UNREADABLE_CALL: &[u8] = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"slow","arguments":{"x":1e400}}}"#;
         const PING_7: &[u8] = br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#;
-
-        fn with_runner<R>(out_len: usize, f: impl FnOnce(&mut Runner<'_, '_>) -> R) -> R {
-            let info = ServerInfo {
-                name: "fuzz-server",
-                version: "0.1.0",
-                ..Default::default()
-            };
-            let mut storage = SessionStorage::<8>::new();
-            let config = Config::new(mcp_core::SecretKey([0x5a; 16]));
-            let session = Session::new(&info, config, &mut storage);
-            let mut r = Runner {
-                session,
-                tools: FuzzTools::default(),
-                out: vec![0u8; out_len],
-                m: Model::new(out_len, &config, 8),
-                _s: std::marker::PhantomData,
-            };
-            f(&mut r)
-        }
 
         fn panic_message(f: impl FnOnce()) -> String {
             let e = catch_unwind(AssertUnwindSafe(f)).expect_err("the model must catch this");

@@ -89,6 +89,8 @@ pub mod resources;
 pub mod seal;
 pub mod server;
 pub mod session;
+#[cfg(test)]
+mod test_rng;
 pub mod tools;
 pub mod uri_template;
 pub mod version;

@@ -810,6 +810,7 @@ impl<'b> Writer<'b> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::XorShift;
     use std::string::String;
     use std::vec::Vec;
     use std::{format, vec};
@@ -1316,21 +1317,12 @@ mod tests {
 
     // ---- randomised checks -------------------------------------------------------------
 
-    /// xorshift64: deterministic, no dependency.
-    struct Rng(u64);
+    /// The shared test generator, plus picking from alphabets.
+    struct Rng(XorShift);
 
     impl Rng {
-        fn next(&mut self) -> u64 {
-            let mut x = self.0;
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            self.0 = x;
-            x
-        }
-
         fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
+            self.0.below(n)
         }
 
         fn pick<'x>(&mut self, from: &[&'x str]) -> &'x str {
@@ -1394,7 +1386,7 @@ mod tests {
 
     #[test]
     fn matches_agrees_with_exhaustive_backtracking() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = Rng(XorShift(0x9e37_79b9_7f4a_7c15));
         let uri_pieces = &[
             "-", ".", "a", "1", "/", "%41", "%4", "%", "~", "b", "é", ":", "4",
         ];
@@ -1435,7 +1427,7 @@ mod tests {
 
     #[test]
     fn expand_then_match_round_trips() {
-        let mut rng = Rng(0x0123_4567_89ab_cdef);
+        let mut rng = Rng(XorShift(0x0123_4567_89ab_cdef));
         let value_pieces = &[
             "a", "Z", "0", "-", ".", "_", "~", "/", "?", "#", "%", "%41", " ", "é", "{", "}", ":",
             "ab", "1",
@@ -1488,7 +1480,7 @@ mod tests {
 
     #[test]
     fn random_input_never_panics() {
-        let mut rng = Rng(0xdead_beef_cafe_f00d);
+        let mut rng = Rng(XorShift(0xdead_beef_cafe_f00d));
         let alphabet = &[
             "{",
             "}",
