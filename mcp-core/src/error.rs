@@ -48,6 +48,14 @@ pub enum CallError {
     ResultMisused,
     /// The token names a request of another kind (e.g. `complete_read` on a tool call).
     WrongKind,
+    /// A 2026-07-28 call cannot send requests to the client (answer `input_required`).
+    Stateless,
+    /// The client did not declare the capability the request needs.
+    ClientCapability,
+    /// The call's previous request to the client is still unanswered.
+    RequestPending,
+    /// The request params are not a one-line JSON object.
+    InvalidParams,
 }
 
 impl fmt::Display for CallError {
@@ -60,6 +68,16 @@ impl fmt::Display for CallError {
             CallError::ProgressNotIncreasing => f.write_str("progress must increase"),
             CallError::ResultMisused => f.write_str("result builder used out of order"),
             CallError::WrongKind => f.write_str("the call is of another kind"),
+            CallError::Stateless => {
+                f.write_str("2026-07-28 calls cannot send requests (use input_required)")
+            }
+            CallError::ClientCapability => {
+                f.write_str("the client did not declare the capability this request needs")
+            }
+            CallError::RequestPending => {
+                f.write_str("the call's previous request to the client is unanswered")
+            }
+            CallError::InvalidParams => f.write_str("params must be a one-line JSON object"),
         }
     }
 }

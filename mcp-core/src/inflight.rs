@@ -48,6 +48,29 @@ pub(crate) enum CallKind {
     Complete,
 }
 
+/// The state of a call's server-to-client request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OutState {
+    /// None outstanding.
+    Idle,
+    /// Sent; waiting for the client.
+    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
+    Pending,
+    /// The client answered with `result` (span in `out_reply`) in the current message.
+    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
+    Answered,
+    /// The client answered with `error` (span in `out_reply`) in the current message.
+    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
+    Failed,
+    /// The deadline passed: `notifications/cancelled` is owed to the client and the
+    /// timeout to the application.
+    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
+    TimedOut,
+    /// The cancellation was sent; the timeout is owed to the application.
+    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
+    Expired,
+}
+
 /// One call slot. Storage for it is owned by the caller (see
 /// [`SessionStorage`](crate::SessionStorage)).
 #[derive(Clone, Copy, Debug)]
@@ -73,6 +96,18 @@ pub struct CallSlot {
     /// application still has to be told.
     pub(crate) cancelled_generation: Option<u32>,
     pub(crate) cancel_unreported: bool,
+    /// The call's outstanding server-to-client request (legacy era): its id (0: none).
+    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
+    pub(crate) out_id: u32,
+    /// When that request times out (milliseconds, the session clock).
+    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
+    pub(crate) out_deadline: u64,
+    /// What became of it, waiting to be reported.
+    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
+    pub(crate) out_state: OutState,
+    /// Span of the client's response (`result` or `error` value) in the current message.
+    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
+    pub(crate) out_reply: (u32, u32),
     /// Listening slot: the list kinds it opted in to, and those with a change waiting to be
     /// sent (bits of the session's list flags).
     #[cfg_attr(not(feature = "listen"), allow(dead_code))]
@@ -98,6 +133,10 @@ impl CallSlot {
         target_digest: 0,
         cancelled_generation: None,
         cancel_unreported: false,
+        out_id: 0,
+        out_deadline: 0,
+        out_state: OutState::Idle,
+        out_reply: (0, 0),
         listen: 0,
         listen_pending: 0,
     };
@@ -109,8 +148,11 @@ impl CallSlot {
         }
     }
 
-    /// Frees the slot; the next call in it gets a new generation.
+    /// Frees the slot; the next call in it gets a new generation (and any outstanding
+    /// server-to-client request is forgotten: a late response is ignored).
     pub(crate) fn free(&mut self) {
+        self.out_id = 0;
+        self.out_state = OutState::Idle;
         self.state = SlotState::Free;
         self.generation = self.generation.wrapping_add(1);
     }

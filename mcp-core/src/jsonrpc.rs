@@ -121,6 +121,8 @@ pub enum Message<'a> {
     Response {
         /// The id of the request it answers.
         id: RequestId<'a>,
+        /// `result` (a success) or `error` (a failure): exactly one is present.
+        outcome: Result<RawJson<'a>, RawJson<'a>>,
     },
 }
 
@@ -199,7 +201,14 @@ pub fn classify(v: RawJson<'_>) -> Result<Message<'_>, Invalid<'_>> {
                 None => Message::Notification { method, params },
             })
         }
-        (None, Some(id)) if result.is_some() != error.is_some() => Ok(Message::Response { id }),
+        (None, Some(id)) => match (result, error) {
+            (Some(r), None) => Ok(Message::Response { id, outcome: Ok(r) }),
+            (None, Some(e)) => Ok(Message::Response {
+                id,
+                outcome: Err(e),
+            }),
+            _ => Err(fail("message has no \"method\" and is not a response")),
+        },
         (None, _) => Err(fail("message has no \"method\" and is not a response")),
     }
 }

@@ -106,6 +106,8 @@ pub use session::{
     CacheScope, Call, Config, Event, Incoming, Request, Route, ServerInfo, Session, SessionStorage,
     Transmit, MIN_OUTPUT,
 };
+#[cfg(feature = "requests")]
+pub use session::{ClientMethod, ClientOutcome, ClientResponse};
 pub use tools::{
     Annotations, CallRequest, ClientCaps, Content, Dispatch, Icon, ResourceLink, Role, Tool,
     ToolAnnotations, ToolResult, ToolSet,

@@ -346,7 +346,10 @@ impl<'a> Session<'a> {
         }
     }
 
-    fn live_slot(&mut self, token: CallToken) -> Result<Option<&mut CallSlot>, CallError> {
+    pub(super) fn live_slot(
+        &mut self,
+        token: CallToken,
+    ) -> Result<Option<&mut CallSlot>, CallError> {
         let slot = self
             .slots
             .get_mut(usize::from(token.slot))

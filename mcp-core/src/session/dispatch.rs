@@ -123,7 +123,13 @@ impl Session<'_> {
             Ok(Message::Notification { method, params }) => {
                 self.handle_notification(method, params)
             }
-            Ok(Message::Response { .. }) => {} // We send no requests; stray responses are ignored.
+            #[cfg(feature = "requests")]
+            Ok(Message::Response { id, outcome }) => {
+                self.handle_response(id, outcome, text, incoming)
+            }
+            // Without server-to-client requests every response is stray: ignored.
+            #[cfg(not(feature = "requests"))]
+            Ok(Message::Response { .. }) => {}
             Ok(Message::Request { id, method, params }) => {
                 let before = w.checkpoint();
                 let result = self.handle_request(server, id, method, params, text, w, incoming);

@@ -15,6 +15,8 @@ mod lifecycle;
 #[cfg(feature = "listen")]
 mod listen;
 mod lists;
+#[cfg(feature = "requests")]
+mod outgoing;
 #[cfg(feature = "prompts")]
 mod prompts;
 #[cfg(feature = "resources")]
@@ -33,6 +35,8 @@ use crate::version::ProtocolVersion;
 
 pub use crate::server::{CacheScope, ServerInfo};
 pub use calls::{Call, Request};
+#[cfg(feature = "requests")]
+pub use outgoing::{ClientMethod, ClientOutcome, ClientResponse};
 
 use faults::{Detail, Fault};
 
@@ -143,6 +147,9 @@ pub enum Event {
     LogLevel(LogLevel),
     /// The client's roots changed (`notifications/roots/list_changed`, legacy era).
     RootsChanged,
+    /// A call's server-to-client request got no response in time; the client was sent
+    /// `notifications/cancelled` for it.
+    RequestTimedOut(crate::CallToken),
 }
 
 /// The outcome of [`Session::handle_message`]: an optional reply already in the output
@@ -153,6 +160,9 @@ pub struct Incoming<'i> {
     msg: &'i str,
     transmit: Option<Transmit>,
     deferred: usize,
+    /// Client responses waiting to be taken with `next_response`.
+    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
+    responses: usize,
     #[cfg_attr(not(all(feature = "batch", feature = "listen")), allow(dead_code))]
     in_batch: bool,
     /// Inside a batch: bytes needed by a reply that had to drop its id (0: none did).
@@ -247,6 +257,9 @@ pub struct Session<'a> {
     unreported_cancels: usize,
     /// The latest time passed in (milliseconds; see [`Session::handle`]).
     now_ms: u64,
+    /// The id of the next server-to-client request (never 0).
+    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
+    next_out_id: u32,
 }
 
 impl<'a> Session<'a> {
@@ -281,6 +294,7 @@ impl<'a> Session<'a> {
             occupied: 0,
             unreported_cancels: 0,
             now_ms: 0,
+            next_out_id: 1,
         }
     }
 
@@ -347,7 +361,7 @@ impl<'a> Session<'a> {
                 required: MIN_OUTPUT,
             });
         }
-        self.now_ms = self.now_ms.max(now_ms);
+        self.handle_timeout(now_ms);
         self.abandon_fresh();
         let mut w = JsonWriter::new(out);
         let text = core::str::from_utf8(msg).unwrap_or("");
@@ -355,6 +369,7 @@ impl<'a> Session<'a> {
             msg: text,
             transmit: None,
             deferred: 0,
+            responses: 0,
             in_batch: false,
             batch_required: 0,
             subscription: None,
@@ -369,9 +384,13 @@ impl<'a> Session<'a> {
         Ok(incoming)
     }
 
-    /// Advances the session clock (milliseconds; see [`handle`](Self::handle)).
+    /// Advances the session clock (milliseconds; see [`handle`](Self::handle)): requests
+    /// to the client whose deadline passed are cancelled (drain `poll_transmit` and
+    /// `poll_event`).
     pub fn handle_timeout(&mut self, now_ms: u64) {
         self.now_ms = self.now_ms.max(now_ms);
+        #[cfg(feature = "requests")]
+        self.expire(self.now_ms);
     }
 
     /// Handles a line the framer reported as oversized: answers once with -32600 and the
@@ -423,6 +442,10 @@ impl<'a> Session<'a> {
         if core::mem::take(&mut self.roots_event) {
             return Some(Event::RootsChanged);
         }
+        #[cfg(feature = "requests")]
+        if let Some(token) = self.poll_request_timeout() {
+            return Some(Event::RequestTimedOut(token));
+        }
         if self.unreported_cancels == 0 {
             return None;
         }
@@ -464,6 +487,10 @@ impl<'a> Session<'a> {
                 len,
                 route: Route::Session,
             }));
+        }
+        #[cfg(feature = "requests")]
+        if let Some(tx) = self.poll_request_cancel(out)? {
+            return Ok(Some(tx));
         }
         #[cfg(feature = "listen")]
         if let Some(tx) = self.poll_listen(out)? {

@@ -205,6 +205,9 @@ pub struct Pair {
     /// Deferred calls handed out and not yet completed: (token, tool name, args JSON).
     pub calls: Vec<(CallToken, String, Value)>,
     pub events: Vec<Event>,
+    /// Client responses routed to calls (`Incoming::next_response`): call, `Ok(result)` or
+    /// `Err(error code)`.
+    pub responses: Vec<(CallToken, Result<Value, i64>)>,
     /// Request id (raw JSON) → (method, revision) for schema validation of replies.
     requests: HashMap<String, (String, String)>,
 }
@@ -234,6 +237,7 @@ impl Pair {
             out: vec![0; out_len],
             calls: Vec::new(),
             events: Vec::new(),
+            responses: Vec::new(),
             requests: HashMap::new(),
         }
     }
@@ -338,6 +342,15 @@ impl Pair {
             let name = call.name().chars().collect::<String>();
             let args: Value = serde_json::from_str(call.args().as_str()).expect("args JSON");
             self.calls.push((call.token(), name, args));
+        }
+        while let Some(r) = incoming.next_response(&mut self.session) {
+            let outcome = match r.outcome {
+                mcp_core::ClientOutcome::Result(v) => {
+                    Ok(serde_json::from_str(v.as_str()).expect("result JSON"))
+                }
+                mcp_core::ClientOutcome::Error { code, .. } => Err(code),
+            };
+            self.responses.push((r.call, outcome));
         }
         self.drain(&mut frames);
         frames
