@@ -35,8 +35,9 @@ mod server;
 #[cfg(feature = "stdio")]
 mod stdio;
 
+pub use mcp_core::ClientMethod;
 pub use registry::{Annotations, Args, BoxFuture, Content, Handler, ToolDef, ToolOutput, Tools};
-pub use server::{random_key, Context, Info, Limits, Server, ShutdownHandle};
+pub use server::{random_key, Context, Info, Limits, RequestError, Server, ShutdownHandle};
 
 /// Why a server stopped.
 #[derive(Debug, thiserror::Error)]

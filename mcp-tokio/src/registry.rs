@@ -259,13 +259,20 @@ pub enum Handler {
     /// Runs as its own tokio task; calls complete out of order, can report progress and
     /// are aborted on cancellation.
     Async(Arc<AsyncFn>),
+    /// Tries inline first; a [`Dispatch::Defer`] hands the call to the async handler (e.g.
+    /// answer a 2026-07-28 call with `input_required` at once, but await a real request to
+    /// a legacy client).
+    Mixed(Arc<MixedFn>, Arc<AsyncFn>),
 }
+
+type MixedFn = dyn Fn(&CallRequest<'_>, &mut ToolResult<'_, '_>) -> Dispatch + Send + Sync;
 
 impl fmt::Debug for Handler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Handler::Sync(_) => "Handler::Sync",
             Handler::Async(_) => "Handler::Async",
+            Handler::Mixed(..) => "Handler::Mixed",
         })
     }
 }
@@ -284,6 +291,26 @@ impl Handler {
         Fut: Future<Output = ToolOutput> + Send + 'static,
     {
         Handler::Async(Arc::new(move |args, ctx| Box::pin(f(args, ctx))))
+    }
+    /// An inline handler that answers what it can (returning [`Dispatch::Done`]) and hands
+    /// the rest ([`Dispatch::Defer`], nothing written) to an async handler.
+    pub fn mixed<S, F, Fut>(inline: S, f: F) -> Self
+    where
+        S: Fn(&CallRequest<'_>, &mut ToolResult<'_, '_>) -> Dispatch + Send + Sync + 'static,
+        F: Fn(Args, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ToolOutput> + Send + 'static,
+    {
+        Handler::Mixed(
+            Arc::new(inline),
+            Arc::new(move |args, ctx| Box::pin(f(args, ctx))),
+        )
+    }
+    /// The async part, if any.
+    pub(crate) fn async_part(&self) -> Option<&Arc<AsyncFn>> {
+        match self {
+            Handler::Async(f) | Handler::Mixed(_, f) => Some(f),
+            Handler::Sync(_) => None,
+        }
     }
 }
 
@@ -396,6 +423,15 @@ impl ToolSet for Snapshot {
                     result.fail(format_args!("tool {} panicked", request.name()));
                 }
                 Dispatch::Done
+            }
+            Some(Handler::Mixed(f, _)) => {
+                match std::panic::catch_unwind(AssertUnwindSafe(|| f(request, result))) {
+                    Ok(dispatch) => dispatch,
+                    Err(_) => {
+                        result.fail(format_args!("tool {} panicked", request.name()));
+                        Dispatch::Done
+                    }
+                }
             }
             _ => Dispatch::Defer,
         }

@@ -8,11 +8,11 @@ use futures::FutureExt;
 use mcp_core::framing::{Frame, LineFramer};
 use mcp_core::inflight::CallSlot;
 use mcp_core::{
-    CallError, CallToken, Config, Event, ListKind, LogLevel, SecretKey, ServerHandler, ServerInfo,
-    Session, ToolSet, Transmit,
+    CallError, CallToken, ClientMethod, ClientOutcome, Config, Event, ListKind, LogLevel,
+    SecretKey, ServerHandler, ServerInfo, Session, ToolSet, Transmit,
 };
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{mpsc, watch, Semaphore};
+use tokio::sync::{mpsc, oneshot, watch, Semaphore};
 use tokio::task::AbortHandle;
 
 use crate::registry::{Args, Handler, Snapshot, ToolOutput, Tools};
@@ -51,6 +51,9 @@ pub struct Limits {
     /// After the peer closes its side (EOF), how long calls still running may take to
     /// finish and be answered before the connection closes.
     pub drain_timeout: std::time::Duration,
+    /// How long a request to the client ([`Context::request`]) may stay unanswered before
+    /// it is cancelled and fails with [`RequestError::TimedOut`].
+    pub request_timeout: std::time::Duration,
 }
 
 impl Default for Limits {
@@ -62,6 +65,7 @@ impl Default for Limits {
             max_response: 64 << 20,
             max_connections: 1024,
             drain_timeout: std::time::Duration::from_secs(1),
+            request_timeout: std::time::Duration::from_secs(60),
         }
     }
 }
@@ -344,6 +348,37 @@ enum Command {
         logger: Option<String>,
         data: String,
     },
+    Request {
+        token: CallToken,
+        method: ClientMethod,
+        params: String,
+        reply: oneshot::Sender<Result<serde_json::Value, RequestError>>,
+    },
+}
+
+/// Why a request to the client ([`Context::request`]) produced no result.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequestError {
+    /// The session cannot send it: a 2026-07-28 call (answer `input_required` instead), a
+    /// capability the client did not declare, or a request already outstanding.
+    #[error("request not sent: {0}")]
+    Refused(CallError),
+    /// The client answered with an error.
+    #[error("the client answered with error {code}: {message}")]
+    Client {
+        /// The error code.
+        code: i64,
+        /// The error message.
+        message: String,
+    },
+    /// No answer within [`Limits::request_timeout`]; the client was sent
+    /// `notifications/cancelled`.
+    #[error("the client did not answer in time")]
+    TimedOut,
+    /// The call was cancelled or the connection closed.
+    #[error("the call ended before the client answered")]
+    Closed,
 }
 
 /// Given to async tool handlers: progress, logging and cancellation for one call.
@@ -401,6 +436,26 @@ impl Context {
     pub fn is_cancelled(&self) -> bool {
         *self.cancelled.borrow()
     }
+    /// Sends a request to the client of a legacy session (`sampling/createMessage`,
+    /// `elicitation/create`, `roots/list`) on behalf of this call and waits for its
+    /// result. `params` is the request's params object.
+    pub async fn request(
+        &self,
+        method: ClientMethod,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, RequestError> {
+        let (reply, answer) = oneshot::channel();
+        let cmd = Command::Request {
+            token: self.token,
+            method,
+            params: params.to_string(),
+            reply,
+        };
+        if self.tx.send(cmd).await.is_err() {
+            return Err(RequestError::Closed);
+        }
+        answer.await.unwrap_or(Err(RequestError::Closed))
+    }
 }
 
 struct Running {
@@ -417,6 +472,8 @@ struct Connection<'s, W> {
     out: Vec<u8>,
     snapshot: Snapshot,
     running: HashMap<CallToken, Running>,
+    /// Calls waiting for the client's answer to their request.
+    waiting: HashMap<CallToken, oneshot::Sender<Result<serde_json::Value, RequestError>>>,
     tx: mpsc::Sender<Command>,
 }
 
@@ -443,6 +500,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             out: vec![0; shared.limits.initial_response.max(mcp_core::MIN_OUTPUT)],
             snapshot: shared.tools.snapshot(),
             running: HashMap::new(),
+            waiting: HashMap::new(),
             tx,
         };
         let mut chunk = vec![0u8; 64 << 10];
@@ -482,6 +540,13 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                     conn.drain(&mut session)?;
                 }
                 _ = tokio::time::sleep_until(deadline), if draining.is_some() => break Ok(()),
+                // The earliest deadline of a request to the client (session clock: UNIX ms).
+                _ = tokio::time::sleep(std::time::Duration::from_millis(
+                        session.poll_timeout().unwrap_or(0).saturating_sub(now_ms()))),
+                    if session.poll_timeout().is_some() => {
+                    session.handle_timeout(now_ms());
+                    conn.drain(&mut session)?;
+                }
                 read = reader.read(&mut chunk), if draining.is_none() => {
                     let n = match read {
                         Ok(0) => {
@@ -562,7 +627,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                 .snapshot
                 .entry(tool.tool_index())
                 .map(|e| e.handler.clone());
-            let Some(Handler::Async(handler)) = handler else {
+            let Some(handler) = handler.as_ref().and_then(Handler::async_part).cloned() else {
                 // Sync tools are answered inside handle_message; this cannot happen, but
                 // answer rather than leak the call.
                 let tx = session.fail(
@@ -612,14 +677,52 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                 },
             );
         }
+        while let Some(response) = incoming.next_response(session) {
+            let Some(reply) = self.waiting.remove(&response.call) else {
+                continue;
+            };
+            let answer = match response.outcome {
+                ClientOutcome::Result(v) => {
+                    serde_json::from_str(v.as_str()).map_err(|_| RequestError::Closed)
+                }
+                ClientOutcome::Error { code, message } => Err(RequestError::Client {
+                    code,
+                    message: message.to_string(),
+                }),
+            };
+            let _ = reply.send(answer);
+        }
         self.drain(session)
     }
 
     /// Applies a message from a tool task.
     fn command(&mut self, session: &mut Session<'_>, cmd: Command) -> Result<(), Error> {
         match cmd {
+            Command::Request {
+                token,
+                method,
+                params,
+                reply,
+            } => {
+                let timeout = self.shared.limits.request_timeout.as_millis();
+                let timeout = u64::try_from(timeout).unwrap_or(u64::MAX);
+                session.handle_timeout(now_ms());
+                match session.request(token, method, &params, timeout, &mut self.out) {
+                    Ok(Some(tx)) => {
+                        self.send(tx)?;
+                        self.waiting.insert(token, reply);
+                    }
+                    Ok(None) => {
+                        let _ = reply.send(Err(RequestError::Closed));
+                    }
+                    Err(e) => {
+                        let _ = reply.send(Err(RequestError::Refused(e)));
+                    }
+                }
+            }
             Command::Done(token, output) => {
                 self.running.remove(&token);
+                self.waiting.remove(&token);
                 loop {
                     match session.complete(token, &mut self.out, |r| output.write(r)) {
                         Ok(Some(tx)) => self.send(tx)?,
@@ -696,7 +799,13 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         }
         while let Some(event) = session.poll_event() {
             match event {
+                Event::RequestTimedOut(token) => {
+                    if let Some(reply) = self.waiting.remove(&token) {
+                        let _ = reply.send(Err(RequestError::TimedOut));
+                    }
+                }
                 Event::Cancelled(token) => {
+                    self.waiting.remove(&token);
                     if let Some(r) = self.running.remove(&token) {
                         let _ = r.cancel.send(true);
                         r.abort.abort();
