@@ -49,25 +49,21 @@ pub(crate) enum CallKind {
 }
 
 /// The state of a call's server-to-client request.
+#[cfg(feature = "requests")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum OutState {
     /// None outstanding.
     Idle,
     /// Sent; waiting for the client.
-    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
     Pending,
     /// The client answered with `result` (span in `out_reply`) in the current message.
-    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
     Answered,
     /// The client answered with `error` (span in `out_reply`) in the current message.
-    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
     Failed,
     /// The deadline passed: `notifications/cancelled` is owed to the client and the
     /// timeout to the application.
-    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
     TimedOut,
     /// The cancellation was sent; the timeout is owed to the application.
-    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
     Expired,
 }
 
@@ -97,16 +93,16 @@ pub struct CallSlot {
     pub(crate) cancelled_generation: Option<u32>,
     pub(crate) cancel_unreported: bool,
     /// The call's outstanding server-to-client request (legacy era): its id (0: none).
-    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
+    #[cfg(feature = "requests")]
     pub(crate) out_id: u32,
     /// When that request times out (milliseconds, the session clock).
-    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
+    #[cfg(feature = "requests")]
     pub(crate) out_deadline: u64,
     /// What became of it, waiting to be reported.
-    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
+    #[cfg(feature = "requests")]
     pub(crate) out_state: OutState,
     /// Span of the client's response (`result` or `error` value) in the current message.
-    #[cfg_attr(not(feature = "requests"), allow(dead_code))]
+    #[cfg(feature = "requests")]
     pub(crate) out_reply: (u32, u32),
     /// Listening slot: the list kinds it opted in to, and those with a change waiting to be
     /// sent (bits of the session's list flags).
@@ -133,9 +129,13 @@ impl CallSlot {
         target_digest: 0,
         cancelled_generation: None,
         cancel_unreported: false,
+        #[cfg(feature = "requests")]
         out_id: 0,
+        #[cfg(feature = "requests")]
         out_deadline: 0,
+        #[cfg(feature = "requests")]
         out_state: OutState::Idle,
+        #[cfg(feature = "requests")]
         out_reply: (0, 0),
         listen: 0,
         listen_pending: 0,
@@ -151,8 +151,11 @@ impl CallSlot {
     /// Frees the slot; the next call in it gets a new generation (and any outstanding
     /// server-to-client request is forgotten: a late response is ignored).
     pub(crate) fn free(&mut self) {
-        self.out_id = 0;
-        self.out_state = OutState::Idle;
+        #[cfg(feature = "requests")]
+        {
+            self.out_id = 0;
+            self.out_state = OutState::Idle;
+        }
         self.state = SlotState::Free;
         self.generation = self.generation.wrapping_add(1);
     }
