@@ -103,9 +103,9 @@ py_suite() { # $1 = file in interop/py
 }
 
 ts_suite client.mjs
+ts_suite everything.mjs
 py_suite test_client.py
-# everything.mjs and test_everything.py judge the `everything` fixture server (issue #8),
-# which is not built yet: they join this list when it is.
+py_suite test_everything.py
 
 # Every suite's summary again, then one plain closing line over all of them.
 count() { grep -Eo "$1" "$2" | tail -1 | grep -Eo '[0-9]+' || echo 0; }

@@ -651,7 +651,11 @@ async def test_connect(conn: Conn) -> None:
     caps = c.server_capabilities
     assert caps.tools is not None and caps.tools.list_changed is True
     assert caps.prompts is not None and caps.prompts.list_changed is True
-    assert caps.resources is not None and caps.resources.subscribe is True and caps.resources.list_changed is True
+    assert caps.resources is not None and caps.resources.list_changed is True
+    # resources/subscribe is a handshake-era method; 2026-07-28 moves resource subscriptions
+    # into subscriptions/listen, which this server does not honour yet (README limits), so
+    # it does not claim them there.
+    assert caps.resources.subscribe is (None if conn.modern else True)
     assert caps.completions is not None
     assert caps.logging is not None
 
@@ -1537,11 +1541,12 @@ async def test_listen_filters(modern: Conn) -> None:
 
 
 async def test_listen_resources(modern: Conn) -> None:
-    """Resource subscriptions move into subscriptions/listen; known URIs are honoured."""
+    """Resource list changes can be listened to; resource subscriptions are not honoured (the
+    server does not declare resources.subscribe in this era), so the ack leaves them out."""
     c = modern.client
     async with c.listen(resources_list_changed=True, resource_subscriptions=["test://watched-resource"]) as sub:
         assert sub.honored.resources_list_changed is True
-        assert sub.honored.resource_subscriptions == ["test://watched-resource"]
+        assert sub.honored.resource_subscriptions is None
         assert text_of(await c.call_tool("test_simple_text")) == "This is a simple text response for testing."
 
 

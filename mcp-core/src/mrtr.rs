@@ -98,14 +98,12 @@ impl InputRequests<'_, '_> {
         self
     }
 
-    /// A form-mode `elicitation/create`: `message` for the user, `requested_schema` (raw JSON,
+    /// A form-mode `elicitation/create` (`mode` left out: form is the default): `message` for the user, `requested_schema` (raw JSON,
     /// a flat object schema of primitive properties, on one line).
     pub fn elicit(&mut self, key: &str, message: &str, requested_schema: &str) -> &mut Self {
         self.invalid |= crate::json::check_embedded(requested_schema, true).is_err();
         self.entry(key, ClientCaps::ELICITATION, "elicitation/create", &|w| {
             w.begin_object();
-            w.key("mode");
-            w.string("form");
             w.key("message");
             w.string(message);
             w.key("requestedSchema");

@@ -7,7 +7,7 @@
 use crate::content::{write_content, write_icons, Annotations, Content, Icon, Role};
 use crate::json::{Checkpoint, JsonStr, JsonWriter, RawJson};
 use crate::server::{Envelope, ResultType};
-use crate::tools::{DefinitionError, Dispatch};
+use crate::tools::{ClientCaps, DefinitionError, Dispatch};
 use crate::version::ProtocolVersion;
 
 /// One declared argument of a prompt.
@@ -59,6 +59,10 @@ pub struct Prompt<'a> {
     pub icons: &'a [Icon<'a>],
     /// `_meta` object (2025-06-18+), raw JSON.
     pub meta: Option<&'a str>,
+    /// Client capabilities rendering needs (e.g. elicitation for a prompt that asks the
+    /// user): a request without them is refused before the prompt runs (-32021 in
+    /// 2026-07-28, -32602 before), as for [`Tool::requires`](crate::Tool::requires).
+    pub requires: ClientCaps,
 }
 
 impl<'a> Prompt<'a> {
@@ -71,6 +75,7 @@ impl<'a> Prompt<'a> {
             arguments: &[],
             icons: &[],
             meta: None,
+            requires: ClientCaps::NONE,
         }
     }
     /// Checks the name and `_meta`.
@@ -172,6 +177,7 @@ pub struct GetPromptRequest<'i> {
     pub(crate) name: JsonStr<'i>,
     pub(crate) arguments: RawJson<'i>,
     pub(crate) version: ProtocolVersion,
+    pub(crate) caps: ClientCaps,
     #[cfg(feature = "mrtr")]
     pub(crate) input: crate::mrtr::InputContext<'i>,
 }
@@ -196,6 +202,10 @@ impl<'i> GetPromptRequest<'i> {
     /// The protocol revision the request is served under.
     pub fn version(&self) -> ProtocolVersion {
         self.version
+    }
+    /// The client capabilities in force for this request.
+    pub fn client_caps(&self) -> ClientCaps {
+        self.caps
     }
     /// The `inputResponses` and verified `requestState` of a 2026-07-28 retry.
     #[cfg(feature = "mrtr")]

@@ -26,8 +26,9 @@ pub struct ToolAnnotations<'a> {
     pub open_world_hint: Option<bool>,
 }
 
-/// Client capabilities a tool needs; calling it without them is refused
-/// (-32021 in 2026-07-28, -32602 before).
+/// Client capabilities a tool needs. Calling it without them is refused with -32021 in
+/// 2026-07-28; before that revision the call gets an `isError` result naming what is
+/// missing (the tool does not run).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ClientCaps(pub u8);
 
@@ -53,6 +54,13 @@ impl ClientCaps {
     /// Whether every capability in `other` is in `self`.
     pub const fn contains(self, other: ClientCaps) -> bool {
         self.0 & other.0 == other.0
+    }
+    /// The names of these capabilities (`"sampling"`, ...), in a fixed order.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        Self::NAMES
+            .into_iter()
+            .filter(move |(c, _)| self.contains(*c))
+            .map(|(_, n)| n)
     }
     /// Reads the known capability keys of a `ClientCapabilities` object.
     pub fn from_json(v: Option<RawJson<'_>>) -> ClientCaps {
@@ -256,6 +264,7 @@ pub struct CallRequest<'i> {
     pub(crate) args: RawJson<'i>,
     pub(crate) version: ProtocolVersion,
     pub(crate) has_progress: bool,
+    pub(crate) caps: ClientCaps,
     #[cfg(feature = "mrtr")]
     pub(crate) input: crate::mrtr::InputContext<'i>,
 }
@@ -280,6 +289,11 @@ impl<'i> CallRequest<'i> {
     /// Whether the client asked for progress (`_meta.progressToken`).
     pub fn wants_progress(&self) -> bool {
         self.has_progress
+    }
+    /// The client capabilities in force for this request (declared at `initialize`, or in
+    /// this request's `_meta` in 2026-07-28).
+    pub fn client_caps(&self) -> ClientCaps {
+        self.caps
     }
     /// The `inputResponses` and verified `requestState` of a 2026-07-28 retry.
     #[cfg(feature = "mrtr")]

@@ -611,16 +611,20 @@ fn missing_client_capability() {
     );
     assert!(p.send(&with_caps).is_empty());
     assert_eq!(p.calls.len(), 1);
-    // Legacy: the capability comes from initialize.
+    // Legacy: the capability comes from initialize, and its absence is a tool error (there
+    // is no error code for it before 2026-07-28); the tool does not run.
     let mut legacy = Pair::initialized("2025-11-25");
+    let r = legacy.ask(&request(
+        json!(1),
+        "tools/call",
+        json!({"name": "needs_sampling"}),
+    ));
+    assert_eq!(r["result"]["isError"], true, "{r}");
     assert_eq!(
-        error_code(&legacy.ask(&request(
-            json!(1),
-            "tools/call",
-            json!({"name": "needs_sampling"})
-        ))),
-        -32602
+        r["result"]["content"][0]["text"],
+        "This tool needs the client capability sampling, which the client did not declare"
     );
+    assert!(legacy.calls.is_empty());
 }
 
 #[test]

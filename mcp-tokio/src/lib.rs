@@ -30,12 +30,14 @@
 
 #[cfg(feature = "client")]
 pub mod client;
+mod prompts;
 mod registry;
 mod server;
 #[cfg(feature = "stdio")]
 mod stdio;
 
 pub use mcp_core::ClientMethod;
+pub use prompts::{ErrorReply, PromptFuture, PromptOutput, PromptRequest};
 pub use registry::{Annotations, Args, BoxFuture, Content, Handler, ToolDef, ToolOutput, Tools};
 pub use server::{random_key, Context, Info, Limits, RequestError, Server, ShutdownHandle};
 

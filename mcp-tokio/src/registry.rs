@@ -185,6 +185,27 @@ pub enum Content {
     },
 }
 
+impl Content {
+    /// The core's borrowed view of this block.
+    pub fn as_core(&self) -> mcp_core::content::Content<'_> {
+        use mcp_core::content::Content as C;
+        match self {
+            Content::Text(t) => C::Text(t),
+            Content::Image { data, mime_type } => C::Image { data, mime_type },
+            Content::Audio { data, mime_type } => C::Audio { data, mime_type },
+            Content::Resource {
+                uri,
+                mime_type,
+                text,
+            } => C::EmbeddedText {
+                uri,
+                mime_type: mime_type.as_deref(),
+                text,
+            },
+        }
+    }
+}
+
 /// The owned result of an async tool.
 #[derive(Clone, Debug, Default)]
 pub struct ToolOutput {
@@ -229,16 +250,7 @@ impl ToolOutput {
             r.error();
         }
         for c in &self.content {
-            match c {
-                Content::Text(t) => r.text(t),
-                Content::Image { data, mime_type } => r.image(data, mime_type),
-                Content::Audio { data, mime_type } => r.audio(data, mime_type),
-                Content::Resource {
-                    uri,
-                    mime_type,
-                    text,
-                } => r.embedded_text(uri, mime_type.as_deref(), text),
-            };
+            r.push(&c.as_core(), None, None);
         }
         if let Some(v) = &self.structured {
             r.structured_raw(&v.to_string());
@@ -375,6 +387,13 @@ impl Tools {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Announces a change of the tool list without changing it (for tools whose
+    /// definitions depend on state the registry does not see): connected sessions mark
+    /// their cursors stale and notify their clients, as after [`add`](Self::add).
+    pub fn notify_changed(&self) {
+        self.version.send_modify(|v| *v += 1);
     }
 
     fn modify(&self, f: impl FnOnce(&mut Vec<Arc<Entry>>)) {

@@ -7,15 +7,18 @@ use std::sync::Arc;
 use futures::FutureExt;
 use mcp_core::framing::{Frame, LineFramer};
 use mcp_core::inflight::CallSlot;
+use mcp_core::session::Request;
+use mcp_core::tools::ClientCaps;
 use mcp_core::{
     CallError, CallToken, ClientMethod, ClientOutcome, Config, Event, ListKind, LogLevel,
-    SecretKey, ServerHandler, ServerInfo, Session, ToolSet, Transmit,
+    ProtocolVersion, SecretKey, ServerHandler, ServerInfo, Session, ToolSet, Transmit,
 };
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch, Semaphore};
 use tokio::task::AbortHandle;
 
-use crate::registry::{Args, Handler, Snapshot, ToolOutput, Tools};
+use crate::prompts::{ErrorReply, PromptFn, PromptOutput, PromptRequest};
+use crate::registry::{Args, Snapshot, ToolOutput, Tools};
 use crate::Error;
 
 /// Owned server identity (see [`mcp_core::ServerInfo`]).
@@ -87,6 +90,8 @@ struct Shared {
     limits: Limits,
     tools: Tools,
     provider: Option<Provider>,
+    /// Renders the `prompts/get` requests the provider defers.
+    async_prompts: Option<PromptFn>,
     /// Change counters of the prompt, resource and template lists (tool changes go through
     /// the registry): connections announce each advance.
     lists: watch::Sender<[u64; 3]>,
@@ -161,6 +166,23 @@ impl Server {
         self
     }
 
+    /// Renders the `prompts/get` requests that the provider's prompt set defers (its
+    /// `get_prompt` returns `Dispatch::Defer`) as tokio tasks: `f` gets the request and a
+    /// [`Context`] (e.g. to ask a legacy client for input with [`Context::request`]).
+    /// Call before cloning the server.
+    pub fn async_prompts<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(PromptRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<PromptOutput, ErrorReply>> + Send + 'static,
+    {
+        if let Some(shared) = Arc::get_mut(&mut self.inner) {
+            shared.async_prompts = Some(Arc::new(move |r, c| Box::pin(f(r, c))));
+        } else {
+            tracing::error!("Server::async_prompts called after the server was cloned; ignored");
+        }
+        self
+    }
+
     /// Announces that a prompt, resource or template list changed: every connected
     /// session marks its cursors stale and notifies its client (legacy sessions, and
     /// 2026-07-28 listen streams that opted in). Tool changes are announced by the
@@ -185,6 +207,7 @@ impl Server {
                 limits,
                 tools,
                 provider: None,
+                async_prompts: None,
                 lists,
                 shutdown,
             }),
@@ -336,6 +359,7 @@ impl ShutdownHandle {
 /// What tool tasks send back to their connection's drive loop.
 enum Command {
     Done(CallToken, ToolOutput),
+    PromptDone(CallToken, Result<PromptOutput, ErrorReply>),
     Progress {
         token: CallToken,
         progress: f64,
@@ -386,6 +410,8 @@ pub enum RequestError {
 pub struct Context {
     token: CallToken,
     wants_progress: bool,
+    caps: ClientCaps,
+    version: ProtocolVersion,
     tx: mpsc::Sender<Command>,
     cancelled: watch::Receiver<bool>,
 }
@@ -397,6 +423,15 @@ impl std::fmt::Debug for Command {
 }
 
 impl Context {
+    /// The client capabilities in force for this call (declared at `initialize`, or in the
+    /// request's `_meta` in 2026-07-28).
+    pub fn client_caps(&self) -> ClientCaps {
+        self.caps
+    }
+    /// The protocol revision this call is served under.
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
+    }
     /// Whether the client asked for progress on this call.
     pub fn wants_progress(&self) -> bool {
         self.wants_progress
@@ -518,26 +553,22 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                 // (mapped to `()` so the watch guard is not held across the awaits below)
                 () = async { let _ = stop.wait_for(|s| *s).await; } => break Ok(()),
                 Some(cmd) = rx.recv() => {
+                    // A list a task changed is announced before that task's answer.
+                    if versions.has_changed().unwrap_or(false) {
+                        versions.borrow_and_update();
+                        conn.tools_changed(&mut session)?;
+                    }
+                    if lists.has_changed().unwrap_or(false) {
+                        conn.lists_changed(&mut session, &mut lists, &mut seen_lists)?;
+                    }
                     conn.command(&mut session, cmd)?;
                     while let Ok(cmd) = rx.try_recv() {
                         conn.command(&mut session, cmd)?;
                     }
                 }
-                Ok(()) = versions.changed() => {
-                    conn.snapshot = shared.tools.snapshot();
-                    session.tools_changed();
-                    conn.drain(&mut session)?;
-                }
+                Ok(()) = versions.changed() => conn.tools_changed(&mut session)?,
                 Ok(()) = lists.changed() => {
-                    let now = *lists.borrow_and_update();
-                    let kinds = [ListKind::Prompts, ListKind::Resources, ListKind::ResourceTemplates];
-                    for ((kind, new), old) in kinds.into_iter().zip(now).zip(seen_lists) {
-                        if new != old {
-                            session.list_changed(kind);
-                        }
-                    }
-                    seen_lists = now;
-                    conn.drain(&mut session)?;
+                    conn.lists_changed(&mut session, &mut lists, &mut seen_lists)?;
                 }
                 _ = tokio::time::sleep_until(deadline), if draining.is_some() => break Ok(()),
                 // The earliest deadline of a request to the client (session clock: UNIX ms).
@@ -610,72 +641,81 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         }
         while let Some(call) = incoming.next_call(session) {
             let token = call.token();
-            let Some(tool) = call.tool().copied() else {
-                // Resources, prompts and completion are answered inline by the provider.
-                let tx = session.fail(
-                    token,
-                    mcp_core::jsonrpc::code::INTERNAL_ERROR,
-                    "deferred answers are only supported for tools",
-                    &mut self.out,
-                );
-                if let Ok(Some(tx)) = tx {
-                    self.send(tx)?;
+            match call.request {
+                Request::Tool(tool) => {
+                    let handler = self
+                        .snapshot
+                        .entry(tool.tool_index())
+                        .and_then(|e| e.handler.async_part().cloned());
+                    let Some(handler) = handler else {
+                        // Sync tools are answered inside `handle`; this cannot happen, but
+                        // answer rather than leak the call.
+                        self.refuse(session, token, "tool has no async handler")?;
+                        continue;
+                    };
+                    let ctx = self.context(
+                        token,
+                        tool.wants_progress(),
+                        tool.client_caps(),
+                        tool.version(),
+                    );
+                    let args = Args::new(tool.args().as_str().to_owned());
+                    let name = tool.name().to_string();
+                    self.spawn(token, ctx.1, async move {
+                        let output = match std::panic::AssertUnwindSafe(handler(args, ctx.0))
+                            .catch_unwind()
+                            .await
+                        {
+                            Ok(output) => output,
+                            Err(panic) => {
+                                let msg = panic_message(&*panic);
+                                tracing::error!(tool = %name, "tool panicked: {msg}");
+                                ToolOutput::error(format!("tool {name} panicked: {msg}"))
+                            }
+                        };
+                        Command::Done(token, output)
+                    });
                 }
-                continue;
-            };
-            let handler = self
-                .snapshot
-                .entry(tool.tool_index())
-                .map(|e| e.handler.clone());
-            let Some(handler) = handler.as_ref().and_then(Handler::async_part).cloned() else {
-                // Sync tools are answered inside handle_message; this cannot happen, but
-                // answer rather than leak the call.
-                let tx = session.fail(
-                    token,
-                    mcp_core::jsonrpc::code::INTERNAL_ERROR,
-                    "tool has no async handler",
-                    &mut self.out,
-                );
-                if let Ok(Some(tx)) = tx {
-                    self.send(tx)?;
+                #[allow(unreachable_patterns)]
+                Request::Prompt(prompt) => {
+                    let Some(handler) = self.shared.async_prompts.clone() else {
+                        self.refuse(session, token, "prompt has no async handler")?;
+                        continue;
+                    };
+                    let ctx = self.context(token, false, prompt.client_caps(), prompt.version());
+                    let request = PromptRequest {
+                        name: prompt.name().to_string(),
+                        arguments: serde_json::from_str(prompt.arguments().as_str())
+                            .unwrap_or_default(),
+                    };
+                    self.spawn(token, ctx.1, async move {
+                        let name = request.name.clone();
+                        let output = match std::panic::AssertUnwindSafe(handler(request, ctx.0))
+                            .catch_unwind()
+                            .await
+                        {
+                            Ok(output) => output,
+                            Err(panic) => {
+                                let msg = panic_message(&*panic);
+                                tracing::error!(prompt = %name, "prompt panicked: {msg}");
+                                Err(ErrorReply::new(
+                                    mcp_core::jsonrpc::code::INTERNAL_ERROR,
+                                    format!("prompt {name} panicked"),
+                                ))
+                            }
+                        };
+                        Command::PromptDone(token, output)
+                    });
                 }
-                continue;
-            };
-            let (cancel, cancelled) = watch::channel(false);
-            let ctx = Context {
-                token,
-                wants_progress: tool.wants_progress(),
-                tx: self.tx.clone(),
-                cancelled,
-            };
-            let args = Args::new(call.args().as_str().to_owned());
-            let name = call.name().to_string();
-            let done = self.tx.clone();
-            let task = tokio::spawn(async move {
-                let output = match std::panic::AssertUnwindSafe(handler(args, ctx))
-                    .catch_unwind()
-                    .await
-                {
-                    Ok(output) => output,
-                    Err(panic) => {
-                        let msg = panic
-                            .downcast_ref::<&str>()
-                            .map(|s| s.to_string())
-                            .or_else(|| panic.downcast_ref::<String>().cloned())
-                            .unwrap_or_default();
-                        tracing::error!(tool = %name, "tool panicked: {msg}");
-                        ToolOutput::error(format!("tool {name} panicked: {msg}"))
-                    }
-                };
-                let _ = done.send(Command::Done(token, output)).await;
-            });
-            self.running.insert(
-                token,
-                Running {
-                    abort: task.abort_handle(),
-                    cancel,
-                },
-            );
+                _ => {
+                    // Resources and completion are answered inline by the provider.
+                    self.refuse(
+                        session,
+                        token,
+                        "deferred answers are not supported for this method",
+                    )?;
+                }
+            }
         }
         while let Some(response) = incoming.next_response(session) {
             let Some(reply) = self.waiting.remove(&response.call) else {
@@ -693,6 +733,122 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             let _ = reply.send(answer);
         }
         self.drain(session)
+    }
+
+    /// The tool registry changed: take a new snapshot and announce it.
+    fn tools_changed(&mut self, session: &mut Session<'_>) -> Result<(), Error> {
+        self.snapshot = self.shared.tools.snapshot();
+        session.tools_changed();
+        self.drain(session)
+    }
+
+    /// The server announced prompt, resource or template list changes since `seen`.
+    fn lists_changed(
+        &mut self,
+        session: &mut Session<'_>,
+        lists: &mut watch::Receiver<[u64; 3]>,
+        seen: &mut [u64; 3],
+    ) -> Result<(), Error> {
+        let now = *lists.borrow_and_update();
+        let kinds = [
+            ListKind::Prompts,
+            ListKind::Resources,
+            ListKind::ResourceTemplates,
+        ];
+        for ((kind, new), old) in kinds.into_iter().zip(now).zip(*seen) {
+            if new != old {
+                session.list_changed(kind);
+            }
+        }
+        *seen = now;
+        self.drain(session)
+    }
+
+    /// A context for a call's task, and the sender that cancels it.
+    fn context(
+        &self,
+        token: CallToken,
+        wants_progress: bool,
+        caps: ClientCaps,
+        version: ProtocolVersion,
+    ) -> (Context, watch::Sender<bool>) {
+        let (cancel, cancelled) = watch::channel(false);
+        let ctx = Context {
+            token,
+            wants_progress,
+            caps,
+            version,
+            tx: self.tx.clone(),
+            cancelled,
+        };
+        (ctx, cancel)
+    }
+
+    /// Runs a call's task; its last command (the answer) goes back to this loop.
+    fn spawn(
+        &mut self,
+        token: CallToken,
+        cancel: watch::Sender<bool>,
+        task: impl std::future::Future<Output = Command> + Send + 'static,
+    ) {
+        let done = self.tx.clone();
+        let task = tokio::spawn(async move {
+            let _ = done.send(task.await).await;
+        });
+        self.running.insert(
+            token,
+            Running {
+                abort: task.abort_handle(),
+                cancel,
+            },
+        );
+    }
+
+    /// Answers a deferred request that nothing here can run with an internal error.
+    fn refuse(
+        &mut self,
+        session: &mut Session<'_>,
+        token: CallToken,
+        why: &str,
+    ) -> Result<(), Error> {
+        let code = mcp_core::jsonrpc::code::INTERNAL_ERROR;
+        if let Ok(Some(tx)) = session.fail(token, code, why, &mut self.out) {
+            self.send(tx)?;
+        }
+        Ok(())
+    }
+
+    /// Completes a call with `answer`, growing the output buffer up to
+    /// [`Limits::max_response`] when the result needs it.
+    fn finish(
+        &mut self,
+        session: &mut Session<'_>,
+        token: CallToken,
+        mut answer: impl FnMut(&mut Session<'_>, &mut [u8]) -> Result<Option<Transmit>, CallError>,
+    ) -> Result<(), Error> {
+        self.running.remove(&token);
+        self.waiting.remove(&token);
+        loop {
+            let why = match answer(session, &mut self.out) {
+                Ok(Some(tx)) => return self.send(tx),
+                Ok(None) => return Ok(()),
+                Err(CallError::BufferTooSmall { required })
+                    if required <= self.shared.limits.max_response =>
+                {
+                    self.out.resize(required, 0);
+                    continue;
+                }
+                Err(CallError::BufferTooSmall { required }) => format!(
+                    "result of {required} bytes exceeds the limit of {} bytes",
+                    self.shared.limits.max_response
+                ),
+                Err(e) => {
+                    tracing::warn!(error = %e, "completing a call failed");
+                    "invalid result".to_owned()
+                }
+            };
+            return self.refuse(session, token, &why);
+        }
     }
 
     /// Applies a message from a tool task.
@@ -721,46 +877,19 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                 }
             }
             Command::Done(token, output) => {
-                self.running.remove(&token);
-                self.waiting.remove(&token);
-                loop {
-                    match session.complete(token, &mut self.out, |r| output.write(r)) {
-                        Ok(Some(tx)) => self.send(tx)?,
-                        Ok(None) => {}
-                        Err(CallError::BufferTooSmall { required })
-                            if required <= self.shared.limits.max_response =>
-                        {
-                            self.out.resize(required, 0);
-                            continue;
-                        }
-                        Err(CallError::BufferTooSmall { required }) => {
-                            let msg = format!(
-                                "result of {required} bytes exceeds the limit of {} bytes",
-                                self.shared.limits.max_response
-                            );
-                            if let Ok(Some(tx)) = session.fail(
-                                token,
-                                mcp_core::jsonrpc::code::INTERNAL_ERROR,
-                                &msg,
-                                &mut self.out,
-                            ) {
-                                self.send(tx)?;
-                            }
-                        }
-                        Err(e) => {
-                            tracing::warn!(error = %e, "completing a call failed");
-                            if let Ok(Some(tx)) = session.fail(
-                                token,
-                                mcp_core::jsonrpc::code::INTERNAL_ERROR,
-                                "invalid tool result",
-                                &mut self.out,
-                            ) {
-                                self.send(tx)?;
-                            }
-                        }
-                    }
-                    break;
-                }
+                self.finish(session, token, |s, out| {
+                    s.complete(token, out, |r| output.write(r))
+                })?;
+            }
+            Command::PromptDone(token, Ok(output)) => {
+                self.finish(session, token, |s, out| {
+                    s.complete_prompt(token, out, |r| output.write(r))
+                })?;
+            }
+            Command::PromptDone(token, Err(e)) => {
+                self.finish(session, token, |s, out| {
+                    s.fail(token, e.code, &e.message, out)
+                })?;
             }
             Command::Progress {
                 token,
@@ -841,6 +970,15 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         }
         Ok(())
     }
+}
+
+/// The text of a panic payload.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
 }
 
 impl Info {

@@ -155,14 +155,18 @@ pub(super) fn input_context<'i>(
     key: &crate::mac::SecretKey,
     now: u64,
 ) -> Result<crate::mrtr::InputContext<'i>, Fault<'i>> {
+    // Every response is a result object (ElicitResult, CreateMessageResult,
+    // ListRootsResult); anything else is a malformed request, never a completed call.
+    let is_object = |r: crate::json::RawJson<'_>| r.kind() == crate::json::Kind::Object;
     let responses = match p.input_responses {
         None => None,
-        Some(r) if r.is_null() => None,
-        Some(r) if r.kind() == crate::json::Kind::Object => Some(r),
+        Some(r) if is_object(r) && r.members().into_iter().flatten().all(|(_, v)| is_object(v)) => {
+            Some(r)
+        }
         Some(_) => {
             return Err(Fault::new(
                 code::INVALID_PARAMS,
-                "params.inputResponses must be an object",
+                "params.inputResponses must be an object of result objects",
             ))
         }
     };

@@ -44,6 +44,7 @@ pub(super) fn prompt_request<'i>(
         name,
         arguments,
         version: ctx.version,
+        caps: ctx.caps,
         #[cfg(feature = "mrtr")]
         input,
     })
@@ -96,6 +97,7 @@ impl Session<'_> {
         let request = prompt_request(p, ctx, index, &self.config.key, self.now_ms)?;
         if let Some(prompt) = prompts.get(index) {
             check_arguments(&prompt, request.arguments)?;
+            super::tools::missing_caps(ctx, prompt.requires)?;
         }
         let digest = super::calls::target_digest(&self.config.key, name.raw());
         let before = w.checkpoint();

@@ -43,6 +43,7 @@ pub(super) fn tool_request<'i>(
         args,
         version: ctx.version,
         has_progress: p.meta.progress.and_then(RequestId::from_json).is_some(),
+        caps: ctx.caps,
         #[cfg(feature = "mrtr")]
         input,
     })
@@ -63,10 +64,23 @@ pub(super) fn missing_caps<'i>(ctx: Ctx, required: ClientCaps) -> Result<(), Fau
     } else {
         Fault::new(
             code::INVALID_PARAMS,
-            "Tool requires a client capability that was not declared",
+            "Request needs a client capability that was not declared",
         )
         .with(Detail::Caps(missing))
     })
+}
+
+/// The capabilities of `required` that `ctx` lacks, listed for a tool error message.
+struct Missing(ClientCaps);
+
+impl core::fmt::Display for Missing {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (i, name) in self.0.names().enumerate() {
+            f.write_str(if i == 0 { "" } else { ", " })?;
+            f.write_str(name)?;
+        }
+        Ok(())
+    }
 }
 
 impl Session<'_> {
@@ -98,10 +112,12 @@ impl Session<'_> {
             .find(name)
             .ok_or(Fault::new(code::INVALID_PARAMS, "Unknown tool").with(Detail::Name(name)))?;
         let request = tool_request(p, ctx, index, &self.config.key, self.now_ms)?;
-        missing_caps(
-            ctx,
-            tools.get(index).map_or(ClientCaps::NONE, |t| t.requires),
-        )?;
+        let required = tools.get(index).map_or(ClientCaps::NONE, |t| t.requires);
+        // Before 2026-07-28 there is no error code for it: the tool fails visibly instead.
+        let refused = !ctx.caps.contains(required) && !ctx.version.is_modern();
+        if !refused {
+            missing_caps(ctx, required)?;
+        }
 
         let digest = super::calls::target_digest(&self.config.key, name.raw());
         let before = w.checkpoint();
@@ -116,6 +132,15 @@ impl Session<'_> {
             &mut hex,
         );
         let mut result = ToolResult::begin(w, &env);
+        if refused {
+            let missing = Missing(ClientCaps(required.0 & !ctx.caps.0));
+            result.fail(format_args!(
+                "This tool needs the client capability {missing}, which the client did not declare"
+            ));
+            result.finish();
+            jsonrpc::end_response(w);
+            return Ok(());
+        }
         match tools.call(&request, &mut result) {
             Dispatch::Done => {
                 if result.misused() {

@@ -1,0 +1,268 @@
+//! Resources, resource templates, prompts and completion of the fixture server: static
+//! tables answered inline by the core's provider traits. The one prompt that needs client
+//! input answers `input_required` inline in 2026-07-28 and is deferred to an async handler
+//! (server-to-client requests) for legacy clients.
+
+use mcp_core::completion::{CompleteRequest, CompletionRef, CompletionResult, Completions};
+use mcp_core::content::{Content, Role};
+use mcp_core::json::JsonStr;
+use mcp_core::prompts::{GetPromptRequest, Prompt, PromptArgument, PromptResult, PromptSet};
+use mcp_core::resources::{ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate};
+use mcp_core::tools::{ClientCaps, Dispatch};
+use mcp_core::ServerHandler;
+use mcp_tokio::{Context, ErrorReply, PromptOutput, PromptRequest};
+
+use crate::fixtures::{PNG, PROMPT_COMPLETIONS, STATIC_TEXT, TEMPLATE, TEMPLATE_IDS, WATCHED_TEXT};
+use crate::input::{self, Input, Outcome, Step, INPUT_PROMPT};
+
+const RESOURCES: [Resource<'static>; 3] = [
+    Resource {
+        title: Some("Static text"),
+        description: Some("A static text resource"),
+        mime_type: Some("text/plain"),
+        ..Resource::new("test://static-text", "static-text")
+    },
+    Resource {
+        title: Some("Static binary"),
+        description: Some("A static binary resource (a 1x1 PNG)"),
+        mime_type: Some("image/png"),
+        ..Resource::new("test://static-binary", "static-binary")
+    },
+    Resource {
+        title: Some("Watched resource"),
+        description: Some("A resource clients can subscribe to (it never changes)"),
+        mime_type: Some("text/plain"),
+        ..Resource::new("test://watched-resource", "watched-resource")
+    },
+];
+
+const TEMPLATES: [ResourceTemplate<'static>; 1] = [ResourceTemplate {
+    uri_template: TEMPLATE,
+    name: "template",
+    title: Some("Templated data"),
+    description: Some("JSON data for any id"),
+    mime_type: Some("application/json"),
+    annotations: None,
+    icons: &[],
+    meta: None,
+}];
+
+const ARGS: [PromptArgument<'static>; 2] = [
+    PromptArgument::required("arg1", "First test argument"),
+    PromptArgument::required("arg2", "Second test argument"),
+];
+const RESOURCE_ARG: [PromptArgument<'static>; 1] = [PromptArgument::required(
+    "resourceUri",
+    "URI of the resource to embed",
+)];
+
+const PROMPTS: [Prompt<'static>; 5] = [
+    Prompt::new("test_simple_prompt", "A simple prompt without arguments"),
+    Prompt {
+        arguments: &ARGS,
+        ..Prompt::new(
+            "test_prompt_with_arguments",
+            "A prompt with two required arguments",
+        )
+    },
+    Prompt {
+        arguments: &RESOURCE_ARG,
+        ..Prompt::new(
+            "test_prompt_with_embedded_resource",
+            "A prompt embedding the resource it is given",
+        )
+    },
+    Prompt::new("test_prompt_with_image", "A prompt with an image"),
+    Prompt {
+        requires: ClientCaps::ELICITATION,
+        ..Prompt::new(
+            INPUT_PROMPT,
+            "A prompt that asks the user for context first",
+        )
+    },
+];
+
+/// The fixture server's resources, prompts and completions.
+#[derive(Debug, Default)]
+pub struct Catalog;
+
+impl ServerHandler for Catalog {
+    fn resources(&mut self) -> Option<&mut dyn ResourceSet> {
+        Some(self)
+    }
+    fn prompts(&mut self) -> Option<&mut dyn PromptSet> {
+        Some(self)
+    }
+    fn completions(&mut self) -> Option<&mut dyn Completions> {
+        Some(self)
+    }
+}
+
+impl ResourceSet for Catalog {
+    fn len(&self) -> usize {
+        RESOURCES.len()
+    }
+    fn get(&self, index: usize) -> Option<Resource<'_>> {
+        RESOURCES.get(index).copied()
+    }
+    fn templates_len(&self) -> usize {
+        TEMPLATES.len()
+    }
+    fn template(&self, index: usize) -> Option<ResourceTemplate<'_>> {
+        TEMPLATES.get(index).copied()
+    }
+    fn subscribable(&self) -> bool {
+        true
+    }
+    fn subscribe(&mut self, uri: JsonStr<'_>, _subscribe: bool) -> bool {
+        // The watched resource never changes, so there is nothing to remember.
+        RESOURCES.iter().any(|r| uri.eq_str(r.uri))
+    }
+    fn read(&mut self, request: &ReadRequest<'_>, result: &mut ReadResult<'_, '_>) -> Dispatch {
+        let uri = request.uri().to_string();
+        match request.resource_index() {
+            Some(0) => result.text(&uri, Some("text/plain"), STATIC_TEXT),
+            Some(1) => result.blob(&uri, Some("image/png"), PNG),
+            Some(2) => result.text(&uri, Some("text/plain"), WATCHED_TEXT),
+            _ => match TEMPLATES[0]
+                .template()
+                .matches(&uri)
+                .and_then(|c| c.get("id"))
+            {
+                Some(id) if request.template_index() == Some(0) => {
+                    let data = serde_json::json!({
+                        "id": id,
+                        "templateTest": true,
+                        "data": format!("Data for ID: {id}"),
+                    });
+                    result.text(&uri, Some("application/json"), &data.to_string())
+                }
+                _ => {
+                    result.not_found();
+                    return Dispatch::Done;
+                }
+            },
+        };
+        Dispatch::Done
+    }
+}
+
+impl PromptSet for Catalog {
+    fn len(&self) -> usize {
+        PROMPTS.len()
+    }
+    fn get(&self, index: usize) -> Option<Prompt<'_>> {
+        PROMPTS.get(index).copied()
+    }
+    fn get_prompt(
+        &mut self,
+        request: &GetPromptRequest<'_>,
+        result: &mut PromptResult<'_, '_>,
+    ) -> Dispatch {
+        let text = |t: &'static str| Content::Text(t);
+        match PROMPTS.get(request.prompt_index()).map(|p| p.name) {
+            Some("test_simple_prompt") => {
+                result.message(Role::User, &text("This is a simple prompt for testing."));
+            }
+            Some("test_prompt_with_arguments") => {
+                let arg = |k| {
+                    request
+                        .argument(k)
+                        .map(|v| v.to_string())
+                        .unwrap_or_default()
+                };
+                let t = format!(
+                    "Prompt with arguments: arg1='{}', arg2='{}'",
+                    arg("arg1"),
+                    arg("arg2")
+                );
+                result.message(Role::User, &Content::Text(&t));
+            }
+            Some("test_prompt_with_embedded_resource") => {
+                let uri = request
+                    .argument("resourceUri")
+                    .map(|v| v.to_string())
+                    .unwrap_or_default();
+                let embedded = Content::EmbeddedText {
+                    uri: &uri,
+                    mime_type: Some("text/plain"),
+                    text: "Embedded resource content for testing.",
+                };
+                result.message(Role::User, &embedded).message(
+                    Role::User,
+                    &text("Please process the embedded resource above."),
+                );
+            }
+            Some("test_prompt_with_image") => {
+                let image = Content::Image {
+                    data: PNG,
+                    mime_type: "image/png",
+                };
+                result
+                    .message(Role::User, &image)
+                    .message(Role::User, &text("Please analyze the image above."));
+            }
+            Some(INPUT_PROMPT) if request.version().is_modern() => {
+                let input = Input::from_core(request.input(), request.client_caps());
+                match input::step(INPUT_PROMPT, &serde_json::Value::Null, &input) {
+                    Step::Done(Outcome::Text(t)) => {
+                        result.message(Role::User, &Content::Text(&t));
+                    }
+                    Step::Done(Outcome::Error(t)) => {
+                        result.message(Role::User, &Content::Text(&t));
+                    }
+                    Step::Ask(asks, state) => result
+                        .input_required(state.as_deref(), |r| asks.iter().for_each(|a| a.write(r))),
+                }
+            }
+            // Legacy clients are asked with a server-to-client request (see `render`).
+            _ => return Dispatch::Defer,
+        }
+        Dispatch::Done
+    }
+}
+
+/// Renders the deferred prompt for a legacy client ([`mcp_tokio::Server::async_prompts`]).
+pub async fn render(request: PromptRequest, ctx: Context) -> Result<PromptOutput, ErrorReply> {
+    if request.name != INPUT_PROMPT {
+        return Err(ErrorReply::new(-32602, "Unknown prompt"));
+    }
+    match input::drive(INPUT_PROMPT, &serde_json::Value::Null, &ctx).await {
+        Outcome::Text(t) => {
+            Ok(PromptOutput::new().message(Role::User, mcp_tokio::Content::Text(t)))
+        }
+        Outcome::Error(e) => Err(ErrorReply::new(-32603, e)),
+    }
+}
+
+impl Completions for Catalog {
+    fn complete(
+        &mut self,
+        request: &CompleteRequest<'_>,
+        result: &mut CompletionResult<'_, '_>,
+    ) -> Dispatch {
+        let candidates: &[&str] = match request.reference() {
+            CompletionRef::Prompt(name) => PROMPT_COMPLETIONS
+                .iter()
+                .find(|(p, a, _)| name.eq_str(p) && request.argument().eq_str(a))
+                .map_or(&[], |(_, _, values)| values),
+            CompletionRef::Resource(uri)
+                if uri.eq_str(TEMPLATE) && request.argument().eq_str("id") =>
+            {
+                &TEMPLATE_IDS
+            }
+            CompletionRef::Resource(_) => &[],
+        };
+        let typed = request.value().to_string();
+        let matches: Vec<&str> = candidates
+            .iter()
+            .copied()
+            .filter(|c| c.starts_with(&typed))
+            .collect();
+        for m in &matches {
+            result.value(m);
+        }
+        result.total(matches.len() as u64).has_more(false);
+        Dispatch::Done
+    }
+}

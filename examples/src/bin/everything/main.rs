@@ -1,0 +1,117 @@
+//! `everything`: the official conformance suite's fixtures (every `test_*` tool, resource,
+//! template and prompt of `@modelcontextprotocol/conformance`, both protocol eras) served
+//! with mcp-tokio: over stdio by default, over TCP with `--listen ADDR`.
+//!
+//! ```text
+//! cargo run -p mcp-examples --bin everything                          # stdio
+//! cargo run -p mcp-examples --bin everything -- --listen 127.0.0.1:0  # TCP, prints the address
+//! ```
+//!
+//! * [`fixtures`]: payloads, schemas and the fixed texts the suite checks;
+//! * [`tools`]: the tool table (content, logging, progress, list-change triggers);
+//! * [`input`]: the fixtures that need client input, written once for both eras
+//!   (`input_required` in 2026-07-28, server-to-client requests before);
+//! * [`catalog`]: resources, templates, prompts and completion.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use mcp_core::{Config, LogLevel};
+use mcp_tokio::{random_key, Info, Limits, Server, Tools};
+
+mod catalog;
+mod fixtures;
+mod input;
+mod tools;
+
+const USAGE: &str = "\
+usage: everything [--listen ADDR]
+
+Serves the MCP conformance suite's fixtures over stdio (default) or TCP.
+
+  --listen ADDR   serve TCP on ADDR instead of stdio (port 0 picks one; prints
+                  `listening on <addr>` to stderr once bound)
+  -h, --help      this text
+
+Logs go to stderr (RUST_LOG=debug for more).";
+
+/// The fixture server.
+fn server() -> Server {
+    let info = Info {
+        name: "mcp-rs-everything".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        title: Some("mcp-rs everything".into()),
+        description: Some("The MCP conformance suite's fixtures".into()),
+        ..Info::default()
+    };
+    let mut config = Config::new(random_key());
+    // Until a legacy client sets a level, every log message is sent.
+    config.log_level = LogLevel::Debug;
+    // 2026-07-28 caching hints of lists, reads and discovery.
+    config.list_ttl_ms = 300_000;
+    let tools = Tools::new();
+    let cell = tools::ServerCell::default();
+    tools::register(&tools, &cell);
+    let server = Server::with(info, config, Limits::default(), tools)
+        .provide(catalog::Catalog)
+        .async_prompts(catalog::render);
+    let _ = cell.set(server.clone());
+    server
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let mut listen: Option<String> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--listen" => match args.next() {
+                Some(addr) => listen = Some(addr),
+                None => {
+                    eprintln!("everything: --listen needs an address\n\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
+            "-h" | "--help" => {
+                eprintln!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            other => {
+                eprintln!("everything: unknown argument {other:?}\n\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    mcp_examples::init_logging();
+    let server = server();
+    let served = match listen {
+        None => server.serve_stdio().await,
+        Some(addr) => {
+            let listener = match tokio::net::TcpListener::bind(&addr).await {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("everything: cannot bind {addr}: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match listener.local_addr() {
+                Ok(addr) => eprintln!("listening on {addr}"),
+                Err(e) => eprintln!("everything: {e}"),
+            }
+            let stopper = Arc::new(server.shutdown_handle());
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    stopper.shutdown();
+                }
+            });
+            server.serve_tcp(listener).await
+        }
+    };
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("everything: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
