@@ -157,13 +157,21 @@ fn validate_at(rev: &str, def: &str, value: &Value, base: &str) -> Result<(), St
 }
 
 /// Result definition for a successful response to `method`, by revision.
-fn result_def(rev: &str, method: Option<&str>) -> &'static str {
+fn result_def(rev: &str, method: Option<&str>, result: &Value) -> &'static str {
+    let input_required = result.get("resultType").and_then(Value::as_str) == Some("input_required");
     let named = match method {
+        _ if input_required => "InputRequiredResult",
         Some("initialize") => "InitializeResult",
         Some("ping") | Some("logging/setLevel") => "EmptyResult",
         Some("tools/list") => "ListToolsResult",
         Some("tools/call") => "CallToolResult",
         Some("server/discover") => "DiscoverResult",
+        Some("resources/list") => "ListResourcesResult",
+        Some("resources/templates/list") => "ListResourceTemplatesResult",
+        Some("resources/read") => "ReadResourceResult",
+        Some("prompts/list") => "ListPromptsResult",
+        Some("prompts/get") => "GetPromptResult",
+        Some("completion/complete") => "CompleteResult",
         _ => "Result",
     };
     if has_def(rev, named) {
@@ -217,7 +225,7 @@ pub fn validate_server_message(
             msg,
             "",
         ));
-        checks.push((result_def(rev, request_method), result, "/result"));
+        checks.push((result_def(rev, request_method, result), result, "/result"));
     } else if obj.contains_key("error") {
         checks.push((
             first_def(rev, &["JSONRPCErrorResponse", "JSONRPCError"])?,
