@@ -662,18 +662,8 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                     let args = Args::new(tool.args().as_str().to_owned());
                     let name = tool.name().to_string();
                     self.spawn(token, ctx.1, async move {
-                        let output = match std::panic::AssertUnwindSafe(handler(args, ctx.0))
-                            .catch_unwind()
-                            .await
-                        {
-                            Ok(output) => output,
-                            Err(panic) => {
-                                let msg = panic_message(&*panic);
-                                tracing::error!(tool = %name, "tool panicked: {msg}");
-                                ToolOutput::error(format!("tool {name} panicked: {msg}"))
-                            }
-                        };
-                        Command::Done(token, output)
+                        let output = guarded(&format!("tool {name}"), handler(args, ctx.0)).await;
+                        Command::Done(token, output.unwrap_or_else(ToolOutput::error))
                     });
                 }
                 #[allow(unreachable_patterns)]
@@ -688,22 +678,15 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                         arguments: serde_json::from_str(prompt.arguments().as_str())
                             .unwrap_or_default(),
                     };
+                    let what = format!("prompt {}", request.name);
                     self.spawn(token, ctx.1, async move {
-                        let name = request.name.clone();
-                        let output = match std::panic::AssertUnwindSafe(handler(request, ctx.0))
-                            .catch_unwind()
-                            .await
-                        {
-                            Ok(output) => output,
-                            Err(panic) => {
-                                let msg = panic_message(&*panic);
-                                tracing::error!(prompt = %name, "prompt panicked: {msg}");
-                                Err(ErrorReply::new(
-                                    mcp_core::jsonrpc::code::INTERNAL_ERROR,
-                                    format!("prompt {name} panicked"),
-                                ))
-                            }
-                        };
+                        let output = guarded(&what, handler(request, ctx.0)).await;
+                        let output = output.unwrap_or_else(|why| {
+                            Err(ErrorReply::new(
+                                mcp_core::jsonrpc::code::INTERNAL_ERROR,
+                                why,
+                            ))
+                        });
                         Command::PromptDone(token, output)
                     });
                 }
@@ -972,13 +955,20 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
     }
 }
 
-/// The text of a panic payload.
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_default()
+/// Runs a handler's future; a panic is logged and becomes `Err("<what> panicked: ...")`.
+async fn guarded<T>(what: &str, fut: impl std::future::Future<Output = T>) -> Result<T, String> {
+    std::panic::AssertUnwindSafe(fut)
+        .catch_unwind()
+        .await
+        .map_err(|panic| {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            tracing::error!("{what} panicked: {msg}");
+            format!("{what} panicked: {msg}")
+        })
 }
 
 impl Info {
