@@ -24,7 +24,7 @@ import logging
 import os
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,8 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT
 from mcp_types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION
+
+from wire import RecordingReadStream, RecordingWriteStream, Wire
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER_CMD = os.environ.get("MCP_SERVER_CMD") or str(REPO / "target" / "debug" / "calculator")
@@ -51,81 +53,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-# ---- observing the transport ---------------------------------------------------------------
-
-
-@dataclass
-class Wire:
-    """Every JSON-RPC message in each direction, as dicts, with a monotonic timestamp."""
-
-    sent: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
-    received: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
-
-    @staticmethod
-    def dump(item: Any) -> dict[str, Any] | None:
-        message = getattr(item, "message", None)
-        if message is None:
-            return None  # a transport-level Exception item
-        return message.model_dump(by_alias=True, mode="json", exclude_none=True)
-
-
-class RecordingReadStream:
-    def __init__(self, inner: Any, wire: Wire) -> None:
-        self._inner = inner
-        self._wire = wire
-
-    def _record(self, item: Any) -> Any:
-        if (d := Wire.dump(item)) is not None:
-            self._wire.received.append((time.monotonic(), d))
-        return item
-
-    async def receive(self) -> Any:
-        return self._record(await self._inner.receive())
-
-    def __aiter__(self) -> RecordingReadStream:
-        return self
-
-    async def __anext__(self) -> Any:
-        return self._record(await self._inner.__anext__())
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> RecordingReadStream:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> bool | None:
-        return await self._inner.__aexit__(*exc)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-class RecordingWriteStream:
-    def __init__(self, inner: Any, wire: Wire) -> None:
-        self._inner = inner
-        self._wire = wire
-
-    async def send(self, item: Any, /) -> None:
-        if (d := Wire.dump(item)) is not None:
-            self._wire.sent.append((time.monotonic(), d))
-        await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> RecordingWriteStream:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> bool | None:
-        return await self._inner.__aexit__(*exc)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
 
 # ---- the connection fixture ------------------------------------------------------------------

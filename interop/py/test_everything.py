@@ -35,7 +35,6 @@ import base64
 import json
 import logging
 import os
-import time
 import warnings
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -48,7 +47,7 @@ import pytest
 from pydantic import TypeAdapter
 
 import mcp.types as types
-from mcp import Client, StdioServerParameters, stdio_client
+from mcp import Client, StdioServerParameters
 from mcp.client.session import ClientRequestContext
 from mcp.client.subscriptions import PromptsListChanged, ToolsListChanged
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
@@ -59,6 +58,8 @@ from mcp_types import (
     MISSING_REQUIRED_CLIENT_CAPABILITY,
 )
 from mcp_types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION
+
+from wire import RecordingStdio, Wire
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER_CMD = os.environ.get("MCP_EVERYTHING_CMD") or str(REPO / "target" / "debug" / "everything")
@@ -268,122 +269,6 @@ DEFAULT_SAMPLING_ANSWER = "This is a test response from the client"
 ROOT = types.Root(uri="file:///test/root", name="Test Root")
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-# ---- observing the transport ---------------------------------------------------------------
-
-
-@dataclass
-class Wire:
-    """Every JSON-RPC message in each direction, as dicts, with a monotonic timestamp."""
-
-    sent: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
-    received: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
-
-    @staticmethod
-    def dump(item: Any) -> dict[str, Any] | None:
-        message = getattr(item, "message", None)
-        if message is None:
-            return None  # a transport-level Exception item
-        return message.model_dump(by_alias=True, mode="json", exclude_none=True)
-
-    def server_requests(self) -> list[dict[str, Any]]:
-        return [m for _, m in self.received if "method" in m and "id" in m]
-
-    def exchanges(self, method: str, name: str | None = None) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
-        """(request, response) pairs of client requests, in send order; response None if none arrived."""
-        out = []
-        for _, m in self.sent:
-            if m.get("method") != method or "id" not in m:
-                continue
-            if name is not None and (m.get("params") or {}).get("name") != name:
-                continue
-            response = next(
-                (r for _, r in self.received if "method" not in r and r.get("id") == m["id"]),
-                None,
-            )
-            out.append((m, response))
-        return out
-
-    def notifications_between(self, request_id: Any, method: str) -> list[dict[str, Any]]:
-        """Notifications of `method` received after the request went out and before its response."""
-        sent_at = next(at for at, m in self.sent if m.get("id") == request_id and "method" in m)
-        answered_at = next(
-            (at for at, m in self.received if "method" not in m and m.get("id") == request_id), float("inf")
-        )
-        return [m for at, m in self.received if sent_at <= at <= answered_at and m.get("method") == method]
-
-
-class RecordingReadStream:
-    def __init__(self, inner: Any, wire: Wire) -> None:
-        self._inner = inner
-        self._wire = wire
-
-    def _record(self, item: Any) -> Any:
-        if (d := Wire.dump(item)) is not None:
-            self._wire.received.append((time.monotonic(), d))
-        return item
-
-    async def receive(self) -> Any:
-        return self._record(await self._inner.receive())
-
-    def __aiter__(self) -> RecordingReadStream:
-        return self
-
-    async def __anext__(self) -> Any:
-        return self._record(await self._inner.__anext__())
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> RecordingReadStream:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> bool | None:
-        return await self._inner.__aexit__(*exc)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-class RecordingWriteStream:
-    def __init__(self, inner: Any, wire: Wire) -> None:
-        self._inner = inner
-        self._wire = wire
-
-    async def send(self, item: Any, /) -> None:
-        if (d := Wire.dump(item)) is not None:
-            self._wire.sent.append((time.monotonic(), d))
-        await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> RecordingWriteStream:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> bool | None:
-        return await self._inner.__aexit__(*exc)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-class RecordingStdio:
-    """A `mcp.client` Transport: the SDK's own `stdio_client`, with both streams recorded."""
-
-    def __init__(self, params: StdioServerParameters, errlog: Any, wire: Wire) -> None:
-        self._cm = stdio_client(params, errlog=errlog)
-        self._wire = wire
-
-    async def __aenter__(self) -> tuple[RecordingReadStream, RecordingWriteStream]:
-        read, write = await self._cm.__aenter__()
-        return RecordingReadStream(read, self._wire), RecordingWriteStream(write, self._wire)
-
-    async def __aexit__(self, *exc: Any) -> bool | None:
-        return await self._cm.__aexit__(*exc)
 
 
 # ---- the client side: callbacks that answer like the conformance suite -----------------------

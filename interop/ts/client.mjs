@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ErrorCode, LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { sleep, waitFor } from './util.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SERVER_CMD =
@@ -36,17 +37,6 @@ const EXTRA_TOOLS = 120;
 const SEED_TOOLS = ['add_numbers', 'calculate', 'roll_dice', 'tell_fortune'];
 const SLOW = 'slow_count'; // being added by the lead; the progress/cancel tests need it
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `cond` until it holds or `ms` pass; returns whether it held. */
-async function waitFor(cond, ms = 5000, step = 10) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await sleep(step);
-  }
-  return cond();
-}
 
 /** The text blocks of a CallToolResult, asserting every block is well-formed text. */
 function texts(result) {

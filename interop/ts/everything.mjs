@@ -38,6 +38,7 @@ import {
   PromptListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { sleep, waitFor } from './util.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SERVER_CMD =
@@ -189,16 +190,6 @@ const DEFAULT_SAMPLING_ANSWER = 'This is a test response from the client';
 const ROOTS = [{ uri: 'file:///test/root', name: 'Test Root' }];
 const TOOL_LOGS = ['Tool execution started', 'Tool processing data', 'Tool execution completed'];
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(cond, ms = 5000, step = 10) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await sleep(step);
-  }
-  return cond();
-}
 
 /** The single text block of a successful result. */
 function textOf(result) {
