@@ -30,16 +30,19 @@
 
 #[cfg(feature = "client")]
 pub mod client;
+mod context;
+mod driver;
 mod prompts;
 mod registry;
 mod server;
 #[cfg(feature = "stdio")]
 mod stdio;
 
+pub use context::{Context, RequestError};
 pub use mcp_core::ClientMethod;
 pub use prompts::{ErrorReply, PromptFuture, PromptOutput, PromptRequest};
 pub use registry::{Annotations, Args, BoxFuture, Content, Handler, ToolDef, ToolOutput, Tools};
-pub use server::{random_key, Context, Info, Limits, RequestError, Server, ShutdownHandle};
+pub use server::{random_key, Info, Limits, Server, ShutdownHandle};
 
 /// Why a server stopped.
 #[derive(Debug, thiserror::Error)]

@@ -11,7 +11,7 @@ use mcp_core::{CallRequest, ClientCaps, Dispatch, Tool, ToolAnnotations, ToolRes
 use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
-use crate::server::Context;
+use crate::context::Context;
 
 /// A tool definition with owned text. Schemas are raw JSON, emitted byte-for-byte.
 #[derive(Clone, Debug)]

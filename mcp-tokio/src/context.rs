@@ -1,0 +1,146 @@
+//! What a call's task gets ([`Context`]: progress, logging, cancellation, requests to the
+//! client) and what it sends back to its connection's drive loop ([`Command`]).
+
+use mcp_core::tools::ClientCaps;
+use mcp_core::{CallError, CallToken, ClientMethod, LogLevel, ProtocolVersion};
+use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::prompts::{ErrorReply, PromptOutput};
+use crate::registry::ToolOutput;
+
+/// What tool tasks send back to their connection's drive loop.
+pub(crate) enum Command {
+    Done(CallToken, ToolOutput),
+    PromptDone(CallToken, Result<PromptOutput, ErrorReply>),
+    Progress {
+        token: CallToken,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
+    Log {
+        token: CallToken,
+        level: LogLevel,
+        logger: Option<String>,
+        data: String,
+    },
+    Request {
+        token: CallToken,
+        method: ClientMethod,
+        params: String,
+        reply: oneshot::Sender<Result<serde_json::Value, RequestError>>,
+    },
+}
+
+/// Why a request to the client ([`Context::request`]) produced no result.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequestError {
+    /// The session cannot send it: a 2026-07-28 call (answer `input_required` instead), a
+    /// capability the client did not declare, or a request already outstanding.
+    #[error("request not sent: {0}")]
+    Refused(CallError),
+    /// The client answered with an error.
+    #[error("the client answered with error {code}: {message}")]
+    Client {
+        /// The error code.
+        code: i64,
+        /// The error message.
+        message: String,
+    },
+    /// No answer within [`Limits::request_timeout`]; the client was sent
+    /// `notifications/cancelled`.
+    #[error("the client did not answer in time")]
+    TimedOut,
+    /// The call was cancelled or the connection closed.
+    #[error("the call ended before the client answered")]
+    Closed,
+}
+
+/// Given to async tool handlers: progress, logging and cancellation for one call.
+#[derive(Clone, Debug)]
+pub struct Context {
+    pub(crate) token: CallToken,
+    pub(crate) wants_progress: bool,
+    pub(crate) caps: ClientCaps,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) tx: mpsc::Sender<Command>,
+    pub(crate) cancelled: watch::Receiver<bool>,
+}
+
+impl std::fmt::Debug for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Command")
+    }
+}
+
+impl Context {
+    /// The client capabilities in force for this call (declared at `initialize`, or in the
+    /// request's `_meta` in 2026-07-28).
+    pub fn client_caps(&self) -> ClientCaps {
+        self.caps
+    }
+    /// The protocol revision this call is served under.
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+    /// Whether the client asked for progress on this call.
+    pub fn wants_progress(&self) -> bool {
+        self.wants_progress
+    }
+    /// Reports progress (dropped by the session unless the client gave a progress token;
+    /// `progress` must increase).
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        if self.wants_progress {
+            let _ = self
+                .tx
+                .send(Command::Progress {
+                    token: self.token,
+                    progress,
+                    total,
+                    message,
+                })
+                .await;
+        }
+    }
+    /// Sends a log message tied to this call (filtered by the level the client chose).
+    pub async fn log(&self, level: LogLevel, logger: Option<&str>, data: impl Into<String>) {
+        let cmd = Command::Log {
+            token: self.token,
+            level,
+            logger: logger.map(Into::into),
+            data: data.into(),
+        };
+        let _ = self.tx.send(cmd).await;
+    }
+    /// Resolves when the client cancels the call (the task is also aborted at its next
+    /// await point, so this is for cleanup that must run).
+    pub async fn cancelled(&self) {
+        let mut rx = self.cancelled.clone();
+        let _ = rx.wait_for(|c| *c).await;
+    }
+    /// Whether the call was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        *self.cancelled.borrow()
+    }
+    /// Sends a request to the client of a legacy session (`sampling/createMessage`,
+    /// `elicitation/create`, `roots/list`) on behalf of this call and waits for its
+    /// result. `params` is the request's params object.
+    pub async fn request(
+        &self,
+        method: ClientMethod,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, RequestError> {
+        let (reply, answer) = oneshot::channel();
+        let cmd = Command::Request {
+            token: self.token,
+            method,
+            params: params.to_string(),
+            reply,
+        };
+        if self.tx.send(cmd).await.is_err() {
+            return Err(RequestError::Closed);
+        }
+        answer.await.unwrap_or(Err(RequestError::Closed))
+    }
+}

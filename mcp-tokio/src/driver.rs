@@ -1,0 +1,501 @@
+//! The drive loop of one connection: a `mcp_core::Session`, the server's handlers, and the
+//! tasks of its deferred calls.
+
+use std::collections::HashMap;
+use std::io;
+
+use futures::FutureExt;
+use mcp_core::framing::{Frame, LineFramer};
+use mcp_core::inflight::CallSlot;
+use mcp_core::session::Request;
+use mcp_core::tools::ClientCaps;
+use mcp_core::{
+    CallError, CallToken, ClientOutcome, Event, ListKind, ProtocolVersion, Session, Transmit,
+};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::AbortHandle;
+
+use crate::context::{Command, Context, RequestError};
+use crate::prompts::{ErrorReply, PromptRequest};
+use crate::registry::{Args, Snapshot, ToolOutput};
+use crate::server::{now_ms, Combined, Shared};
+use crate::Error;
+
+pub(crate) struct Running {
+    abort: AbortHandle,
+    cancel: watch::Sender<bool>,
+}
+
+/// The drive loop of one connection.
+pub(crate) struct Connection<'s, W> {
+    shared: &'s Shared,
+    writer: W,
+    /// Frames waiting to be written (each with its newline); written after every wake-up.
+    pending: Vec<u8>,
+    out: Vec<u8>,
+    snapshot: Snapshot,
+    running: HashMap<CallToken, Running>,
+    /// Calls waiting for the client's answer to their request.
+    waiting: HashMap<CallToken, oneshot::Sender<Result<serde_json::Value, RequestError>>>,
+    tx: mpsc::Sender<Command>,
+}
+
+impl<W: AsyncWrite + Unpin> Connection<'_, W> {
+    pub(crate) async fn run<R: AsyncRead + Unpin>(
+        shared: &Shared,
+        mut reader: R,
+        writer: W,
+    ) -> Result<(), Error> {
+        let info = shared.info.core();
+        let mut slots = vec![CallSlot::EMPTY; shared.limits.max_calls.max(1)];
+        let mut session = Session::from_slots(&info, shared.config, &mut slots);
+        let mut frame_buf = vec![0u8; shared.limits.max_frame.max(mcp_core::MIN_OUTPUT)];
+        let mut framer = LineFramer::new(&mut frame_buf);
+        let (tx, mut rx) = mpsc::channel(256);
+        let mut versions = shared.tools.watch();
+        let mut lists = shared.lists.subscribe();
+        let mut seen_lists = *lists.borrow();
+        let mut stop = shared.shutdown.subscribe();
+        let mut conn = Connection {
+            shared,
+            writer,
+            pending: Vec::with_capacity(64 << 10),
+            out: vec![0; shared.limits.initial_response.max(mcp_core::MIN_OUTPUT)],
+            snapshot: shared.tools.snapshot(),
+            running: HashMap::new(),
+            waiting: HashMap::new(),
+            tx,
+        };
+        let mut chunk = vec![0u8; 64 << 10];
+        // Set at EOF: stop reading, let running calls finish until this deadline.
+        let mut draining: Option<tokio::time::Instant> = None;
+        let result = loop {
+            if draining.is_some() && conn.running.is_empty() {
+                break Ok(());
+            }
+            let deadline = draining.unwrap_or_else(|| {
+                tokio::time::Instant::now() + std::time::Duration::from_secs(3600)
+            });
+            tokio::select! {
+                biased;
+                // (mapped to `()` so the watch guard is not held across the awaits below)
+                () = async { let _ = stop.wait_for(|s| *s).await; } => break Ok(()),
+                Some(cmd) = rx.recv() => {
+                    // A list a task changed is announced before that task's answer.
+                    if versions.has_changed().unwrap_or(false) {
+                        versions.borrow_and_update();
+                        conn.tools_changed(&mut session)?;
+                    }
+                    if lists.has_changed().unwrap_or(false) {
+                        conn.lists_changed(&mut session, &mut lists, &mut seen_lists)?;
+                    }
+                    conn.command(&mut session, cmd)?;
+                    while let Ok(cmd) = rx.try_recv() {
+                        conn.command(&mut session, cmd)?;
+                    }
+                }
+                Ok(()) = versions.changed() => conn.tools_changed(&mut session)?,
+                Ok(()) = lists.changed() => {
+                    conn.lists_changed(&mut session, &mut lists, &mut seen_lists)?;
+                }
+                _ = tokio::time::sleep_until(deadline), if draining.is_some() => break Ok(()),
+                // The earliest deadline of a request to the client (session clock: UNIX ms).
+                _ = tokio::time::sleep(std::time::Duration::from_millis(
+                        session.poll_timeout().unwrap_or(0).saturating_sub(now_ms()))),
+                    if session.poll_timeout().is_some() => {
+                    session.handle_timeout(now_ms());
+                    conn.drain(&mut session)?;
+                }
+                read = reader.read(&mut chunk), if draining.is_none() => {
+                    let n = match read {
+                        Ok(0) => {
+                            while let Some(frame) = framer.finish() {
+                                if let Frame::Line(line) = frame {
+                                    let line = line.to_vec();
+                                    conn.message(&mut session, &line)?;
+                                }
+                            }
+                            draining = Some(tokio::time::Instant::now() + shared.limits.drain_timeout);
+                            conn.flush().await?;
+                            continue;
+                        }
+                        Ok(n) => n,
+                        Err(e) => break Err(Error::Io(e)),
+                    };
+                    let mut input = chunk.get(..n).unwrap_or(&[]);
+                    while !input.is_empty() {
+                        let taken = framer.push(input);
+                        input = input.get(taken..).unwrap_or(&[]);
+                        while let Some(frame) = framer.next_frame() {
+                            match frame {
+                                Frame::Line(line) => conn.message(&mut session, line)?,
+                                Frame::Oversized { .. } => {
+                                    let limit = shared.limits.max_frame;
+                                    let tx = session.handle_oversized(limit, &mut conn.out).map_err(Error::Core)?;
+                                    conn.send(tx)?;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            conn.flush().await?;
+        };
+        for (_, r) in conn.running.drain() {
+            r.abort.abort();
+        }
+        let _ = conn.flush().await;
+        // Waits until queued output is written (stdio) and closes our side (sockets).
+        let _ = conn.writer.shutdown().await;
+        result
+    }
+
+    /// Handles one incoming line.
+    fn message(&mut self, session: &mut Session<'_>, line: &[u8]) -> Result<(), Error> {
+        let provider = self.shared.provider.as_ref().map(|p| {
+            // A provider that panicked keeps serving: its state is plain data.
+            p.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        });
+        let mut handler = Combined {
+            tools: &mut self.snapshot,
+            provider,
+        };
+        let mut incoming = session
+            .handle(&mut handler, now_ms(), line, &mut self.out)
+            .map_err(Error::Core)?;
+        drop(handler);
+        if let Some(tx) = incoming.transmit() {
+            self.send(tx)?;
+        }
+        while let Some(call) = incoming.next_call(session) {
+            let token = call.token();
+            match call.request {
+                Request::Tool(tool) => {
+                    let handler = self
+                        .snapshot
+                        .entry(tool.tool_index())
+                        .and_then(|e| e.handler.async_part().cloned());
+                    let Some(handler) = handler else {
+                        // Sync tools are answered inside `handle`; this cannot happen, but
+                        // answer rather than leak the call.
+                        self.refuse(session, token, "tool has no async handler")?;
+                        continue;
+                    };
+                    let ctx = self.context(
+                        token,
+                        tool.wants_progress(),
+                        tool.client_caps(),
+                        tool.version(),
+                    );
+                    let args = Args::new(tool.args().as_str().to_owned());
+                    let name = tool.name().to_string();
+                    self.spawn(token, ctx.1, async move {
+                        let output = guarded(&format!("tool {name}"), handler(args, ctx.0)).await;
+                        Command::Done(token, output.unwrap_or_else(ToolOutput::error))
+                    });
+                }
+                #[allow(unreachable_patterns)]
+                Request::Prompt(prompt) => {
+                    let Some(handler) = self.shared.async_prompts.clone() else {
+                        self.refuse(session, token, "prompt has no async handler")?;
+                        continue;
+                    };
+                    let ctx = self.context(token, false, prompt.client_caps(), prompt.version());
+                    let request = PromptRequest {
+                        name: prompt.name().to_string(),
+                        arguments: serde_json::from_str(prompt.arguments().as_str())
+                            .unwrap_or_default(),
+                    };
+                    let what = format!("prompt {}", request.name);
+                    self.spawn(token, ctx.1, async move {
+                        let output = guarded(&what, handler(request, ctx.0)).await;
+                        let output = output.unwrap_or_else(|why| {
+                            Err(ErrorReply::new(
+                                mcp_core::jsonrpc::code::INTERNAL_ERROR,
+                                why,
+                            ))
+                        });
+                        Command::PromptDone(token, output)
+                    });
+                }
+                _ => {
+                    // Resources and completion are answered inline by the provider.
+                    self.refuse(
+                        session,
+                        token,
+                        "deferred answers are not supported for this method",
+                    )?;
+                }
+            }
+        }
+        while let Some(response) = incoming.next_response(session) {
+            let Some(reply) = self.waiting.remove(&response.call) else {
+                continue;
+            };
+            let answer = match response.outcome {
+                ClientOutcome::Result(v) => {
+                    serde_json::from_str(v.as_str()).map_err(|_| RequestError::Closed)
+                }
+                ClientOutcome::Error { code, message } => Err(RequestError::Client {
+                    code,
+                    message: message.to_string(),
+                }),
+            };
+            let _ = reply.send(answer);
+        }
+        self.drain(session)
+    }
+
+    /// The tool registry changed: take a new snapshot and announce it.
+    fn tools_changed(&mut self, session: &mut Session<'_>) -> Result<(), Error> {
+        self.snapshot = self.shared.tools.snapshot();
+        session.tools_changed();
+        self.drain(session)
+    }
+
+    /// The server announced prompt, resource or template list changes since `seen`.
+    fn lists_changed(
+        &mut self,
+        session: &mut Session<'_>,
+        lists: &mut watch::Receiver<[u64; 3]>,
+        seen: &mut [u64; 3],
+    ) -> Result<(), Error> {
+        let now = *lists.borrow_and_update();
+        let kinds = [
+            ListKind::Prompts,
+            ListKind::Resources,
+            ListKind::ResourceTemplates,
+        ];
+        for ((kind, new), old) in kinds.into_iter().zip(now).zip(*seen) {
+            if new != old {
+                session.list_changed(kind);
+            }
+        }
+        *seen = now;
+        self.drain(session)
+    }
+
+    /// A context for a call's task, and the sender that cancels it.
+    fn context(
+        &self,
+        token: CallToken,
+        wants_progress: bool,
+        caps: ClientCaps,
+        version: ProtocolVersion,
+    ) -> (Context, watch::Sender<bool>) {
+        let (cancel, cancelled) = watch::channel(false);
+        let ctx = Context {
+            token,
+            wants_progress,
+            caps,
+            version,
+            tx: self.tx.clone(),
+            cancelled,
+        };
+        (ctx, cancel)
+    }
+
+    /// Runs a call's task; its last command (the answer) goes back to this loop.
+    fn spawn(
+        &mut self,
+        token: CallToken,
+        cancel: watch::Sender<bool>,
+        task: impl std::future::Future<Output = Command> + Send + 'static,
+    ) {
+        let done = self.tx.clone();
+        let task = tokio::spawn(async move {
+            let _ = done.send(task.await).await;
+        });
+        self.running.insert(
+            token,
+            Running {
+                abort: task.abort_handle(),
+                cancel,
+            },
+        );
+    }
+
+    /// Answers a deferred request that nothing here can run with an internal error.
+    fn refuse(
+        &mut self,
+        session: &mut Session<'_>,
+        token: CallToken,
+        why: &str,
+    ) -> Result<(), Error> {
+        let code = mcp_core::jsonrpc::code::INTERNAL_ERROR;
+        if let Ok(Some(tx)) = session.fail(token, code, why, &mut self.out) {
+            self.send(tx)?;
+        }
+        Ok(())
+    }
+
+    /// Completes a call with `answer`, growing the output buffer up to
+    /// [`Limits::max_response`] when the result needs it.
+    fn finish(
+        &mut self,
+        session: &mut Session<'_>,
+        token: CallToken,
+        mut answer: impl FnMut(&mut Session<'_>, &mut [u8]) -> Result<Option<Transmit>, CallError>,
+    ) -> Result<(), Error> {
+        self.running.remove(&token);
+        self.waiting.remove(&token);
+        loop {
+            let why = match answer(session, &mut self.out) {
+                Ok(Some(tx)) => return self.send(tx),
+                Ok(None) => return Ok(()),
+                Err(CallError::BufferTooSmall { required })
+                    if required <= self.shared.limits.max_response =>
+                {
+                    self.out.resize(required, 0);
+                    continue;
+                }
+                Err(CallError::BufferTooSmall { required }) => format!(
+                    "result of {required} bytes exceeds the limit of {} bytes",
+                    self.shared.limits.max_response
+                ),
+                Err(e) => {
+                    tracing::warn!(error = %e, "completing a call failed");
+                    "invalid result".to_owned()
+                }
+            };
+            return self.refuse(session, token, &why);
+        }
+    }
+
+    /// Applies a message from a tool task.
+    fn command(&mut self, session: &mut Session<'_>, cmd: Command) -> Result<(), Error> {
+        match cmd {
+            Command::Request {
+                token,
+                method,
+                params,
+                reply,
+            } => {
+                let timeout = self.shared.limits.request_timeout.as_millis();
+                let timeout = u64::try_from(timeout).unwrap_or(u64::MAX);
+                session.handle_timeout(now_ms());
+                match session.request(token, method, &params, timeout, &mut self.out) {
+                    Ok(Some(tx)) => {
+                        self.send(tx)?;
+                        self.waiting.insert(token, reply);
+                    }
+                    Ok(None) => {
+                        let _ = reply.send(Err(RequestError::Closed));
+                    }
+                    Err(e) => {
+                        let _ = reply.send(Err(RequestError::Refused(e)));
+                    }
+                }
+            }
+            Command::Done(token, output) => {
+                self.finish(session, token, |s, out| {
+                    s.complete(token, out, |r| output.write(r))
+                })?;
+            }
+            Command::PromptDone(token, Ok(output)) => {
+                self.finish(session, token, |s, out| {
+                    s.complete_prompt(token, out, |r| output.write(r))
+                })?;
+            }
+            Command::PromptDone(token, Err(e)) => {
+                self.finish(session, token, |s, out| {
+                    s.fail(token, e.code, &e.message, out)
+                })?;
+            }
+            Command::Progress {
+                token,
+                progress,
+                total,
+                message,
+            } => {
+                match session.progress(token, progress, total, message.as_deref(), &mut self.out) {
+                    Ok(Some(tx)) => self.send(tx)?,
+                    Ok(None) => {}
+                    Err(e) => tracing::debug!(error = %e, "progress not sent"),
+                }
+            }
+            Command::Log {
+                token,
+                level,
+                logger,
+                data,
+            } => match session.log(Some(token), level, logger.as_deref(), &data, &mut self.out) {
+                Ok(Some(tx)) => self.send(tx)?,
+                Ok(None) => {}
+                Err(e) => tracing::debug!(error = %e, "log not sent"),
+            },
+        }
+        self.drain(session)
+    }
+
+    /// Drains core output and events after every input or command.
+    fn drain(&mut self, session: &mut Session<'_>) -> Result<(), Error> {
+        loop {
+            match session.poll_transmit(&mut self.out) {
+                Ok(Some(tx)) => self.send(tx)?,
+                Ok(None) => break,
+                Err(e) => self.out.resize(e.required, 0),
+            }
+        }
+        while let Some(event) = session.poll_event() {
+            match event {
+                Event::RequestTimedOut(token) => {
+                    if let Some(reply) = self.waiting.remove(&token) {
+                        let _ = reply.send(Err(RequestError::TimedOut));
+                    }
+                }
+                Event::Cancelled(token) => {
+                    self.waiting.remove(&token);
+                    if let Some(r) = self.running.remove(&token) {
+                        let _ = r.cancel.send(true);
+                        r.abort.abort();
+                    }
+                }
+                Event::Initialized(v) => tracing::info!(version = %v, "client initialized"),
+                Event::LogLevel(l) => tracing::debug!(level = l.as_str(), "log level set"),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues one frame plus its newline; the loop writes them after every wake-up.
+    fn send(&mut self, tx: Transmit) -> Result<(), Error> {
+        let frame = self
+            .out
+            .get(..tx.len)
+            .ok_or(Error::Internal("transmit beyond buffer"))?;
+        self.pending.extend_from_slice(frame);
+        self.pending.push(b'\n');
+        Ok(())
+    }
+
+    async fn flush(&mut self) -> io::Result<()> {
+        if !self.pending.is_empty() {
+            self.writer.write_all(&self.pending).await?;
+            self.writer.flush().await?;
+            self.pending.clear();
+            if self.pending.capacity() > 1 << 20 {
+                self.pending.shrink_to(64 << 10);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs a handler's future; a panic is logged and becomes `Err("<what> panicked: ...")`.
+async fn guarded<T>(what: &str, fut: impl std::future::Future<Output = T>) -> Result<T, String> {
+    std::panic::AssertUnwindSafe(fut)
+        .catch_unwind()
+        .await
+        .map_err(|panic| {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            tracing::error!("{what} panicked: {msg}");
+            format!("{what} panicked: {msg}")
+        })
+}
