@@ -195,9 +195,13 @@ fn discover_lists_every_version() {
         "pair-server"
     );
     assert_eq!(res["instructions"], "Use the tools.");
-    // Probing without `_meta` (a dual-era client) is answered too.
+    // Without `_meta` discovery is a malformed 2026-07-28 request (conformance
+    // sep-2575-request-meta-invalid-missing-meta), with or without params.
     let probe = p.ask(&request(json!(2), "server/discover", json!({})));
-    assert_eq!(probe["result"]["resultType"], "complete");
+    assert_eq!(error_code(&probe), -32602);
+    assert_eq!(probe["id"], 2);
+    let bare = p.ask(&json!({"jsonrpc": "2.0", "id": 3, "method": "server/discover"}).to_string());
+    assert_eq!(error_code(&bare), -32602);
     // Discovery does not start a legacy session.
     assert_eq!(p.session.negotiated_version(), None);
 }

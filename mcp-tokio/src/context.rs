@@ -48,7 +48,7 @@ pub enum RequestError {
         /// The error message.
         message: String,
     },
-    /// No answer within [`Limits::request_timeout`]; the client was sent
+    /// No answer within [`Limits::request_timeout`](crate::Limits::request_timeout); the client was sent
     /// `notifications/cancelled`.
     #[error("the client did not answer in time")]
     TimedOut,

@@ -39,6 +39,9 @@ pub(crate) struct Connection<'s, W> {
     /// Calls waiting for the client's answer to their request.
     waiting: HashMap<CallToken, oneshot::Sender<Result<serde_json::Value, RequestError>>>,
     tx: mpsc::Sender<Command>,
+    /// HTTP: which response each frame belongs to (`None`: one byte stream).
+    #[cfg(feature = "http")]
+    routes: Option<crate::http::routes::Routes>,
 }
 
 impl<W: AsyncWrite + Unpin> Connection<'_, W> {
@@ -66,6 +69,8 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             running: HashMap::new(),
             waiting: HashMap::new(),
             tx,
+            #[cfg(feature = "http")]
+            routes: None,
         };
         let mut chunk = vec![0u8; 64 << 10];
         // Set at EOF: stop reading, let running calls finish until this deadline.
@@ -82,18 +87,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                 // (mapped to `()` so the watch guard is not held across the awaits below)
                 () = async { let _ = stop.wait_for(|s| *s).await; } => break Ok(()),
                 Some(cmd) = rx.recv() => {
-                    // A list a task changed is announced before that task's answer.
-                    if versions.has_changed().unwrap_or(false) {
-                        versions.borrow_and_update();
-                        conn.tools_changed(&mut session)?;
-                    }
-                    if lists.has_changed().unwrap_or(false) {
-                        conn.lists_changed(&mut session, &mut lists, &mut seen_lists)?;
-                    }
-                    conn.command(&mut session, cmd)?;
-                    while let Ok(cmd) = rx.try_recv() {
-                        conn.command(&mut session, cmd)?;
-                    }
+                    conn.commands(&mut session, cmd, &mut rx, &mut versions, (&mut lists, &mut seen_lists))?;
                 }
                 Ok(()) = versions.changed() => conn.tools_changed(&mut session)?,
                 Ok(()) = lists.changed() => {
@@ -168,8 +162,12 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         if let Some(tx) = incoming.transmit() {
             self.send(tx)?;
         }
+        if let Some(token) = incoming.subscription() {
+            self.adopt(token);
+        }
         while let Some(call) = incoming.next_call(session) {
             let token = call.token();
+            self.adopt(token);
             match call.request {
                 Request::Tool(tool) => {
                     let handler = self
@@ -247,6 +245,30 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         self.drain(session)
     }
 
+    /// Applies `first` and every command already queued behind it. A list a task changed
+    /// is announced before that task's answer.
+    fn commands(
+        &mut self,
+        session: &mut Session<'_>,
+        first: Command,
+        rx: &mut mpsc::Receiver<Command>,
+        versions: &mut watch::Receiver<u64>,
+        lists: (&mut watch::Receiver<[u64; 3]>, &mut [u64; 3]),
+    ) -> Result<(), Error> {
+        if versions.has_changed().unwrap_or(false) {
+            versions.borrow_and_update();
+            self.tools_changed(session)?;
+        }
+        if lists.0.has_changed().unwrap_or(false) {
+            self.lists_changed(session, lists.0, lists.1)?;
+        }
+        self.command(session, first)?;
+        while let Ok(cmd) = rx.try_recv() {
+            self.command(session, cmd)?;
+        }
+        Ok(())
+    }
+
     /// The tool registry changed: take a new snapshot and announce it.
     fn tools_changed(&mut self, session: &mut Session<'_>) -> Result<(), Error> {
         self.snapshot = self.shared.tools.snapshot();
@@ -316,6 +338,27 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         );
     }
 
+    /// Routes the output of a call (or listen stream) to the response of the current
+    /// message (HTTP).
+    fn adopt(&mut self, token: CallToken) {
+        #[cfg(feature = "http")]
+        if let Some(r) = &mut self.routes {
+            r.adopt(token);
+        }
+        #[cfg(not(feature = "http"))]
+        let _ = token;
+    }
+
+    /// A call answered or ended: its response may end (HTTP).
+    fn ended(&mut self, token: CallToken) {
+        self.running.remove(&token);
+        self.waiting.remove(&token);
+        #[cfg(feature = "http")]
+        if let Some(r) = &mut self.routes {
+            r.done(token);
+        }
+    }
+
     /// Answers a deferred request that nothing here can run with an internal error.
     fn refuse(
         &mut self,
@@ -324,14 +367,16 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         why: &str,
     ) -> Result<(), Error> {
         let code = mcp_core::jsonrpc::code::INTERNAL_ERROR;
-        if let Ok(Some(tx)) = session.fail(token, code, why, &mut self.out) {
-            self.send(tx)?;
-        }
-        Ok(())
+        let sent = match session.fail(token, code, why, &mut self.out) {
+            Ok(Some(tx)) => self.send(tx),
+            _ => Ok(()),
+        };
+        self.ended(token);
+        sent
     }
 
     /// Completes a call with `answer`, growing the output buffer up to
-    /// [`Limits::max_response`] when the result needs it.
+    /// [`Limits::max_response`](crate::Limits::max_response) when the result needs it.
     fn finish(
         &mut self,
         session: &mut Session<'_>,
@@ -340,27 +385,35 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
     ) -> Result<(), Error> {
         self.running.remove(&token);
         self.waiting.remove(&token);
-        loop {
-            let why = match answer(session, &mut self.out) {
-                Ok(Some(tx)) => return self.send(tx),
-                Ok(None) => return Ok(()),
+        let why = loop {
+            match answer(session, &mut self.out) {
+                Ok(Some(tx)) => {
+                    let sent = self.send(tx);
+                    self.ended(token);
+                    return sent;
+                }
+                Ok(None) => {
+                    self.ended(token);
+                    return Ok(());
+                }
                 Err(CallError::BufferTooSmall { required })
                     if required <= self.shared.limits.max_response =>
                 {
                     self.out.resize(required, 0);
-                    continue;
                 }
-                Err(CallError::BufferTooSmall { required }) => format!(
-                    "result of {required} bytes exceeds the limit of {} bytes",
-                    self.shared.limits.max_response
-                ),
+                Err(CallError::BufferTooSmall { required }) => {
+                    break format!(
+                        "result of {required} bytes exceeds the limit of {} bytes",
+                        self.shared.limits.max_response
+                    )
+                }
                 Err(e) => {
                     tracing::warn!(error = %e, "completing a call failed");
-                    "invalid result".to_owned()
+                    break "invalid result".to_owned();
                 }
-            };
-            return self.refuse(session, token, &why);
-        }
+            }
+        };
+        self.refuse(session, token, &why)
     }
 
     /// Applies a message from a tool task.
@@ -446,11 +499,11 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                     }
                 }
                 Event::Cancelled(token) => {
-                    self.waiting.remove(&token);
                     if let Some(r) = self.running.remove(&token) {
                         let _ = r.cancel.send(true);
                         r.abort.abort();
                     }
+                    self.ended(token);
                 }
                 Event::Initialized(v) => tracing::info!(version = %v, "client initialized"),
                 Event::LogLevel(l) => tracing::debug!(level = l.as_str(), "log level set"),
@@ -466,6 +519,11 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             .out
             .get(..tx.len)
             .ok_or(Error::Internal("transmit beyond buffer"))?;
+        #[cfg(feature = "http")]
+        if let Some(routes) = &mut self.routes {
+            routes.frame(tx.route, frame);
+            return Ok(());
+        }
         self.pending.extend_from_slice(frame);
         self.pending.push(b'\n');
         Ok(())
@@ -498,4 +556,110 @@ async fn guarded<T>(what: &str, fut: impl std::future::Future<Output = T>) -> Re
             tracing::error!("{what} panicked: {msg}");
             format!("{what} panicked: {msg}")
         })
+}
+
+#[cfg(feature = "http")]
+impl Connection<'_, tokio::io::Sink> {
+    /// The drive loop of one HTTP session: bodies arrive from the HTTP layer with the sink
+    /// their frames go to ([`crate::http::routes`]). Ends on `Close`, shutdown, or when the
+    /// HTTP layer has dropped its sender and nothing is open any more (a stateless request
+    /// served, an idle session forgotten). A call whose response's client went away is
+    /// cancelled.
+    pub(crate) async fn run_http(
+        shared: &Shared,
+        mut inbound: mpsc::Receiver<crate::http::routes::Inbound>,
+    ) -> Result<(), Error> {
+        use crate::http::routes::{Inbound, Routes};
+        let info = shared.info.core();
+        let mut slots = vec![CallSlot::EMPTY; shared.limits.max_calls.max(1)];
+        let mut session = Session::from_slots(&info, shared.config, &mut slots);
+        let (tx, mut rx) = mpsc::channel(256);
+        let mut versions = shared.tools.watch();
+        let mut lists = shared.lists.subscribe();
+        let mut seen_lists = *lists.borrow();
+        let mut stop = shared.shutdown.subscribe();
+        let mut conn = Connection {
+            shared,
+            writer: tokio::io::sink(),
+            pending: Vec::new(),
+            out: vec![0; shared.limits.initial_response.max(mcp_core::MIN_OUTPUT)],
+            snapshot: shared.tools.snapshot(),
+            running: HashMap::new(),
+            waiting: HashMap::new(),
+            tx,
+            routes: Some(Routes::default()),
+        };
+        let mut open = true;
+        let mut sweep = tokio::time::interval(std::time::Duration::from_millis(500));
+        sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            let idle = conn.routes.as_ref().is_none_or(Routes::idle);
+            if !open && idle && conn.running.is_empty() {
+                break;
+            }
+            tokio::select! {
+                biased;
+                () = async { let _ = stop.wait_for(|s| *s).await; } => break,
+                Some(cmd) = rx.recv() => {
+                    conn.commands(&mut session, cmd, &mut rx, &mut versions, (&mut lists, &mut seen_lists))?;
+                }
+                Ok(()) = versions.changed() => conn.tools_changed(&mut session)?,
+                Ok(()) = lists.changed() => {
+                    conn.lists_changed(&mut session, &mut lists, &mut seen_lists)?;
+                }
+                _ = tokio::time::sleep(std::time::Duration::from_millis(
+                        session.poll_timeout().unwrap_or(0).saturating_sub(now_ms()))),
+                    if session.poll_timeout().is_some() => {
+                    session.handle_timeout(now_ms());
+                    conn.drain(&mut session)?;
+                }
+                msg = inbound.recv(), if open => match msg {
+                    Some(Inbound::Post(post)) => {
+                        if let Some(r) = &mut conn.routes {
+                            r.begin(post.sink);
+                        }
+                        conn.message(&mut session, &post.body)?;
+                        let version = session.negotiated_version();
+                        if let Some(r) = &mut conn.routes {
+                            let _ = post.outcome.send(r.end(version));
+                        }
+                    }
+                    Some(Inbound::Listen(sink)) => {
+                        if let Some(r) = &mut conn.routes {
+                            r.listen(sink);
+                        }
+                    }
+                    Some(Inbound::Close) => break,
+                    None => open = false,
+                },
+                _ = sweep.tick() => conn.cancel_abandoned(&mut session)?,
+            }
+        }
+        for (_, r) in conn.running.drain() {
+            r.abort.abort();
+        }
+        Ok(())
+    }
+
+    /// Cancels the calls and listen streams whose HTTP response has no reader any more.
+    fn cancel_abandoned(&mut self, session: &mut Session<'_>) -> Result<(), Error> {
+        let gone = self
+            .routes
+            .as_ref()
+            .map(crate::http::routes::Routes::abandoned)
+            .unwrap_or_default();
+        for token in gone {
+            if let Some(r) = self.running.remove(&token) {
+                let _ = r.cancel.send(true);
+                r.abort.abort();
+            }
+            // Frees the core's slot; the frame it writes has nowhere to go.
+            if session.close_subscription(token, &mut self.out).is_err() {
+                let code = mcp_core::jsonrpc::code::INTERNAL_ERROR;
+                let _ = session.fail(token, code, "The client went away", &mut self.out);
+            }
+            self.ended(token);
+        }
+        self.drain(session)
+    }
 }

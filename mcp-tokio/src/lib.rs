@@ -32,6 +32,8 @@
 pub mod client;
 mod context;
 mod driver;
+#[cfg(feature = "http")]
+pub mod http;
 mod prompts;
 mod registry;
 mod server;

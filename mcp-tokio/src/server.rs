@@ -46,7 +46,7 @@ pub struct Limits {
     /// finish and be answered before the connection closes.
     pub drain_timeout: std::time::Duration,
     /// How long a request to the client ([`Context::request`]) may stay unanswered before
-    /// it is cancelled and fails with [`RequestError::TimedOut`].
+    /// it is cancelled and fails with [`RequestError::TimedOut`](crate::RequestError::TimedOut).
     pub request_timeout: std::time::Duration,
 }
 
@@ -68,7 +68,7 @@ impl Default for Limits {
 /// clone; every connection gets its own session.
 #[derive(Clone, Debug)]
 pub struct Server {
-    inner: Arc<Shared>,
+    pub(crate) inner: Arc<Shared>,
 }
 
 /// The capabilities beyond tools (resources, prompts, completion), answered inside the

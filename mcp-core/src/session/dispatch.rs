@@ -278,9 +278,15 @@ impl Session<'_> {
             }
             return Ok((row.method, ctx));
         }
-        // Without `_meta`: a legacy session (or a dual-era client probing with discover).
+        // Without `_meta`: a legacy session. `server/discover` is a 2026-07-28 request and
+        // carries its version and capabilities like every other one.
         let version = match (self.phase, row.method) {
-            (_, Method::Discover) => ProtocolVersion::LATEST,
+            (_, Method::Discover) => {
+                return Err(Fault::new(
+                    code::INVALID_PARAMS,
+                    "server/discover needs params._meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities",
+                ))
+            }
             (Phase::Fresh, Method::Initialize | Method::Ping) => ProtocolVersion::LATEST_LEGACY,
             (Phase::Fresh, _) if row.needs_init => {
                 return Err(Fault::new(

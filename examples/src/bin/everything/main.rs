@@ -1,10 +1,12 @@
 //! `everything`: the official conformance suite's fixtures (every `test_*` tool, resource,
 //! template and prompt of `@modelcontextprotocol/conformance`, both protocol eras) served
-//! with mcp-tokio: over stdio by default, over TCP with `--listen ADDR`.
+//! with mcp-tokio: over stdio by default, over TCP with `--listen ADDR`, over Streamable HTTP
+//! (both eras on one URL, `/mcp`) with `--http [ADDR]`.
 //!
 //! ```text
 //! cargo run -p mcp-examples --bin everything                          # stdio
 //! cargo run -p mcp-examples --bin everything -- --listen 127.0.0.1:0  # TCP, prints the address
+//! cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3000  # Streamable HTTP at /mcp
 //! ```
 //!
 //! * [`fixtures`]: payloads, schemas and the fixed texts the suite checks;
@@ -25,12 +27,14 @@ mod input;
 mod tools;
 
 const USAGE: &str = "\
-usage: everything [--listen ADDR]
+usage: everything [--listen ADDR | --http [ADDR]]
 
-Serves the MCP conformance suite's fixtures over stdio (default) or TCP.
+Serves the MCP conformance suite's fixtures over stdio (default), TCP or HTTP.
 
-  --listen ADDR   serve TCP on ADDR instead of stdio (port 0 picks one; prints
-                  `listening on <addr>` to stderr once bound)
+  --listen ADDR   serve newline-delimited JSON-RPC over TCP on ADDR instead of stdio
+  --http [ADDR]   serve Streamable HTTP at http://ADDR/mcp (default 127.0.0.1:3000)
+
+Port 0 picks a free port; `listening on <addr>` goes to stderr once bound.
   -h, --help      this text
 
 Logs go to stderr (RUST_LOG=debug for more).";
@@ -59,19 +63,31 @@ fn server() -> Server {
     server
 }
 
+/// Where to serve besides stdio.
+enum Transport {
+    Tcp(String),
+    Http(String),
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    let mut listen: Option<String> = None;
-    let mut args = std::env::args().skip(1);
+    let mut listen: Option<Transport> = None;
+    let mut args = std::env::args().skip(1).peekable();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--listen" => match args.next() {
-                Some(addr) => listen = Some(addr),
+                Some(addr) => listen = Some(Transport::Tcp(addr)),
                 None => {
                     eprintln!("everything: --listen needs an address\n\n{USAGE}");
                     return ExitCode::from(2);
                 }
             },
+            "--http" => {
+                let addr = args.next_if(|a| !a.starts_with('-'));
+                listen = Some(Transport::Http(
+                    addr.unwrap_or_else(|| "127.0.0.1:3000".into()),
+                ));
+            }
             "-h" | "--help" => {
                 eprintln!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -86,7 +102,10 @@ async fn main() -> ExitCode {
     let server = server();
     let served = match listen {
         None => server.serve_stdio().await,
-        Some(addr) => {
+        Some(transport) => {
+            let addr = match &transport {
+                Transport::Tcp(a) | Transport::Http(a) => a.clone(),
+            };
             let listener = match tokio::net::TcpListener::bind(&addr).await {
                 Ok(l) => l,
                 Err(e) => {
@@ -104,7 +123,10 @@ async fn main() -> ExitCode {
                     stopper.shutdown();
                 }
             });
-            server.serve_tcp(listener).await
+            match transport {
+                Transport::Tcp(_) => server.serve_tcp(listener).await,
+                Transport::Http(_) => server.serve_http(listener).await,
+            }
         }
     };
     match served {

@@ -1,0 +1,498 @@
+//! Streamable HTTP on hyper: both protocol eras on one URL.
+//!
+//! | request | era | what happens |
+//! |---|---|---|
+//! | POST without `Mcp-Session-Id` | either | a fresh session handles the body; if it was a successful `initialize`, the session is kept and its id returned in `Mcp-Session-Id`, otherwise it ends once the body is answered (2026-07-28 requests are self-contained) |
+//! | POST with `Mcp-Session-Id` | legacy | the body goes to that session (404 when unknown or ended) |
+//! | GET with `Mcp-Session-Id` | legacy | the session's stream of session-wide messages (list changes) |
+//! | DELETE with `Mcp-Session-Id` | legacy | ends the session |
+//!
+//! A POST is answered with `application/json` when everything it asked was answered at
+//! once, and with an SSE stream when calls run on (progress, logs, requests to the client,
+//! `subscriptions/listen`). The adapter holds no protocol knowledge beyond the transport's
+//! own headers (`headers.rs`): the core decides every JSON-RPC answer, and `routes.rs`
+//! sends each frame to the response it belongs to.
+
+pub(crate) mod headers;
+pub(crate) mod routes;
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::header::{HeaderValue, ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::driver::Connection;
+use crate::{Error, Server};
+use routes::{Inbound, Post};
+
+/// Settings of the HTTP transport (see [`Server::serve_http_with`]).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct HttpConfig {
+    /// The endpoint path (default `/mcp`); other paths get 404.
+    pub path: String,
+    /// Host names accepted in `Host` and `Origin` besides `localhost`, `127.0.0.1` and
+    /// `[::1]` (DNS-rebinding protection); others get 403.
+    pub allowed_hosts: Vec<String>,
+    /// Largest request body (default 4 MiB); larger ones get 413.
+    pub max_body: usize,
+    /// Legacy sessions kept at once (default 1,024); an `initialize` beyond gets 503.
+    pub max_sessions: usize,
+    /// A legacy session with no request for this long is ended and its memory freed
+    /// (default 10 minutes); its id then gets 404.
+    pub session_idle: Duration,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            path: "/mcp".into(),
+            allowed_hosts: Vec::new(),
+            max_body: 4 << 20,
+            max_sessions: 1024,
+            session_idle: Duration::from_secs(600),
+        }
+    }
+}
+
+type Body = UnsyncBoxBody<Bytes, Infallible>;
+
+struct Entry {
+    tx: mpsc::Sender<Inbound>,
+    last: Instant,
+}
+
+struct State {
+    server: Server,
+    config: HttpConfig,
+    sessions: Mutex<HashMap<String, Entry>>,
+}
+
+impl State {
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The session with this id, marked as used now.
+    fn session(&self, id: &str) -> Option<mpsc::Sender<Inbound>> {
+        let mut sessions = self.sessions();
+        let entry = sessions.get_mut(id)?;
+        if entry.tx.is_closed() {
+            sessions.remove(id);
+            return None;
+        }
+        entry.last = Instant::now();
+        Some(entry.tx.clone())
+    }
+
+    /// Starts a session's drive loop; returns its inbox.
+    fn spawn_session(&self) -> mpsc::Sender<Inbound> {
+        let (tx, rx) = mpsc::channel(16);
+        let server = self.server.clone();
+        tokio::spawn(async move {
+            if let Err(e) = Connection::run_http(&server.inner, rx).await {
+                tracing::warn!(error = %e, "HTTP session ended with an error");
+            }
+        });
+        tx
+    }
+
+    /// Forgets sessions idle for longer than the configured time (their loops then end).
+    fn expire(&self) {
+        let idle = self.config.session_idle;
+        self.sessions()
+            .retain(|_, e| e.last.elapsed() < idle && !e.tx.is_closed());
+    }
+}
+
+impl Server {
+    /// Serves Streamable HTTP on `listener` with the default [`HttpConfig`] until shutdown.
+    pub async fn serve_http(&self, listener: tokio::net::TcpListener) -> Result<(), Error> {
+        self.serve_http_with(listener, HttpConfig::default()).await
+    }
+
+    /// Serves Streamable HTTP on `listener` until shutdown. Bind it to loopback unless the
+    /// server must be reachable from elsewhere (and then list the names clients use in
+    /// [`HttpConfig::allowed_hosts`]).
+    pub async fn serve_http_with(
+        &self,
+        listener: tokio::net::TcpListener,
+        config: HttpConfig,
+    ) -> Result<(), Error> {
+        let state = Arc::new(State {
+            server: self.clone(),
+            config,
+            sessions: Mutex::new(HashMap::new()),
+        });
+        let mut stop = self.inner.shutdown.subscribe();
+        let permits = Arc::new(tokio::sync::Semaphore::new(
+            self.inner.limits.max_connections,
+        ));
+        let mut sweep = tokio::time::interval(Duration::from_secs(5));
+        let mut tasks = tokio::task::JoinSet::new();
+        loop {
+            tokio::select! {
+                () = async { let _ = stop.wait_for(|s| *s).await; } => break,
+                _ = sweep.tick() => state.expire(),
+                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+                accepted = listener.accept() => {
+                    let (stream, peer) = match accepted {
+                        Ok(a) => a,
+                        Err(e) => {
+                            tracing::warn!(error = %e, "accept failed; retrying");
+                            tokio::time::sleep(Duration::from_millis(100)).await;
+                            continue;
+                        }
+                    };
+                    let _ = stream.set_nodelay(true);
+                    let permit = permits.clone().try_acquire_owned().ok();
+                    let state = state.clone();
+                    tasks.spawn(async move {
+                        let full = permit.is_none();
+                        let service = hyper::service::service_fn(move |req| {
+                            let state = state.clone();
+                            async move {
+                                if full {
+                                    return Ok::<_, Infallible>(rpc_error(
+                                        StatusCode::SERVICE_UNAVAILABLE,
+                                        None,
+                                        -32603,
+                                        "Too many connections",
+                                    ));
+                                }
+                                Ok(handle(&state, req).await)
+                            }
+                        });
+                        let conn = hyper::server::conn::http1::Builder::new()
+                            .serve_connection(TokioIo::new(stream), service);
+                        if let Err(e) = conn.await {
+                            tracing::debug!(%peer, error = %e, "HTTP connection ended");
+                        }
+                        drop(permit);
+                    });
+                }
+            }
+        }
+        state.sessions().clear();
+        tasks.abort_all();
+        Ok(())
+    }
+}
+
+/// One HTTP request.
+async fn handle(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
+    if let Err(why) = headers::check_host(req.headers(), &state.config.allowed_hosts) {
+        return rpc_error(StatusCode::FORBIDDEN, None, -32600, why);
+    }
+    if req.uri().path() != state.config.path {
+        return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Not found");
+    }
+    match *req.method() {
+        Method::POST => post(state, req).await,
+        Method::GET => get(state, &req).await,
+        Method::DELETE => delete(state, &req).await,
+        _ => {
+            let mut r = rpc_error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                None,
+                -32600,
+                "Method not allowed",
+            );
+            r.headers_mut()
+                .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            r
+        }
+    }
+}
+
+fn accepts(req_headers: &hyper::HeaderMap, what: &str) -> bool {
+    let accept = req_headers
+        .get(ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("*/*");
+    accept.contains(what) || accept.contains("*/*")
+}
+
+async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
+    let (parts, body) = req.into_parts();
+    let is_json = parts
+        .headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !is_json {
+        return rpc_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            None,
+            -32600,
+            "Content-Type must be application/json",
+        );
+    }
+    let body = match Limited::new(body, state.config.max_body).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+            return rpc_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                None,
+                -32600,
+                &format!(
+                    "Request body exceeds the limit of {} bytes",
+                    state.config.max_body
+                ),
+            )
+        }
+        Err(_) => return rpc_error(StatusCode::BAD_REQUEST, None, -32700, "Unreadable body"),
+    };
+    let modern = headers::is_modern(&parts.headers);
+    let version = headers::text(&parts.headers, "mcp-protocol-version");
+    let known = version.is_none_or(|v| {
+        mcp_core::ProtocolVersion::ALL
+            .iter()
+            .any(|p| p.as_str() == v)
+    });
+    let session_id = headers::text(&parts.headers, "mcp-session-id").filter(|_| !modern);
+    if !known && session_id.is_some() {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            -32600,
+            &format!(
+                "Unsupported MCP-Protocol-Version header {:?}",
+                version.unwrap_or("")
+            ),
+        );
+    }
+    // Stateless: a 2026-07-28 request, or one naming a revision this server does not know
+    // (the core answers it with -32022 and the versions it supports).
+    let stateless = modern || (!known && session_id.is_none());
+    if modern {
+        if let Ok(value) = serde_json::from_slice::<Value>(&body) {
+            if let Err(why) = headers::check_modern(&parts.headers, &value) {
+                return rpc_error(StatusCode::BAD_REQUEST, value.get("id"), -32020, &why);
+            }
+            if let Err(why) = headers::check_params(&parts.headers, &value, &state.server) {
+                return rpc_error(StatusCode::BAD_REQUEST, value.get("id"), -32020, &why);
+            }
+        }
+    }
+    let (inbox, fresh) = match session_id {
+        Some(id) => match state.session(id) {
+            Some(tx) => (tx, false),
+            None => return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found"),
+        },
+        None => {
+            if !stateless && state.sessions().len() >= state.config.max_sessions {
+                return rpc_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    None,
+                    -32603,
+                    "Too many sessions",
+                );
+            }
+            (state.spawn_session(), true)
+        }
+    };
+    let (sink, mut frames) = mpsc::channel(routes::SINK_FRAMES);
+    let (told, outcome) = oneshot::channel();
+    let post = Post {
+        body,
+        sink,
+        outcome: told,
+    };
+    if inbox.send(Inbound::Post(post)).await.is_err() {
+        return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
+    }
+    let Ok(outcome) = outcome.await else {
+        return rpc_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            None,
+            -32603,
+            "The session ended while handling the request",
+        );
+    };
+    let mut new_session = None;
+    if fresh && !stateless && outcome.version.is_some() {
+        let id = session_id_new();
+        state.sessions().insert(
+            id.clone(),
+            Entry {
+                tx: inbox,
+                last: Instant::now(),
+            },
+        );
+        new_session = Some(id);
+    } else {
+        // A stateless request: its session ends once it is answered.
+        drop(inbox);
+    }
+    let mut response = if !outcome.answered && !outcome.open {
+        empty(StatusCode::ACCEPTED)
+    } else if outcome.open && accepts(&parts.headers, "text/event-stream") {
+        sse(frames)
+    } else {
+        // Everything was answered at once (or the client takes JSON only: wait for all).
+        let mut all = Vec::new();
+        while let Some(f) = frames.recv().await {
+            all.push(f);
+        }
+        match all.len() {
+            0 => empty(StatusCode::ACCEPTED),
+            1 => {
+                let frame = all.pop().unwrap_or_default();
+                let status = status_for(&frame, stateless, fresh && outcome.version.is_none());
+                json(status, frame)
+            }
+            _ if accepts(&parts.headers, "text/event-stream") => sse_of(all),
+            _ => json(StatusCode::OK, all.pop().unwrap_or_default()),
+        }
+    };
+    if let Some(id) = new_session.and_then(|id| HeaderValue::from_str(&id).ok()) {
+        response.headers_mut().insert("mcp-session-id", id);
+    }
+    response
+}
+
+async fn get(state: &Arc<State>, req: &Request<Incoming>) -> Response<Body> {
+    let session = headers::text(req.headers(), "mcp-session-id");
+    let Some(id) = session.filter(|_| !headers::is_modern(req.headers())) else {
+        let mut r = rpc_error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            None,
+            -32600,
+            "GET needs an Mcp-Session-Id (2026-07-28 requests are POSTs)",
+        );
+        r.headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("POST"));
+        return r;
+    };
+    if !accepts(req.headers(), "text/event-stream") {
+        return rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            None,
+            -32600,
+            "GET streams are text/event-stream",
+        );
+    }
+    let Some(inbox) = state.session(id) else {
+        return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
+    };
+    let (sink, frames) = mpsc::channel(routes::SINK_FRAMES);
+    if inbox.send(Inbound::Listen(sink)).await.is_err() {
+        return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
+    }
+    sse(frames)
+}
+
+async fn delete(state: &Arc<State>, req: &Request<Incoming>) -> Response<Body> {
+    let Some(id) = headers::text(req.headers(), "mcp-session-id") else {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            -32600,
+            "DELETE needs an Mcp-Session-Id",
+        );
+    };
+    let Some(entry) = state.sessions().remove(id) else {
+        return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
+    };
+    let _ = entry.tx.send(Inbound::Close).await;
+    empty(StatusCode::OK)
+}
+
+/// The HTTP status of a JSON reply. 2026-07-28 maps protocol errors to 4xx as the
+/// transport specifies; legacy replies are 200 except the error to a first request that
+/// did not start a session (no `initialize`, no session id): 400.
+fn status_for(frame: &[u8], modern: bool, sessionless: bool) -> StatusCode {
+    let code = serde_json::from_slice::<Value>(frame)
+        .ok()
+        .and_then(|v| v.get("error")?.get("code")?.as_i64());
+    match code {
+        None => StatusCode::OK,
+        Some(-32601) if modern => StatusCode::NOT_FOUND,
+        Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022) if modern => {
+            StatusCode::BAD_REQUEST
+        }
+        Some(_) if sessionless && !modern => StatusCode::BAD_REQUEST,
+        Some(_) => StatusCode::OK,
+    }
+}
+
+fn session_id_new() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        panic!("mcp-tokio: the operating system provided no randomness for a session id");
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn empty(status: StatusCode) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::new()).boxed_unsync());
+    *r.status_mut() = status;
+    r
+}
+
+fn json(status: StatusCode, frame: Bytes) -> Response<Body> {
+    let mut r = Response::new(Full::new(frame).boxed_unsync());
+    *r.status_mut() = status;
+    r.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+/// A JSON-RPC error reply with an HTTP status (for refusals the transport makes itself).
+fn rpc_error(status: StatusCode, id: Option<&Value>, code: i32, message: &str) -> Response<Body> {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id.cloned().unwrap_or(Value::Null),
+        "error": {"code": code, "message": message},
+    });
+    json(status, Bytes::from(body.to_string()))
+}
+
+fn sse_event(n: u64, frame: &[u8]) -> Bytes {
+    let mut event = Vec::with_capacity(frame.len() + 40);
+    event.extend_from_slice(format!("event: message\nid: {n}\ndata: ").as_bytes());
+    event.extend_from_slice(frame);
+    event.extend_from_slice(b"\n\n");
+    Bytes::from(event)
+}
+
+fn sse_response(body: Body) -> Response<Body> {
+    let mut r = Response::new(body);
+    let h = r.headers_mut();
+    h.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    r
+}
+
+/// An SSE response streaming frames until the session closes the channel.
+fn sse(frames: mpsc::Receiver<Bytes>) -> Response<Body> {
+    let stream = futures::stream::unfold((frames, 0u64), |(mut frames, n)| async move {
+        let frame = frames.recv().await?;
+        let event = Ok::<_, Infallible>(Frame::data(sse_event(n, &frame)));
+        Some((event, (frames, n + 1)))
+    });
+    sse_response(StreamBody::new(stream).boxed_unsync())
+}
+
+/// An SSE response of frames already collected.
+fn sse_of(frames: Vec<Bytes>) -> Response<Body> {
+    let events: Vec<Result<Frame<Bytes>, Infallible>> = frames
+        .iter()
+        .zip(0u64..)
+        .map(|(f, n)| Ok(Frame::data(sse_event(n, f))))
+        .collect();
+    sse_response(StreamBody::new(futures::stream::iter(events)).boxed_unsync())
+}
