@@ -248,3 +248,135 @@ fn legacy_sessions_cannot_answer_input_required() {
         assert_eq!(r["result"]["content"][0]["text"], "{}");
     }
 }
+
+#[test]
+fn prompts_and_reads_answer_input_required_too() {
+    let mut p = Pair::full();
+    let ask = |p: &mut Pair, id: i64, params: Value| {
+        p.ask(&with_caps(json!(id), "prompts/get", params, all_caps()))
+    };
+    let r = ask(&mut p, 1, json!({"name": "ask"}));
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    assert!(r["result"].get("messages").is_none());
+    assert_eq!(
+        r["result"]["inputRequests"]["topic"]["method"],
+        "elicitation/create"
+    );
+    let state = r["result"]["requestState"].clone();
+    let r = ask(
+        &mut p,
+        2,
+        json!({"name": "ask", "requestState": state, "inputResponses":
+            {"topic": {"action": "accept", "content": {"topic": "rust"}}}}),
+    );
+    assert_eq!(
+        r["result"]["messages"][0]["content"]["text"], "state=prompt:1 topic=rust",
+        "{r}"
+    );
+    // A prompt's state is not a tool's.
+    let r = retry(&mut p, 3, "confirm", &state, json!({}));
+    assert_eq!(error_code(&r), -32602, "{r}");
+
+    let read = |p: &mut Pair, id: i64, params: Value| {
+        p.ask(&with_caps(json!(id), "resources/read", params, all_caps()))
+    };
+    let r = read(&mut p, 4, json!({"uri": "test://ask"}));
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    assert!(r["result"].get("contents").is_none());
+    // Cache hints belong to complete results only.
+    assert!(r["result"].get("ttlMs").is_none());
+    assert_eq!(
+        r["result"]["inputRequests"],
+        json!({"roots": {"method": "roots/list", "params": {}}})
+    );
+    let state = r["result"]["requestState"].clone();
+    let r = read(
+        &mut p,
+        5,
+        json!({"uri": "test://ask", "requestState": state}),
+    );
+    assert_eq!(r["result"]["contents"][0]["text"], "state=read:1", "{r}");
+    // Bound to the URI.
+    let r = read(
+        &mut p,
+        6,
+        json!({"uri": "test://unlisted", "requestState": state}),
+    );
+    assert_eq!(error_code(&r), -32602, "{r}");
+
+    // Legacy sessions: refused as a misuse, like tools.
+    let mut legacy = Pair::full();
+    legacy.init("2025-11-25", all_caps());
+    let r = legacy.ask(&request(json!(1), "prompts/get", json!({"name": "ask"})));
+    assert_eq!(error_code(&r), -32603, "{r}");
+    let r = legacy.ask(&request(
+        json!(2),
+        "resources/read",
+        json!({"uri": "test://ask"}),
+    ));
+    assert_eq!(error_code(&r), -32603, "{r}");
+}
+
+#[test]
+fn a_deferred_call_can_answer_input_required() {
+    let mut p = Pair::full_with(Config {
+        state_ttl_ms: 1_000,
+        ..Config::new(SecretKey([0x5a; 16]))
+    });
+    let call = |id: i64, extra: Value| {
+        let mut params = json!({"name": "slow"});
+        params
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        with_caps(json!(id), "tools/call", params, json!({"elicitation": {}}))
+    };
+    assert!(p.send(&call(1, json!({}))).is_empty());
+    assert_eq!(p.call_states[0], None);
+    // Completed 5 s later: the state's lifetime starts at completion.
+    p.session.handle_timeout(5_000);
+    let tx = p.session.complete(p.calls[0].0, &mut p.out, |r| {
+        r.input_required(Some("later:1"), |q| {
+            q.elicit(
+                "ok",
+                "OK?",
+                r#"{"type":"object","properties":{"ok":{"type":"boolean"}}}"#,
+            );
+            q.sample("s", r#"{"messages":[],"maxTokens":1}"#);
+        });
+    });
+    let v = p.answered(tx).unwrap();
+    assert_eq!(v["result"]["resultType"], "input_required", "{v}");
+    // Only the declared capability's request.
+    assert_eq!(
+        v["result"]["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["ok"]
+    );
+    let state = v["result"]["requestState"].clone();
+    p.now = 5_900;
+    assert!(p.send(&call(2, json!({"requestState": state}))).is_empty());
+    assert_eq!(p.call_states[1].as_deref(), Some("later:1"));
+    let tx = p.session.complete(p.calls[1].0, &mut p.out, |r| {
+        r.text("done");
+    });
+    assert_eq!(
+        p.answered(tx).unwrap()["result"]["content"][0]["text"],
+        "done"
+    );
+    p.now = 6_001;
+    let r = p.ask(&call(3, json!({"requestState": state})));
+    assert_eq!(error_code(&r), -32602, "{r}");
+    // input_required after content is a misuse: nothing is sent, the call stays.
+    p.send(&call(4, json!({})));
+    let token = p.calls[2].0;
+    let misuse = p.session.complete(token, &mut p.out, |r| {
+        r.text("partial");
+        r.input_required(Some("x"), |_| {});
+    });
+    assert_eq!(misuse, Err(mcp_core::CallError::ResultMisused));
+    assert_eq!(p.session.calls_in_flight(), 1);
+}

@@ -41,7 +41,7 @@ fn list_follows_the_revision() {
             .iter()
             .map(|p| p["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["greet", "media", "slow_prompt"]);
+        assert_eq!(names, ["greet", "media", "slow_prompt", "ask"]);
         let greet = &prompts[0];
         assert_eq!(greet["description"], "Greets someone");
         let titled = rev >= "2025-06-18";

@@ -433,6 +433,15 @@ fn deferred_not_found_names_the_uri() {
         }
         assert_eq!(p.session.calls_in_flight(), 0);
     }
+    // An escaped URI is kept as sent and named decoded.
+    let mut p = Pair::full();
+    p.send(r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"test:\/\/deferred\/\u0078","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
+    assert_eq!(p.calls[0].2, json!({"uri": "test://deferred/x"}));
+    let tx = p
+        .session
+        .complete_read(p.calls[0].0, &mut p.out, |r| r.not_found());
+    let v = p.answered(tx).unwrap();
+    assert_eq!(v["error"]["data"]["uri"], "test://deferred/x", "{v}");
     // A URI longer than a call slot keeps (64 bytes of JSON) is still not found, unnamed.
     let mut p = Pair::full();
     let long = format!("test://deferred/{}", "x".repeat(60));

@@ -238,6 +238,8 @@ pub struct Pair {
     pub out: Vec<u8>,
     /// Deferred calls handed out and not yet completed: (token, tool name, args JSON).
     pub calls: Vec<(CallToken, String, Value)>,
+    /// For each of `calls`: the verified `requestState` payload its request carried.
+    pub call_states: Vec<Option<String>>,
     pub events: Vec<Event>,
     /// Client responses routed to calls (`Incoming::next_response`): call, `Ok(result)` or
     /// `Err(error code)`.
@@ -277,6 +279,7 @@ impl Pair {
             tools: TestTools::new(extra_tools),
             out: vec![0; out_len],
             calls: Vec::new(),
+            call_states: Vec::new(),
             events: Vec::new(),
             responses: Vec::new(),
             requests: HashMap::new(),
@@ -427,6 +430,13 @@ impl Pair {
         while let Some(call) = incoming.next_call(&mut self.session) {
             let (name, args) = describe(&call.request);
             self.calls.push((call.token(), name, args));
+            let state = match &call.request {
+                Request::Tool(t) => t.input().state(),
+                Request::Read(r) => r.input().state(),
+                Request::Prompt(p) => p.input().state(),
+                _ => None,
+            };
+            self.call_states.push(state.map(str::to_string));
         }
         while let Some(r) = incoming.next_response(&mut self.session) {
             let outcome = match r.outcome {
@@ -680,6 +690,14 @@ impl ResourceSet for TestResources {
                 let id = uri.strip_prefix("test://items/").unwrap_or("?");
                 r.text(&uri, Some("text/plain"), &format!("item {id}"));
             }
+            (None, None) if uri == "test://ask" => match request.input().state() {
+                None => r.input_required(Some("read:1"), |q| {
+                    q.list_roots("roots");
+                }),
+                Some(state) => {
+                    r.text(&uri, None, &format!("state={state}"));
+                }
+            },
             (None, None) if uri == "test://unlisted" => {
                 r.text(&uri, None, "unlisted but readable");
             }
@@ -697,7 +715,7 @@ static GREET_ARGS: [PromptArgument<'static>; 2] = [
     PromptArgument::optional("style", "formal or casual"),
 ];
 
-pub static PROMPTS: [Prompt<'static>; 3] = [
+pub static PROMPTS: [Prompt<'static>; 4] = [
     Prompt {
         title: Some("Greeting"),
         arguments: &GREET_ARGS,
@@ -706,6 +724,7 @@ pub static PROMPTS: [Prompt<'static>; 3] = [
     },
     Prompt::new("media", "Every content type"),
     Prompt::new("slow_prompt", "Rendered later (deferred)"),
+    Prompt::new("ask", "Asks the client first (input_required, 2026-07-28)"),
 ];
 
 pub struct TestPrompts;
@@ -773,6 +792,28 @@ impl PromptSet for TestPrompts {
                         }),
                     );
             }
+            3 => match request.input().state() {
+                None => r.input_required(Some("prompt:1"), |q| {
+                    q.elicit(
+                        "topic",
+                        "Which topic?",
+                        r#"{"type":"object","properties":{"topic":{"type":"string"}}}"#,
+                    );
+                }),
+                Some(state) => {
+                    let topic = request
+                        .input()
+                        .response("topic")
+                        .and_then(|v| v.get("content"))
+                        .and_then(|c| c.get("topic"))
+                        .and_then(|t| t.as_string())
+                        .map_or("none".to_string(), |t| t.to_string());
+                    r.message(
+                        Role::User,
+                        &Content::Text(&format!("state={state} topic={topic}")),
+                    );
+                }
+            },
             _ => return Dispatch::Defer,
         }
         Dispatch::Done
