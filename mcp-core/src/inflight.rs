@@ -88,6 +88,11 @@ pub struct CallSlot {
     pub(crate) params: (u32, u32),
     /// Keyed digest of the target, for sealing `requestState` (see `crate::mrtr`).
     pub(crate) target_digest: u64,
+    /// A deferred read's URI (raw JSON string content; empty if longer than
+    /// [`MAX_ID_LEN`](crate::jsonrpc::MAX_ID_LEN)), for the `data.uri` of its not-found
+    /// error: the message it came in is gone when the read is completed.
+    #[cfg(feature = "resources")]
+    pub(crate) uri: StoredId,
     /// Generation of the call last freed by a client cancellation, and whether the
     /// application still has to be told.
     pub(crate) cancelled_generation: Option<u32>,
@@ -127,6 +132,8 @@ impl CallSlot {
         index: (0, 0),
         params: (u32::MAX, 0),
         target_digest: 0,
+        #[cfg(feature = "resources")]
+        uri: StoredId::EMPTY,
         cancelled_generation: None,
         cancel_unreported: false,
         #[cfg(feature = "requests")]

@@ -2,7 +2,14 @@
 //! `{"c": <message>}` (sent as compact JSON), `{"raw": "<text>"}` (sent verbatim),
 //! `{"op": "tools_changed"}`, `{"op": "complete", "call": <n>, "text": "..."}` (completes the
 //! n-th deferred call handed out so far) or `{"op": "progress", "call": <n>, "progress": p,
-//! "total": t}`; each is followed by the `{"s": <message>}` lines the server must emit,
+//! "total": t}`; `{"op": "full"}` (serve resources, prompts, completions and the `confirm`
+//! tool too, see `Pair::full`), `{"op": "list_changed", "kind": "tools" | "prompts" |
+//! "resources" | "templates"}`, `{"op": "now", "ms": t}` (the time of later messages),
+//! `{"op": "complete_read", "call": <n>, "contents": [{"uri", "text" | "blob"}]}` (no
+//! `contents`: not found), `{"op": "complete_prompt", "call": <n>, "text": "..."}`,
+//! `{"op": "complete_completion", "call": <n>, "values": [...]}` and `{"op": "close",
+//! "subscription": <n>}` (closes the n-th listen stream); each is followed by the
+//! `{"s": <message>}` lines the server must emit,
 //! compared as JSON values. Every emitted frame is also schema-validated (see `pair`).
 //! `UPDATE_GOLDEN=1 cargo test --test golden` rewrites the `s` lines from the current output.
 
@@ -10,6 +17,7 @@ mod pair;
 
 use std::path::{Path, PathBuf};
 
+use mcp_core::ListKind;
 use pair::Pair;
 use serde_json::{json, Value};
 
@@ -53,6 +61,77 @@ fn run_ops(p: &mut Pair, op: &Value) -> Vec<Value> {
                 )
                 .unwrap()
             {
+                Some(tx) => {
+                    p.out[..tx.len].copy_from_slice(&out[..tx.len]);
+                    vec![p.frame(tx)]
+                }
+                None => vec![],
+            }
+        }
+        Some("full") => {
+            p.enable_full();
+            vec![]
+        }
+        Some("now") => {
+            p.now = op["ms"].as_u64().expect("ms");
+            vec![]
+        }
+        Some("list_changed") => {
+            let kind = match op["kind"].as_str() {
+                Some("tools") => ListKind::Tools,
+                Some("prompts") => ListKind::Prompts,
+                Some("resources") => ListKind::Resources,
+                Some("templates") => ListKind::ResourceTemplates,
+                other => panic!("unknown list kind {other:?} in {op}"),
+            };
+            p.session.list_changed(kind);
+            p.pending().into_iter().map(|f| f.value).collect()
+        }
+        Some("complete_read") => {
+            let token = call(p);
+            let contents = op.get("contents").and_then(Value::as_array).cloned();
+            let tx = p
+                .session
+                .complete_read(token, &mut p.out, |r| match &contents {
+                    None => r.not_found(),
+                    Some(items) => {
+                        for c in items {
+                            let uri = c["uri"].as_str().expect("uri");
+                            let mime = c.get("mimeType").and_then(Value::as_str);
+                            match (c.get("text"), c.get("blob")) {
+                                (Some(t), _) => r.text(uri, mime, t.as_str().unwrap()),
+                                (_, Some(b)) => r.blob(uri, mime, b.as_str().unwrap()),
+                                _ => panic!("contents need text or blob: {c}"),
+                            };
+                        }
+                    }
+                });
+            p.answered(tx).into_iter().collect()
+        }
+        Some("complete_prompt") => {
+            let token = call(p);
+            let text = op["text"].as_str().unwrap_or("");
+            let tx = p.session.complete_prompt(token, &mut p.out, |r| {
+                r.message(mcp_core::Role::User, &mcp_core::Content::Text(text));
+            });
+            p.answered(tx).into_iter().collect()
+        }
+        Some("complete_completion") => {
+            let token = call(p);
+            let values = op["values"].as_array().cloned().unwrap_or_default();
+            let tx = p.session.complete_completion(token, &mut p.out, |r| {
+                for v in &values {
+                    r.value(v.as_str().unwrap());
+                }
+            });
+            p.answered(tx).into_iter().collect()
+        }
+        Some("close") => {
+            let token =
+                p.subscriptions[op["subscription"].as_u64().expect("subscription") as usize];
+            let mut out = vec![0u8; 1024];
+            let tx = p.session.close_subscription(token, &mut out);
+            match tx.expect("close") {
                 Some(tx) => {
                     p.out[..tx.len].copy_from_slice(&out[..tx.len]);
                     vec![p.frame(tx)]
@@ -147,7 +226,7 @@ fn golden_transcripts() {
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     let files = vector_files();
     assert!(
-        files.len() >= 6,
+        files.len() >= 14,
         "expected golden transcripts, found {}",
         files.len()
     );

@@ -345,6 +345,15 @@ impl<'a> Session<'a> {
             slot.kind = kind;
             slot.index = index;
             slot.target_digest = digest;
+            #[cfg(feature = "resources")]
+            {
+                slot.uri = match (kind, p.uri.and_then(|u| u.as_string())) {
+                    (CallKind::Read, Some(uri)) => {
+                        StoredId::new(uri.raw()).unwrap_or(StoredId::EMPTY)
+                    }
+                    _ => StoredId::EMPTY,
+                };
+            }
             incoming.deferred += 1;
             Ok(())
         }
@@ -424,7 +433,8 @@ impl<'a> Session<'a> {
     }
 
     /// Completes a deferred `resources/read`. A read that writes nothing or calls
-    /// `not_found` is answered with the revision's not-found error.
+    /// `not_found` is answered with the revision's not-found error, whose `data.uri` names
+    /// the URI when it was at most [`MAX_ID_LEN`](crate::jsonrpc::MAX_ID_LEN) bytes of JSON.
     #[cfg(feature = "resources")]
     pub fn complete_read(
         &mut self,
@@ -457,13 +467,14 @@ impl<'a> Session<'a> {
         if !not_found {
             return done;
         }
-        // Not found: an error reply naming the URI (taken from the request's params).
+        // Not found: an error reply naming the URI (kept in the slot; the request's message
+        // is gone by now).
         let Some(slot) = self.live_slot(token)? else {
             return Ok(None);
         };
-        let (id, version) = (slot.id, slot.version);
+        let (id, version, uri) = (slot.id, slot.version, slot.uri);
         let mut w = JsonWriter::new(out);
-        let f = super::resources::not_found(version, JsonStr { raw: "" });
+        let f = super::resources::not_found(version, JsonStr { raw: uri.as_raw() });
         super::faults::write_fault(&mut w, Some(id.as_raw()), &f);
         self.sent_for_call(w, token, true)
     }

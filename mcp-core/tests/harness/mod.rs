@@ -157,10 +157,8 @@ fn validate_at(rev: &str, def: &str, value: &Value, base: &str) -> Result<(), St
 }
 
 /// Result definition for a successful response to `method`, by revision.
-fn result_def(rev: &str, method: Option<&str>, result: &Value) -> &'static str {
-    let input_required = result.get("resultType").and_then(Value::as_str) == Some("input_required");
+fn result_def(rev: &str, method: Option<&str>) -> &'static str {
     let named = match method {
-        _ if input_required => "InputRequiredResult",
         Some("initialize") => "InitializeResult",
         Some("ping") | Some("logging/setLevel") => "EmptyResult",
         Some("tools/list") => "ListToolsResult",
@@ -169,9 +167,11 @@ fn result_def(rev: &str, method: Option<&str>, result: &Value) -> &'static str {
         Some("resources/list") => "ListResourcesResult",
         Some("resources/templates/list") => "ListResourceTemplatesResult",
         Some("resources/read") => "ReadResourceResult",
+        Some("resources/subscribe") | Some("resources/unsubscribe") => "EmptyResult",
         Some("prompts/list") => "ListPromptsResult",
         Some("prompts/get") => "GetPromptResult",
         Some("completion/complete") => "CompleteResult",
+        Some("subscriptions/listen") => "SubscriptionsListenResult",
         _ => "Result",
     };
     if has_def(rev, named) {
@@ -225,7 +225,21 @@ pub fn validate_server_message(
             msg,
             "",
         ));
-        checks.push((result_def(rev, request_method, result), result, "/result"));
+        // 2026-07-28: a result with `resultType: "input_required"` is an
+        // `InputRequiredResult` (which must carry `inputRequests` or `requestState`).
+        let input_required = result.get("resultType").and_then(Value::as_str)
+            == Some("input_required")
+            && has_def(rev, "InputRequiredResult");
+        if input_required {
+            checks.push(("InputRequiredResult", result, "/result"));
+            if result.get("inputRequests").is_none() && result.get("requestState").is_none() {
+                return Err(format!(
+                    "[{rev}] InputRequiredResult without inputRequests or requestState: {msg}"
+                ));
+            }
+        } else {
+            checks.push((result_def(rev, request_method), result, "/result"));
+        }
     } else if obj.contains_key("error") {
         checks.push((
             first_def(rev, &["JSONRPCErrorResponse", "JSONRPCError"])?,
@@ -235,10 +249,24 @@ pub fn validate_server_message(
         let specific = match msg.pointer("/error/code").and_then(Value::as_i64) {
             Some(-32022) => Some("UnsupportedProtocolVersionError"),
             Some(-32021) => Some("MissingRequiredClientCapabilityError"),
+            Some(-32700) => Some("ParseError"),
+            Some(-32600) => Some("InvalidRequestError"),
+            Some(-32601) => Some("MethodNotFoundError"),
+            Some(-32602) => Some("InvalidParamsError"),
+            Some(-32603) => Some("InternalError"),
             _ => None,
         };
         if let Some(def) = specific.filter(|d| has_def(rev, d)) {
-            checks.push((def, msg, ""));
+            // The per-code definitions of 2026-07-28 describe the `error` object; the two
+            // older ones the whole response.
+            let whole = matches!(
+                def,
+                "UnsupportedProtocolVersionError" | "MissingRequiredClientCapabilityError"
+            );
+            match (whole, msg.get("error")) {
+                (false, Some(error)) => checks.push((def, error, "/error")),
+                _ => checks.push((def, msg, "")),
+            }
         }
     } else if obj.contains_key("id") {
         // A request from the server to the client (e.g. sampling, elicitation, ping).
@@ -250,9 +278,15 @@ pub fn validate_server_message(
             Some("notifications/message") => Some("LoggingMessageNotification"),
             Some("notifications/tools/list_changed") => Some("ToolListChangedNotification"),
             Some("notifications/cancelled") => Some("CancelledNotification"),
+            Some("notifications/resources/updated") => Some("ResourceUpdatedNotification"),
+            Some("notifications/resources/list_changed") => Some("ResourceListChangedNotification"),
+            Some("notifications/prompts/list_changed") => Some("PromptListChangedNotification"),
+            Some("notifications/subscriptions/acknowledged") => {
+                Some("SubscriptionsAcknowledgedNotification")
+            }
             _ => None,
         };
-        if let Some(def) = specific {
+        if let Some(def) = specific.filter(|d| has_def(rev, d)) {
             checks.push((def, msg, ""));
         }
     }

@@ -6,10 +6,13 @@
 
 use std::collections::HashMap;
 
+use mcp_core::completion::{CompleteRequest, CompletionRef, CompletionResult, Completions};
+use mcp_core::prompts::{GetPromptRequest, Prompt, PromptArgument, PromptResult, PromptSet};
+use mcp_core::resources::{ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate};
 use mcp_core::{
     Annotations, CallRequest, CallToken, ClientCaps, Config, Content, Dispatch, Event,
-    ProtocolVersion, ResourceLink, Role, ServerInfo, Session, SessionStorage, Tool,
-    ToolAnnotations, ToolResult, ToolSet,
+    ProtocolVersion, Request, ResourceLink, Role, ServerHandler, ServerInfo, Session,
+    SessionStorage, Tool, ToolAnnotations, ToolResult, ToolSet,
 };
 use serde_json::{json, Value};
 
@@ -107,6 +110,10 @@ pub fn seed_tools() -> Vec<Tool<'static>> {
 
 pub struct TestTools {
     pub defs: Vec<Tool<'static>>,
+    /// `InputRequests::skipped` of the last `input_required` the `confirm` tool wrote.
+    pub last_skipped: Option<usize>,
+    /// What the `confirm` tool saw on its last retry: (state, `inputResponses`).
+    pub last_input: Option<(String, Option<Value>)>,
 }
 
 impl TestTools {
@@ -119,7 +126,11 @@ impl TestTools {
                 ..Tool::new(name, OBJECT)
             });
         }
-        TestTools { defs }
+        TestTools {
+            defs,
+            last_skipped: None,
+            last_input: None,
+        }
     }
 }
 
@@ -182,6 +193,29 @@ impl ToolSet for TestTools {
             "fail" => {
                 r.fail(format_args!("This tool intentionally fails"));
             }
+            "confirm" => {
+                let input = *req.input();
+                match input.state() {
+                    None => {
+                        let mut skipped = 0;
+                        r.input_required(Some(CONFIRM_STATE), |q| {
+                            q.elicit("confirm", "Proceed?", CONFIRM_SCHEMA);
+                            q.sample("draft", SAMPLE_PARAMS);
+                            q.list_roots("roots");
+                            skipped = q.skipped();
+                        });
+                        self.last_skipped = Some(skipped);
+                    }
+                    Some(state) => {
+                        let responses = input
+                            .responses()
+                            .map(|v| serde_json::from_str(v.as_str()).expect("responses JSON"));
+                        self.last_input = Some((state.to_string(), responses));
+                        let answer = input.response("confirm").map_or("none", |v| v.as_str());
+                        r.text_fmt(format_args!("state={state} confirm={answer}"));
+                    }
+                }
+            }
             "slow" | "needs_sampling" => return Dispatch::Defer,
             _ => {
                 r.text(name);
@@ -204,12 +238,21 @@ pub struct Pair {
     pub out: Vec<u8>,
     /// Deferred calls handed out and not yet completed: (token, tool name, args JSON).
     pub calls: Vec<(CallToken, String, Value)>,
+    /// For each of `calls`: the verified `requestState` payload its request carried.
+    pub call_states: Vec<Option<String>>,
     pub events: Vec<Event>,
     /// Client responses routed to calls (`Incoming::next_response`): call, `Ok(result)` or
     /// `Err(error code)`.
     pub responses: Vec<(CallToken, Result<Value, i64>)>,
     /// Request id (raw JSON) → (method, revision) for schema validation of replies.
     requests: HashMap<String, (String, String)>,
+    /// Resources, prompts and completions served besides the tools (all `None` for a
+    /// tools-only server, see [`Pair::full`]).
+    pub ext: Extras,
+    /// The time passed to `Session::handle` (milliseconds).
+    pub now: u64,
+    /// `subscriptions/listen` streams opened (`Incoming::subscription`).
+    pub subscriptions: Vec<CallToken>,
 }
 
 pub fn server_info() -> &'static ServerInfo<'static> {
@@ -236,10 +279,49 @@ impl Pair {
             tools: TestTools::new(extra_tools),
             out: vec![0; out_len],
             calls: Vec::new(),
+            call_states: Vec::new(),
             events: Vec::new(),
             responses: Vec::new(),
             requests: HashMap::new(),
+            ext: Extras::default(),
+            now: 0,
+            subscriptions: Vec::new(),
         }
+    }
+
+    /// A server with tools (plus the `confirm` tool), resources, prompts and completions.
+    pub fn full() -> Self {
+        Self::full_with(Config::new(mcp_core::SecretKey([0x5a; 16])))
+    }
+
+    pub fn full_with(config: Config) -> Self {
+        let mut p = Self::with(config, 0, 65536);
+        p.enable_full();
+        p
+    }
+
+    /// Turns a tools-only pair into a [`full`](Self::full) one.
+    pub fn enable_full(&mut self) {
+        self.tools.defs.push(Tool {
+            description: Some("Asks the client to confirm (input_required, 2026-07-28)"),
+            ..Tool::new("confirm", OBJECT)
+        });
+        self.ext = Extras {
+            resources: Some(TestResources::default()),
+            prompts: Some(TestPrompts),
+            completions: Some(TestCompletions),
+        };
+    }
+
+    /// A legacy session initialized at `version` with client `capabilities`.
+    pub fn init(&mut self, version: &str, capabilities: Value) {
+        self.send(&request(
+            json!(0),
+            "initialize",
+            json!({"protocolVersion": version, "capabilities": capabilities, "clientInfo": {"name": "pair", "version": "0"}}),
+        ));
+        self.send(INITIALIZED);
+        self.events.clear();
     }
 
     /// A legacy session initialized at `version`.
@@ -330,18 +412,31 @@ impl Pair {
             }
         }
         let mut frames = Vec::new();
+        let mut server = Serve {
+            tools: &mut self.tools,
+            ext: &mut self.ext,
+        };
         let mut incoming = self
             .session
-            .handle_message(&mut self.tools, msg, &mut self.out)
+            .handle(&mut server, self.now, msg, &mut self.out)
             .expect("handle");
         if let Some(tx) = incoming.transmit() {
             assert_eq!(tx.route, mcp_core::Route::Reply);
             self.push_frame(&mut frames, tx.len, tx.route);
         }
+        if let Some(token) = incoming.subscription() {
+            self.subscriptions.push(token);
+        }
         while let Some(call) = incoming.next_call(&mut self.session) {
-            let name = call.name().chars().collect::<String>();
-            let args: Value = serde_json::from_str(call.args().as_str()).expect("args JSON");
+            let (name, args) = describe(&call.request);
             self.calls.push((call.token(), name, args));
+            let state = match &call.request {
+                Request::Tool(t) => t.input().state(),
+                Request::Read(r) => r.input().state(),
+                Request::Prompt(p) => p.input().state(),
+                _ => None,
+            };
+            self.call_states.push(state.map(str::to_string));
         }
         while let Some(r) = incoming.next_response(&mut self.session) {
             let outcome = match r.outcome {
@@ -394,6 +489,23 @@ impl Pair {
         Some(frames.remove(0).value)
     }
 
+    /// The frame a command (`complete_read`, `complete_prompt`, ...) wrote into `self.out`,
+    /// parsed and validated; `None` if it wrote nothing (the call was cancelled).
+    pub fn answered(
+        &mut self,
+        tx: Result<Option<mcp_core::Transmit>, mcp_core::CallError>,
+    ) -> Option<Value> {
+        let tx = tx.expect("command")?;
+        Some(self.frame(tx))
+    }
+
+    /// Drains the session's pending frames.
+    pub fn pending(&mut self) -> Vec<Frame> {
+        let mut frames = Vec::new();
+        self.drain(&mut frames);
+        frames
+    }
+
     /// Parses a frame the session wrote outside `send` (progress, logs).
     pub fn frame(&mut self, tx: mcp_core::Transmit) -> Value {
         let mut frames = Vec::new();
@@ -402,8 +514,353 @@ impl Pair {
     }
 }
 
+/// Name and arguments of a deferred request, as `Pair::calls` records them: a tool call
+/// by tool name and arguments; other kinds by method and what they target.
+fn describe(request: &Request<'_>) -> (String, Value) {
+    match request {
+        Request::Tool(t) => (
+            t.name().to_string(),
+            serde_json::from_str(t.args().as_str()).expect("args JSON"),
+        ),
+        Request::Read(r) => ("resources/read".into(), json!({"uri": r.uri().to_string()})),
+        Request::Prompt(p) => (
+            "prompts/get".into(),
+            json!({
+                "name": p.name().to_string(),
+                "arguments": serde_json::from_str::<Value>(p.arguments().as_str()).expect("arguments JSON"),
+            }),
+        ),
+        Request::Complete(c) => (
+            "completion/complete".into(),
+            json!({"argument": c.argument().to_string(), "value": c.value().to_string()}),
+        ),
+        _ => ("unknown".into(), Value::Null),
+    }
+}
+
 pub fn error_code(v: &Value) -> i64 {
     v.pointer("/error/code")
         .and_then(Value::as_i64)
         .unwrap_or_else(|| panic!("not an error: {v}"))
+}
+
+// ---------------------------------------------------------------------------------------
+// Resources, prompts and completions of `Pair::full`.
+
+/// `requestState` payload the `confirm` tool seals.
+pub const CONFIRM_STATE: &str = "step:1";
+const CONFIRM_SCHEMA: &str =
+    r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#;
+const SAMPLE_PARAMS: &str = r#"{"messages":[{"role":"user","content":{"type":"text","text":"Draft a reply"}}],"maxTokens":50}"#;
+
+#[derive(Default)]
+pub struct Extras {
+    pub resources: Option<TestResources>,
+    pub prompts: Option<TestPrompts>,
+    pub completions: Option<TestCompletions>,
+}
+
+/// The server `Pair` hands to `Session::handle`.
+struct Serve<'a> {
+    tools: &'a mut TestTools,
+    ext: &'a mut Extras,
+}
+
+impl ServerHandler for Serve<'_> {
+    fn tools(&mut self) -> Option<&mut dyn ToolSet> {
+        Some(self.tools)
+    }
+    fn resources(&mut self) -> Option<&mut dyn ResourceSet> {
+        self.ext
+            .resources
+            .as_mut()
+            .map(|r| r as &mut dyn ResourceSet)
+    }
+    fn prompts(&mut self) -> Option<&mut dyn PromptSet> {
+        self.ext.prompts.as_mut().map(|p| p as &mut dyn PromptSet)
+    }
+    fn completions(&mut self) -> Option<&mut dyn Completions> {
+        self.ext
+            .completions
+            .as_mut()
+            .map(|c| c as &mut dyn Completions)
+    }
+}
+
+pub static RESOURCES: [Resource<'static>; 5] = [
+    Resource {
+        title: Some("Greeting"),
+        description: Some("A text resource"),
+        mime_type: Some("text/plain"),
+        size: Some(5),
+        annotations: Some(Annotations {
+            audience: &[Role::User],
+            priority: Some(0.25),
+            last_modified: Some("2025-01-01T00:00:00Z"),
+        }),
+        icons: &[mcp_core::Icon {
+            src: "data:image/png;base64,AA==",
+            mime_type: Some("image/png"),
+            sizes: &[],
+            theme: None,
+        }],
+        meta: Some(r#"{"example.com/tag":"t"}"#),
+        ..Resource::new("test://static/text", "text")
+    },
+    Resource {
+        mime_type: Some("application/octet-stream"),
+        ..Resource::new("test://static/blob", "blob")
+    },
+    Resource::new("test://static/multi", "multi"),
+    Resource {
+        description: Some("Listed, but its read writes nothing"),
+        ..Resource::new("test://static/empty", "empty")
+    },
+    Resource {
+        description: Some("Read later (deferred)"),
+        ..Resource::new("test://static/slow", "slow")
+    },
+];
+
+pub static TEMPLATES: [ResourceTemplate<'static>; 2] = [
+    ResourceTemplate {
+        title: Some("Item"),
+        description: Some("An item by id"),
+        mime_type: Some("text/plain"),
+        ..ResourceTemplate::new("test://items/{id}", "item")
+    },
+    ResourceTemplate {
+        description: Some("Read later (deferred)"),
+        ..ResourceTemplate::new("test://deferred/{name}", "deferred")
+    },
+];
+
+#[derive(Default)]
+pub struct TestResources {
+    /// `resources/subscribe` / `unsubscribe` calls seen: (uri, subscribe).
+    pub subscriptions: Vec<(String, bool)>,
+    /// Do not offer `resources/subscribe`.
+    pub no_subscribe: bool,
+}
+
+impl ResourceSet for TestResources {
+    fn len(&self) -> usize {
+        RESOURCES.len()
+    }
+    fn get(&self, index: usize) -> Option<Resource<'_>> {
+        RESOURCES.get(index).copied()
+    }
+    fn templates_len(&self) -> usize {
+        TEMPLATES.len()
+    }
+    fn template(&self, index: usize) -> Option<ResourceTemplate<'_>> {
+        TEMPLATES.get(index).copied()
+    }
+    fn subscribable(&self) -> bool {
+        !self.no_subscribe
+    }
+    fn subscribe(&mut self, uri: mcp_core::json::JsonStr<'_>, subscribe: bool) -> bool {
+        let uri = uri.to_string();
+        let known = RESOURCES.iter().any(|r| r.uri == uri)
+            || TEMPLATES
+                .iter()
+                .any(|t| t.template().matches(&uri).is_some());
+        if known {
+            self.subscriptions.push((uri, subscribe));
+        }
+        known
+    }
+    fn read(&mut self, request: &ReadRequest<'_>, r: &mut ReadResult<'_, '_>) -> Dispatch {
+        let uri = request.uri().to_string();
+        match (request.resource_index(), request.template_index()) {
+            (Some(0), _) => {
+                r.text(&uri, Some("text/plain"), "hello");
+            }
+            (Some(1), _) => {
+                r.blob(&uri, Some("application/octet-stream"), "AAECAw==");
+            }
+            (Some(2), _) => {
+                r.text(&uri, Some("text/markdown"), "# part 1")
+                    .text("test://static/multi#2", None, "part 2")
+                    .blob("test://static/multi#3", Some("image/png"), "iVBORw0KGgo=");
+            }
+            (Some(3), _) => {}
+            (Some(_), _) | (None, Some(1)) => return Dispatch::Defer,
+            (None, Some(_)) => {
+                let id = uri.strip_prefix("test://items/").unwrap_or("?");
+                r.text(&uri, Some("text/plain"), &format!("item {id}"));
+            }
+            (None, None) if uri == "test://ask" => match request.input().state() {
+                None => r.input_required(Some("read:1"), |q| {
+                    q.list_roots("roots");
+                }),
+                Some(state) => {
+                    r.text(&uri, None, &format!("state={state}"));
+                }
+            },
+            (None, None) if uri == "test://unlisted" => {
+                r.text(&uri, None, "unlisted but readable");
+            }
+            (None, None) => r.not_found(),
+        }
+        Dispatch::Done
+    }
+}
+
+static GREET_ARGS: [PromptArgument<'static>; 2] = [
+    PromptArgument {
+        title: Some("Name"),
+        ..PromptArgument::required("name", "Who to greet")
+    },
+    PromptArgument::optional("style", "formal or casual"),
+];
+
+pub static PROMPTS: [Prompt<'static>; 4] = [
+    Prompt {
+        title: Some("Greeting"),
+        arguments: &GREET_ARGS,
+        meta: Some(r#"{"example.com/kind":"greeting"}"#),
+        ..Prompt::new("greet", "Greets someone")
+    },
+    Prompt::new("media", "Every content type"),
+    Prompt::new("slow_prompt", "Rendered later (deferred)"),
+    Prompt::new("ask", "Asks the client first (input_required, 2026-07-28)"),
+];
+
+pub struct TestPrompts;
+
+impl PromptSet for TestPrompts {
+    fn len(&self) -> usize {
+        PROMPTS.len()
+    }
+    fn get(&self, index: usize) -> Option<Prompt<'_>> {
+        PROMPTS.get(index).copied()
+    }
+    fn get_prompt(
+        &mut self,
+        request: &GetPromptRequest<'_>,
+        r: &mut PromptResult<'_, '_>,
+    ) -> Dispatch {
+        match request.prompt_index() {
+            0 => {
+                let name = request.argument("name").map(|n| n.to_string());
+                let formal = request.argument("style").is_some_and(|s| s == "formal");
+                let text = match (name, formal) {
+                    (Some(n), true) => format!("Good day, {n}."),
+                    (Some(n), false) => format!("Hi {n}!"),
+                    (None, _) => "Hi!".to_string(),
+                };
+                r.description("A greeting")
+                    .message(Role::User, &Content::Text(&text))
+                    .message(Role::Assistant, &Content::Text("Hello!"));
+            }
+            1 => {
+                r.message(Role::User, &Content::Text("look"))
+                    .message(
+                        Role::User,
+                        &Content::Image {
+                            data: "iVBORw0KGgo=",
+                            mime_type: "image/png",
+                        },
+                    )
+                    .message(
+                        Role::User,
+                        &Content::Audio {
+                            data: "UklGRg==",
+                            mime_type: "audio/wav",
+                        },
+                    )
+                    .message(
+                        Role::Assistant,
+                        &Content::EmbeddedText {
+                            uri: "test://static/text",
+                            mime_type: Some("text/plain"),
+                            text: "hello",
+                        },
+                    )
+                    .message_with(
+                        Role::Assistant,
+                        &Content::EmbeddedBlob {
+                            uri: "test://static/blob",
+                            mime_type: Some("application/octet-stream"),
+                            blob: "AAECAw==",
+                        },
+                        Some(&Annotations {
+                            audience: &[Role::Assistant],
+                            priority: Some(1.0),
+                            last_modified: None,
+                        }),
+                    );
+            }
+            3 => match request.input().state() {
+                None => r.input_required(Some("prompt:1"), |q| {
+                    q.elicit(
+                        "topic",
+                        "Which topic?",
+                        r#"{"type":"object","properties":{"topic":{"type":"string"}}}"#,
+                    );
+                }),
+                Some(state) => {
+                    let topic = request
+                        .input()
+                        .response("topic")
+                        .and_then(|v| v.get("content"))
+                        .and_then(|c| c.get("topic"))
+                        .and_then(|t| t.as_string())
+                        .map_or("none".to_string(), |t| t.to_string());
+                    r.message(
+                        Role::User,
+                        &Content::Text(&format!("state={state} topic={topic}")),
+                    );
+                }
+            },
+            _ => return Dispatch::Defer,
+        }
+        Dispatch::Done
+    }
+}
+
+/// Completes `greet`'s `name` and `test://items/{id}`'s `id`; `context.arguments.style`
+/// of `formal` upper-cases the names.
+pub struct TestCompletions;
+
+impl Completions for TestCompletions {
+    fn complete(
+        &mut self,
+        req: &CompleteRequest<'_>,
+        r: &mut CompletionResult<'_, '_>,
+    ) -> Dispatch {
+        let typed = req.value().to_string();
+        let candidates: &[&str] = match req.reference() {
+            CompletionRef::Prompt(p) if p == "greet" && req.argument() == "name" => {
+                &["alice", "albert", "bob"]
+            }
+            CompletionRef::Resource(u) if u == "test://items/{id}" => {
+                if req.argument() == "id" {
+                    &["1", "12", "123", "2"]
+                } else {
+                    &[]
+                }
+            }
+            CompletionRef::Resource(u) if u == "test://deferred/{name}" => return Dispatch::Defer,
+            _ => &[],
+        };
+        let formal = req.context_argument("style").is_some_and(|s| s == "formal");
+        let hits: Vec<String> = candidates
+            .iter()
+            .filter(|c| c.starts_with(&typed))
+            .map(|c| {
+                if formal {
+                    c.to_uppercase()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect();
+        for h in &hits {
+            r.value(h);
+        }
+        r.total(hits.len() as u64);
+        Dispatch::Done
+    }
 }
