@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Interop suites: the official MCP SDK clients (TypeScript and Python, exact versions pinned
-# in interop/ts/package.json and interop/py/requirements.txt) drive two example servers over
-# stdio: the calculator (client.mjs, test_client.py) and everything, the conformance fixtures
-# (everything.mjs, test_everything.py). Run from anywhere; scripts/test.sh runs it. Needs only
+# in interop/ts/package.json and interop/py/requirements.txt) drive two example servers: the
+# calculator over stdio (client.mjs, test_client.py) and everything, the conformance fixtures
+# (everything.mjs over stdio; test_everything.py over stdio and over Streamable HTTP). Run from anywhere; scripts/test.sh runs it. Needs only
 # cargo, node/npm (20+) and python3 (3.10+); installs the SDKs into interop/ts/node_modules and
 # interop/py/.venv (both gitignored) and reinstalls only when a pin changes. Fails when any
-# test fails, is skipped, or any of the four suites ran no tests at all. When `python3 -m
+# test fails, is skipped, or any suite ran no tests at all. When `python3 -m
 # venv` is unavailable (Debian ships it separately), installs python3-venv with apt-get.
 #
 #   MCP_SERVER_CMD=/path/to/server      test another calculator build (default: target/debug/calculator)
@@ -94,18 +94,20 @@ ts_suite() { # $1 = file in interop/ts
   suites+=("typescript $1 (@modelcontextprotocol/sdk)|$logs/ts-$1.log")
 }
 
-py_suite() { # $1 = file in interop/py
-  step "Python suite: pytest interop/py/$1"
-  (cd interop/py && PYTHONDONTWRITEBYTECODE=1 timeout --kill-after=10 300 \
+py_suite() { # $1 = file in interop/py, $2 = transport (stdio or http; default stdio)
+  local transport=${2:-stdio}
+  step "Python suite: pytest interop/py/$1 over $transport"
+  (cd interop/py && MCP_TRANSPORT=$transport PYTHONDONTWRITEBYTECODE=1 timeout --kill-after=10 300 \
     .venv/bin/python -m pytest -q -rfEs -p no:cacheprovider "$1") 2>&1 \
-    | tee "$logs/py-$1.log" || status=1
-  suites+=("python $1 (mcp)|$logs/py-$1.log")
+    | tee "$logs/py-$1-$transport.log" || status=1
+  suites+=("python $1 over $transport (mcp)|$logs/py-$1-$transport.log")
 }
 
 ts_suite client.mjs
 ts_suite everything.mjs
 py_suite test_client.py
 py_suite test_everything.py
+py_suite test_everything.py http
 
 # Every suite's summary again, then one plain closing line over all of them.
 count() { grep -Eo "$1" "$2" | tail -1 | grep -Eo '[0-9]+' || echo 0; }

@@ -6,8 +6,10 @@ out in the project notes (everything-contract.md). Comments below cite its secti
     .venv/bin/python -m pytest test_everything.py        (from interop/py; see scripts/test-interop.sh)
 
 Which server to launch:
-    MCP_EVERYTHING_CMD   the everything binary (default: <repo>/target/debug/everything), run
-                         with no arguments
+    MCP_EVERYTHING_CMD   the everything binary (default: <repo>/target/debug/everything)
+    MCP_TRANSPORT        stdio (default: the binary run with no arguments) or http (run with
+                         `--http 127.0.0.1:0`, one server per test, the SDK's Streamable HTTP
+                         client on its /mcp URL)
 
 Each test starts a fresh server. Tests taking the ``conn`` fixture run in both protocol
 eras the SDK speaks: ``handshake`` (``Client(mode="legacy")``, the ``initialize`` handshake
@@ -35,6 +37,8 @@ import base64
 import json
 import logging
 import os
+import subprocess
+import threading
 import warnings
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -59,10 +63,12 @@ from mcp_types import (
 )
 from mcp_types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION
 
-from wire import RecordingStdio, Wire
+from wire import RecordingHttp, RecordingStdio, Wire
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER_CMD = os.environ.get("MCP_EVERYTHING_CMD") or str(REPO / "target" / "debug" / "everything")
+TRANSPORT = os.environ.get("MCP_TRANSPORT", "stdio")
+assert TRANSPORT in ("stdio", "http"), TRANSPORT
 
 RESOURCE_NOT_FOUND = -32002  # 2024-11-05 .. 2025-11-25; 2026-07-28 uses -32602 instead
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
@@ -351,6 +357,29 @@ class Conn:
 _connections = 0
 
 
+@contextmanager
+def http_server(errlog: Any) -> Iterator[str | None]:
+    """With MCP_TRANSPORT=http: a fresh `everything --http` on a free loopback port, its URL;
+    otherwise None (the stdio transport starts the server itself)."""
+    if TRANSPORT != "http":
+        yield None
+        return
+    proc = subprocess.Popen(
+        [SERVER_CMD, "--http", "127.0.0.1:0"], stdin=subprocess.DEVNULL, stdout=errlog,
+        stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        assert line.startswith("listening on "), line
+        # Keep draining stderr into the log so the server never blocks on a full pipe.
+        threading.Thread(target=lambda: errlog.writelines(proc.stderr), daemon=True).start()
+        yield f"http://{line.split()[-1]}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
 @asynccontextmanager
 async def connect(
     era: str,
@@ -382,9 +411,14 @@ async def connect(
         logs.append(params)
 
     log_path = tmp_path / f"everything-{_connections}.stderr"
-    with log_path.open("w") as errlog:
+    with log_path.open("w") as errlog, http_server(errlog) as url:
+        transport = (
+            RecordingHttp(url, wire)
+            if url
+            else RecordingStdio(StdioServerParameters(command=SERVER_CMD, args=[]), errlog, wire)
+        )
         client = Client(
-            RecordingStdio(StdioServerParameters(command=SERVER_CMD, args=[]), errlog, wire),
+            transport,
             mode="legacy" if era == "handshake" else "auto",
             read_timeout_seconds=30,
             sampling_callback=responder.sampling if sampling else None,
@@ -1445,6 +1479,8 @@ async def test_list_changed_handshake_era(legacy: Conn) -> None:
             await anyio.sleep(0.01)
     kinds = [type(n).__name__ for n in legacy.notifications if "ListChanged" in type(n).__name__]
     assert kinds == ["ToolListChangedNotification", "PromptListChangedNotification"]
+    if TRANSPORT == "http":
+        return  # session-wide notifications travel on the session's GET stream, not the call's
     for method, name in [
         ("notifications/tools/list_changed", "test_trigger_tool_change"),
         ("notifications/prompts/list_changed", "test_trigger_prompt_change"),

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 
 @dataclass
@@ -97,11 +98,11 @@ class RecordingWriteStream(_Proxy):
         await self._inner.send(item)
 
 
-class RecordingStdio:
-    """A `mcp.client` Transport: the SDK's own `stdio_client`, with both streams recorded."""
+class Recording:
+    """A `mcp.client` Transport: one of the SDK's own transports, with both streams recorded."""
 
-    def __init__(self, params: StdioServerParameters, errlog: Any, wire: Wire) -> None:
-        self._cm = stdio_client(params, errlog=errlog)
+    def __init__(self, transport: Any, wire: Wire) -> None:
+        self._cm = transport
         self._wire = wire
 
     async def __aenter__(self) -> tuple[RecordingReadStream, RecordingWriteStream]:
@@ -110,3 +111,17 @@ class RecordingStdio:
 
     async def __aexit__(self, *exc: Any) -> bool | None:
         return await self._cm.__aexit__(*exc)
+
+
+class RecordingStdio(Recording):
+    """The SDK's `stdio_client`, recorded."""
+
+    def __init__(self, params: StdioServerParameters, errlog: Any, wire: Wire) -> None:
+        super().__init__(stdio_client(params, errlog=errlog), wire)
+
+
+class RecordingHttp(Recording):
+    """The SDK's `streamable_http_client` on `url`, recorded."""
+
+    def __init__(self, url: str, wire: Wire) -> None:
+        super().__init__(streamable_http_client(url), wire)
