@@ -2,7 +2,7 @@
 # Interop suites: the official MCP SDK clients (TypeScript and Python, exact versions pinned
 # in interop/ts/package.json and interop/py/requirements.txt) drive two example servers: the
 # calculator over stdio (client.mjs, test_client.py) and everything, the conformance fixtures
-# (everything.mjs over stdio; test_everything.py over stdio and over Streamable HTTP). Run from anywhere; scripts/test.sh runs it. Needs only
+# (everything.mjs and test_everything.py, each over stdio and over Streamable HTTP). Run from anywhere; scripts/test.sh runs it. Needs only
 # cargo, node/npm (20+) and python3 (3.10+); installs the SDKs into interop/ts/node_modules and
 # interop/py/.venv (both gitignored) and reinstalls only when a pin changes. Fails when any
 # test fails, is skipped, or any suite ran no tests at all. When `python3 -m
@@ -87,11 +87,13 @@ status=0
 # One entry per suite: "label|log file", in run order.
 suites=()
 
-ts_suite() { # $1 = file in interop/ts
-  step "TypeScript suite: node --test interop/ts/$1"
-  (cd interop/ts && timeout --kill-after=10 300 node --test --test-reporter=spec "$1") 2>&1 \
-    | tee "$logs/ts-$1.log" || status=1
-  suites+=("typescript $1 (@modelcontextprotocol/sdk)|$logs/ts-$1.log")
+ts_suite() { # $1 = file in interop/ts, $2 = transport (stdio or http; default stdio)
+  local transport=${2:-stdio}
+  step "TypeScript suite: node --test interop/ts/$1 over $transport"
+  (cd interop/ts && MCP_TRANSPORT=$transport timeout --kill-after=10 300 \
+    node --test --test-reporter=spec "$1") 2>&1 \
+    | tee "$logs/ts-$1-$transport.log" || status=1
+  suites+=("typescript $1 over $transport (@modelcontextprotocol/sdk)|$logs/ts-$1-$transport.log")
 }
 
 py_suite() { # $1 = file in interop/py, $2 = transport (stdio or http; default stdio)
@@ -105,6 +107,7 @@ py_suite() { # $1 = file in interop/py, $2 = transport (stdio or http; default s
 
 ts_suite client.mjs
 ts_suite everything.mjs
+ts_suite everything.mjs http
 py_suite test_client.py
 py_suite test_everything.py
 py_suite test_everything.py http

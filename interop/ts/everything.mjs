@@ -1,5 +1,7 @@
 // Interop suite: the official TypeScript MCP SDK client (@modelcontextprotocol/sdk, pinned in
-// package.json) against the mcp-rs `everything` example server over stdio. The TypeScript SDK
+// package.json) against the mcp-rs `everything` example server over stdio, or over Streamable
+// HTTP with MCP_TRANSPORT=http (`everything --http 127.0.0.1:0`, one server per test, the SDK's
+// StreamableHTTPClientTransport; session-wide notifications then come on the GET stream). The TypeScript SDK
 // 1.x speaks only the handshake era (initialize, 2025-11-25). That is also the era in which
 // the conformance suite uses this very SDK version against the fixtures. The fixture contract
 // is in the project notes (everything-contract.md), and comments cite its sections as §N.
@@ -22,11 +24,13 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -45,6 +49,7 @@ const SERVER_CMD =
   (process.argv[2] && !process.argv[2].startsWith('-') ? process.argv[2] : undefined) ??
   process.env.MCP_EVERYTHING_CMD ??
   path.resolve(here, '../../target/debug/everything');
+const TRANSPORT = process.env.MCP_TRANSPORT ?? 'stdio'; // stdio, or http (everything --http, one server per test)
 
 const RESOURCE_NOT_FOUND = -32002; // handshake-era code (2026-07-28 uses -32602)
 
@@ -237,14 +242,33 @@ async function connect({ sampling = true, elicitation = true, roots = true } = {
   let stderr = '';
   let elicitOverride;
 
-  const transport = new StdioClientTransport({
-    command: SERVER_CMD,
-    args: [],
-    stderr: process.env.MCP_SERVER_STDERR === 'inherit' ? 'inherit' : 'pipe',
-  });
-  transport.stderr?.on('data', (chunk) => {
-    stderr += chunk.toString();
-  });
+  let server; // the HTTP server process (MCP_TRANSPORT=http)
+  let transport;
+  if (TRANSPORT === 'http') {
+    server = spawn(SERVER_CMD, ['--http', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const url = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no address from everything --http: ${stderr}`)), 10_000);
+      server.stderr.on('data', (chunk) => {
+        stderr += chunk.toString();
+        const m = /listening on (\S+)/.exec(stderr);
+        if (m) {
+          clearTimeout(timer);
+          resolve(`http://${m[1]}/mcp`);
+        }
+      });
+      server.on('exit', (code) => reject(new Error(`everything --http exited (${code}): ${stderr}`)));
+    });
+    transport = new StreamableHTTPClientTransport(new URL(url));
+  } else {
+    transport = new StdioClientTransport({
+      command: SERVER_CMD,
+      args: [],
+      stderr: process.env.MCP_SERVER_STDERR === 'inherit' ? 'inherit' : 'pipe',
+    });
+    transport.stderr?.on('data', (chunk) => {
+      stderr += chunk.toString();
+    });
+  }
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     sent.push({ at: Date.now(), message });
@@ -340,6 +364,7 @@ async function connect({ sampling = true, elicitation = true, roots = true } = {
     },
     async close() {
       await client.close();
+      server?.kill();
       if (stderr && process.env.MCP_INTEROP_VERBOSE) {
         process.stderr.write(`--- everything stderr ---\n${stderr}--- end ---\n`);
       }
@@ -347,7 +372,7 @@ async function connect({ sampling = true, elicitation = true, roots = true } = {
   };
 }
 
-describe(`mcp-rs everything via @modelcontextprotocol/sdk (${path.relative(process.cwd(), SERVER_CMD) || SERVER_CMD})`, { timeout: 180_000 }, () => {
+describe(`mcp-rs everything over ${TRANSPORT} via @modelcontextprotocol/sdk (${path.relative(process.cwd(), SERVER_CMD) || SERVER_CMD})`, { timeout: 180_000 }, () => {
   let c;
 
   before(async () => {
