@@ -27,12 +27,14 @@ mod input;
 mod tools;
 
 const USAGE: &str = "\
-usage: everything [--listen ADDR | --http [ADDR]]
+usage: everything [--listen ADDR | --http [ADDR]] [--page-size N]
 
 Serves the MCP conformance suite's fixtures over stdio (default), TCP or HTTP.
 
   --listen ADDR   serve newline-delimited JSON-RPC over TCP on ADDR instead of stdio
   --http [ADDR]   serve Streamable HTTP at http://ADDR/mcp (default 127.0.0.1:3000)
+  --page-size N   items per list page (default 50: every list fits one page, which the
+                  conformance suite expects; smaller values exercise pagination)
 
 Port 0 picks a free port; `listening on <addr>` goes to stderr once bound.
   -h, --help      this text
@@ -40,7 +42,7 @@ Port 0 picks a free port; `listening on <addr>` goes to stderr once bound.
 Logs go to stderr (RUST_LOG=debug for more).";
 
 /// The fixture server.
-fn server() -> Server {
+fn server(page_size: u16) -> Server {
     let info = Info {
         name: "mcp-rs-everything".into(),
         version: env!("CARGO_PKG_VERSION").into(),
@@ -53,6 +55,7 @@ fn server() -> Server {
     config.log_level = LogLevel::Debug;
     // 2026-07-28 caching hints of lists, reads and discovery.
     config.list_ttl_ms = 300_000;
+    config.page_size = page_size;
     let tools = Tools::new();
     let cell = tools::ServerCell::default();
     tools::register(&tools, &cell);
@@ -72,6 +75,7 @@ enum Transport {
 #[tokio::main]
 async fn main() -> ExitCode {
     let mut listen: Option<Transport> = None;
+    let mut page_size = 50u16;
     let mut args = std::env::args().skip(1).peekable();
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -88,6 +92,13 @@ async fn main() -> ExitCode {
                     addr.unwrap_or_else(|| "127.0.0.1:3000".into()),
                 ));
             }
+            "--page-size" => match args.next().and_then(|n| n.parse().ok()).filter(|n| *n > 0) {
+                Some(n) => page_size = n,
+                None => {
+                    eprintln!("everything: --page-size needs a number from 1 to 65535\n\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
             "-h" | "--help" => {
                 eprintln!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -99,7 +110,7 @@ async fn main() -> ExitCode {
         }
     }
     mcp_examples::init_logging();
-    let server = server();
+    let server = server(page_size);
     let served = match listen {
         None => server.serve_stdio().await,
         Some(transport) => {
