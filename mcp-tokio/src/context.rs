@@ -12,6 +12,7 @@ use crate::registry::ToolOutput;
 pub(crate) enum Command {
     Done(CallToken, ToolOutput),
     PromptDone(CallToken, Result<PromptOutput, ErrorReply>),
+    CloseStream(CallToken),
     Progress {
         token: CallToken,
         progress: f64,
@@ -118,6 +119,13 @@ impl Context {
     pub async fn cancelled(&self) {
         let mut rx = self.cancelled.clone();
         let _ = rx.wait_for(|c| *c).await;
+    }
+    /// Streamable HTTP: ends the SSE response stream that carries this call now, while
+    /// the call runs on; the client reconnects with `GET` and `Last-Event-ID` and receives
+    /// the rest, the result included (SEP-1699 polling). Legacy sessions only; elsewhere
+    /// (other transports, 2026-07-28 requests) it does nothing.
+    pub async fn close_stream(&self) {
+        let _ = self.tx.send(Command::CloseStream(self.token)).await;
     }
     /// Whether the call was cancelled.
     pub fn is_cancelled(&self) -> bool {

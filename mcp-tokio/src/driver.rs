@@ -456,6 +456,14 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                     s.fail(token, e.code, &e.message, out)
                 })?;
             }
+            Command::CloseStream(token) => {
+                #[cfg(feature = "http")]
+                if let Some(r) = &mut self.routes {
+                    r.detach(token);
+                }
+                #[cfg(not(feature = "http"))]
+                let _ = token;
+            }
             Command::Progress {
                 token,
                 progress,
@@ -615,8 +623,9 @@ impl Connection<'_, tokio::io::Sink> {
                 }
                 msg = inbound.recv(), if open => match msg {
                     Some(Inbound::Post(post)) => {
+                        let version = session.negotiated_version();
                         if let Some(r) = &mut conn.routes {
-                            r.begin(post.sink);
+                            r.begin(post.sink, version);
                         }
                         conn.message(&mut session, &post.body)?;
                         let version = session.negotiated_version();
@@ -628,6 +637,10 @@ impl Connection<'_, tokio::io::Sink> {
                         if let Some(r) = &mut conn.routes {
                             r.listen(sink);
                         }
+                    }
+                    Some(Inbound::Resume { last_event_id, sink, resumed }) => {
+                        let ok = conn.routes.as_mut().is_some_and(|r| r.resume(&last_event_id, sink));
+                        let _ = resumed.send(ok);
                     }
                     Some(Inbound::Close) => break,
                     None => open = false,

@@ -33,7 +33,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::driver::Connection;
 use crate::{Error, Server};
-use routes::{Inbound, Post};
+use routes::{Event, Inbound, Post};
 
 /// Settings of the HTTP transport (see [`Server::serve_http_with`]).
 #[derive(Clone, Debug)]
@@ -344,18 +344,23 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
     } else {
         // Everything was answered at once (or the client takes JSON only: wait for all).
         let mut all = Vec::new();
-        while let Some(f) = frames.recv().await {
-            all.push(f);
+        while let Some(e) = frames.recv().await {
+            if !e.data.is_empty() {
+                all.push(e);
+            }
         }
         match all.len() {
             0 => empty(StatusCode::ACCEPTED),
             1 => {
-                let frame = all.pop().unwrap_or_default();
+                let frame = all.pop().map(|e| e.data).unwrap_or_default();
                 let status = status_for(&frame, stateless, fresh && outcome.version.is_none());
                 json(status, frame)
             }
             _ if accepts(&parts.headers, "text/event-stream") => sse_of(all),
-            _ => json(StatusCode::OK, all.pop().unwrap_or_default()),
+            _ => json(
+                StatusCode::OK,
+                all.pop().map(|e| e.data).unwrap_or_default(),
+            ),
         }
     };
     if let Some(id) = new_session.and_then(|id| HeaderValue::from_str(&id).ok()) {
@@ -389,6 +394,23 @@ async fn get(state: &Arc<State>, req: &Request<Incoming>) -> Response<Body> {
         return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
     };
     let (sink, frames) = mpsc::channel(routes::SINK_FRAMES);
+    if let Some(last) = headers::text(req.headers(), "last-event-id") {
+        // Resumption of a response stream (or of nothing we still know: 404 is not right for
+        // a live session, so the GET becomes the session stream instead).
+        let (resumed, answer) = oneshot::channel();
+        let resume = Inbound::Resume {
+            last_event_id: last.to_owned(),
+            sink: sink.clone(),
+            resumed,
+        };
+        if inbox.send(resume).await.is_err() {
+            return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
+        }
+        if answer.await.unwrap_or(false) {
+            drop(sink);
+            return sse(frames);
+        }
+    }
     if inbox.send(Inbound::Listen(sink)).await.is_err() {
         return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
     }
@@ -461,10 +483,24 @@ fn rpc_error(status: StatusCode, id: Option<&Value>, code: i32, message: &str) -
     json(status, Bytes::from(body.to_string()))
 }
 
-fn sse_event(n: u64, frame: &[u8]) -> Bytes {
-    let mut event = Vec::with_capacity(frame.len() + 40);
-    event.extend_from_slice(format!("event: message\nid: {n}\ndata: ").as_bytes());
-    event.extend_from_slice(frame);
+/// Client reconnection delay announced in priming events (SSE `retry`, milliseconds).
+const RETRY_MS: u32 = 500;
+
+fn sse_event(e: &Event) -> Bytes {
+    let mut event = Vec::with_capacity(e.data.len() + 48);
+    if e.stream == u64::MAX {
+        // The session stream: not resumable, no id.
+        event.extend_from_slice(b"event: message\ndata: ");
+    } else if e.data.is_empty() {
+        // Priming: an id to resume from, and how soon to reconnect.
+        event
+            .extend_from_slice(format!("id: {}-0\nretry: {RETRY_MS}\ndata: ", e.stream).as_bytes());
+    } else {
+        event.extend_from_slice(
+            format!("event: message\nid: {}-{}\ndata: ", e.stream, e.seq).as_bytes(),
+        );
+    }
+    event.extend_from_slice(&e.data);
     event.extend_from_slice(b"\n\n");
     Bytes::from(event)
 }
@@ -477,22 +513,20 @@ fn sse_response(body: Body) -> Response<Body> {
     r
 }
 
-/// An SSE response streaming frames until the session closes the channel.
-fn sse(frames: mpsc::Receiver<Bytes>) -> Response<Body> {
-    let stream = futures::stream::unfold((frames, 0u64), |(mut frames, n)| async move {
-        let frame = frames.recv().await?;
-        let event = Ok::<_, Infallible>(Frame::data(sse_event(n, &frame)));
-        Some((event, (frames, n + 1)))
+/// An SSE response streaming events until the session closes the channel.
+fn sse(events: mpsc::Receiver<Event>) -> Response<Body> {
+    let stream = futures::stream::unfold(events, |mut events| async move {
+        let e = events.recv().await?;
+        Some((Ok::<_, Infallible>(Frame::data(sse_event(&e))), events))
     });
     sse_response(StreamBody::new(stream).boxed_unsync())
 }
 
-/// An SSE response of frames already collected.
-fn sse_of(frames: Vec<Bytes>) -> Response<Body> {
-    let events: Vec<Result<Frame<Bytes>, Infallible>> = frames
+/// An SSE response of events already collected.
+fn sse_of(events: Vec<Event>) -> Response<Body> {
+    let frames: Vec<Result<Frame<Bytes>, Infallible>> = events
         .iter()
-        .zip(0u64..)
-        .map(|(f, n)| Ok(Frame::data(sse_event(n, f))))
+        .map(|e| Ok(Frame::data(sse_event(e))))
         .collect();
-    sse_response(StreamBody::new(futures::stream::iter(events)).boxed_unsync())
+    sse_response(StreamBody::new(futures::stream::iter(frames)).boxed_unsync())
 }

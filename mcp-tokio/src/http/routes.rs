@@ -3,11 +3,17 @@
 //! final response); session-wide frames go to the session's GET stream. A POST's response
 //! ends when its reply is sent and its last call has answered.
 //!
+//! Every frame of a response stream gets an SSE event id `<stream>-<seq>`. A legacy
+//! session keeps the last [`BACKLOG`] frames of each stream whose calls run on, so a client
+//! whose stream closed (the server may close it: [`crate::Context::close_stream`]) resumes
+//! with `GET` and `Last-Event-ID` and receives what it missed, then the rest. Streams that
+//! finished while nobody was listening are kept for resumption too ([`FINISHED`] of them).
+//!
 //! Sinks are bounded channels written with `try_send`: the drive loop never waits for a
-//! slow HTTP client. A client that does not keep up loses its stream (it is closed, and
-//! counted as gone), never the server's memory.
+//! slow HTTP client. A client that does not keep up loses its stream (it is closed), never
+//! the server's memory.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use bytes::Bytes;
 use mcp_core::{CallToken, ProtocolVersion, Route};
@@ -15,13 +21,25 @@ use tokio::sync::{mpsc, oneshot};
 
 /// Frames buffered per response before its client counts as not reading.
 pub(crate) const SINK_FRAMES: usize = 256;
+/// Frames of a stream kept for resumption.
+pub(crate) const BACKLOG: usize = 64;
+/// Finished streams kept for resumption.
+pub(crate) const FINISHED: usize = 16;
+
+/// One SSE event: `id: <stream>-<seq>`; empty `data` is the priming event.
+#[derive(Clone, Debug)]
+pub(crate) struct Event {
+    pub stream: u64,
+    pub seq: u64,
+    pub data: Bytes,
+}
 
 /// One POST handed to a session's drive loop.
 pub(crate) struct Post {
     /// The body: one JSON-RPC message or batch.
     pub body: Bytes,
     /// Where its frames go.
-    pub sink: mpsc::Sender<Bytes>,
+    pub sink: mpsc::Sender<Event>,
     /// Told once the body has been handled.
     pub outcome: oneshot::Sender<Outcome>,
 }
@@ -31,7 +49,13 @@ pub(crate) enum Inbound {
     /// A POST body.
     Post(Post),
     /// The session's GET stream for session-wide messages (replaces an earlier one).
-    Listen(mpsc::Sender<Bytes>),
+    Listen(mpsc::Sender<Event>),
+    /// A GET with `Last-Event-ID`: continue that stream on `sink` (`false`: unknown id).
+    Resume {
+        last_event_id: String,
+        sink: mpsc::Sender<Event>,
+        resumed: oneshot::Sender<bool>,
+    },
     /// DELETE: end the session now.
     Close,
 }
@@ -48,11 +72,20 @@ pub(crate) struct Outcome {
 }
 
 struct Open {
-    sink: mpsc::Sender<Bytes>,
+    /// `None` once the client's stream closed (or the server closed it).
+    sink: Option<mpsc::Sender<Event>>,
     /// Deferred calls and listen streams of this POST still running.
     calls: usize,
-    /// Frames sent so far.
-    frames: usize,
+    /// Sequence number of the last event sent.
+    seq: u64,
+    /// The last frames, for resumption (legacy sessions only).
+    backlog: VecDeque<Event>,
+}
+
+impl Open {
+    fn attached(&self) -> bool {
+        self.sink.as_ref().is_some_and(|s| !s.is_closed())
+    }
 }
 
 /// The routing table of one session.
@@ -62,20 +95,35 @@ pub(crate) struct Routes {
     next: u64,
     posts: HashMap<u64, Open>,
     calls: HashMap<CallToken, u64>,
-    stream: Option<mpsc::Sender<Bytes>>,
+    stream: Option<mpsc::Sender<Event>>,
+    /// Keep backlogs and prime streams: set once the session is a legacy one.
+    resumable: bool,
+    finished: VecDeque<(u64, VecDeque<Event>)>,
 }
 
 impl Routes {
-    /// A POST's body is about to be handled: frames routed `Reply` go to `sink`.
-    pub(crate) fn begin(&mut self, sink: mpsc::Sender<Bytes>) {
+    /// A POST's body is about to be handled: frames routed `Reply` go to `sink`. On a
+    /// legacy session at 2025-11-25 or later the stream starts with a priming event (an
+    /// id, no data) so that the client can resume it from the start.
+    pub(crate) fn begin(&mut self, sink: mpsc::Sender<Event>, version: Option<ProtocolVersion>) {
         let id = self.next;
         self.next += 1;
+        self.resumable = version.is_some();
+        let prime = version.is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
+        if prime {
+            let _ = sink.try_send(Event {
+                stream: id,
+                seq: 0,
+                data: Bytes::new(),
+            });
+        }
         self.posts.insert(
             id,
             Open {
-                sink,
+                sink: Some(sink),
                 calls: 0,
-                frames: 0,
+                seq: 0,
+                backlog: VecDeque::new(),
             },
         );
         self.current = Some(id);
@@ -83,6 +131,7 @@ impl Routes {
 
     /// The body was handled: its response ends now unless calls of it are still open.
     pub(crate) fn end(&mut self, version: Option<ProtocolVersion>) -> Outcome {
+        self.resumable = version.is_some();
         let Some(id) = self.current.take() else {
             return Outcome {
                 answered: false,
@@ -93,7 +142,7 @@ impl Routes {
         let (answered, open) = self
             .posts
             .get(&id)
-            .map_or((false, false), |p| (p.frames > 0, p.calls > 0));
+            .map_or((false, false), |p| (p.seq > 0, p.calls > 0));
         if !open {
             self.posts.remove(&id);
         }
@@ -119,41 +168,108 @@ impl Routes {
         let Some(id) = self.calls.remove(&token) else {
             return;
         };
-        if let Some(p) = self.posts.get_mut(&id) {
-            p.calls = p.calls.saturating_sub(1);
-            if p.calls == 0 && self.current != Some(id) {
-                self.posts.remove(&id);
+        let Some(p) = self.posts.get_mut(&id) else {
+            return;
+        };
+        p.calls = p.calls.saturating_sub(1);
+        if p.calls > 0 || self.current == Some(id) {
+            return;
+        }
+        if let Some(p) = self.posts.remove(&id) {
+            // Finished while nobody listened: keep it for a resuming client.
+            if self.resumable && !p.attached() && !p.backlog.is_empty() {
+                if self.finished.len() == FINISHED {
+                    self.finished.pop_front();
+                }
+                self.finished.push_back((id, p.backlog));
             }
         }
     }
 
+    /// Ends the response stream carrying `token` now; the call runs on and its frames are
+    /// kept for a client that resumes (legacy sessions).
+    pub(crate) fn detach(&mut self, token: CallToken) {
+        if !self.resumable {
+            return; // a 2026-07-28 stream cannot be resumed: closing it would cancel the call
+        }
+        if let Some(p) = self.calls.get(&token).and_then(|id| self.posts.get_mut(id)) {
+            p.sink = None;
+        }
+    }
+
+    /// Continues the stream named by `last_event_id` (`<stream>-<seq>`) on `sink`: the
+    /// frames after that event first, then the rest as they come.
+    pub(crate) fn resume(&mut self, last_event_id: &str, sink: mpsc::Sender<Event>) -> bool {
+        let Some((stream, seq)) = last_event_id
+            .split_once('-')
+            .and_then(|(s, n)| Some((s.parse::<u64>().ok()?, n.parse::<u64>().ok()?)))
+        else {
+            return false;
+        };
+        let replay = |backlog: &VecDeque<Event>| {
+            for e in backlog.iter().filter(|e| e.seq > seq) {
+                let _ = sink.try_send(e.clone());
+            }
+        };
+        if let Some(p) = self.posts.get_mut(&stream) {
+            replay(&p.backlog);
+            p.sink = Some(sink);
+            return true;
+        }
+        if let Some(i) = self.finished.iter().position(|(id, _)| *id == stream) {
+            if let Some((_, backlog)) = self.finished.remove(i) {
+                replay(&backlog);
+            }
+            // The stream is complete: `sink` is dropped here, ending the response.
+            return true;
+        }
+        false
+    }
+
     /// Replaces the session's GET stream.
-    pub(crate) fn listen(&mut self, sink: mpsc::Sender<Bytes>) {
+    pub(crate) fn listen(&mut self, sink: mpsc::Sender<Event>) {
         self.stream = Some(sink);
     }
 
     /// Sends one frame where `route` says. Frames for a response whose client is gone or
-    /// not reading are dropped (the response is closed); session-wide frames without a GET
-    /// stream are dropped (the client did not ask for them).
+    /// not reading are kept in its backlog (legacy) or dropped; session-wide frames without
+    /// a GET stream are dropped (the client did not ask for them).
     pub(crate) fn frame(&mut self, route: Route, frame: &[u8]) {
         let id = match route {
             Route::Reply => self.current,
             Route::Call(token) => self.calls.get(&token).copied(),
             Route::Session => None,
         };
-        let bytes = Bytes::copy_from_slice(frame);
-        match id.and_then(|id| self.posts.get_mut(&id)) {
-            Some(p) => {
-                p.frames += 1;
-                if p.sink.try_send(bytes).is_err() {
-                    tracing::debug!(
-                        "an HTTP response is closed or not read; its frames are dropped"
-                    );
+        let data = Bytes::copy_from_slice(frame);
+        match id.and_then(|id| self.posts.get_mut(&id).map(|p| (id, p))) {
+            Some((stream, p)) => {
+                p.seq += 1;
+                let event = Event {
+                    stream,
+                    seq: p.seq,
+                    data,
+                };
+                if self.resumable {
+                    if p.backlog.len() == BACKLOG {
+                        p.backlog.pop_front();
+                    }
+                    p.backlog.push_back(event.clone());
+                }
+                if let Some(sink) = &p.sink {
+                    if sink.try_send(event).is_err() {
+                        tracing::debug!("an HTTP response is closed or not read");
+                        p.sink = None;
+                    }
                 }
             }
             None if route == Route::Session => {
                 if let Some(s) = &self.stream {
-                    if s.try_send(bytes).is_err() {
+                    let event = Event {
+                        stream: u64::MAX,
+                        seq: 0,
+                        data,
+                    };
+                    if s.try_send(event).is_err() {
                         self.stream = None;
                     }
                 }
@@ -162,11 +278,15 @@ impl Routes {
         }
     }
 
-    /// Calls whose response's client went away.
+    /// Calls whose response's client went away, in a session that cannot resume them
+    /// (2026-07-28 requests): they are cancelled.
     pub(crate) fn abandoned(&self) -> Vec<CallToken> {
+        if self.resumable {
+            return Vec::new();
+        }
         self.calls
             .iter()
-            .filter(|(_, id)| self.posts.get(id).is_none_or(|p| p.sink.is_closed()))
+            .filter(|(_, id)| self.posts.get(id).is_none_or(|p| !p.attached()))
             .map(|(t, _)| *t)
             .collect()
     }

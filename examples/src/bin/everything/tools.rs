@@ -110,10 +110,14 @@ pub fn register(tools: &Tools, server: &ServerCell) {
     tools.add(
         def(
             "test_reconnection",
-            "Answers after its stream is resumed (HTTP)",
+            "Closes its HTTP response stream, then answers on the resumed stream",
         ),
-        sync(|r| {
-            r.text(RECONNECTION_TEXT);
+        Handler::async_fn(|_, ctx: Context| async move {
+            // Streamable HTTP (legacy sessions): the client reconnects with Last-Event-ID
+            // and gets the result there (SEP-1699). Elsewhere this changes nothing.
+            ctx.close_stream().await;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            ToolOutput::text(RECONNECTION_TEXT)
         }),
     );
     interactive(
