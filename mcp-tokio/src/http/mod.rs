@@ -51,6 +51,10 @@ pub struct HttpConfig {
     /// A legacy session with no request for this long is ended and its memory freed
     /// (default 10 minutes); its id then gets 404.
     pub session_idle: Duration,
+    /// How long a connection may take to send a request's headers, and how long an idle
+    /// keep-alive connection is kept (default 10 s): slow or idle sockets cannot hold
+    /// connection slots.
+    pub header_timeout: Duration,
 }
 
 impl Default for HttpConfig {
@@ -61,6 +65,7 @@ impl Default for HttpConfig {
             max_body: 4 << 20,
             max_sessions: 1024,
             session_idle: Duration::from_secs(600),
+            header_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -159,6 +164,7 @@ impl Server {
                     let _ = stream.set_nodelay(true);
                     let permit = permits.clone().try_acquire_owned().ok();
                     let state = state.clone();
+                    let header_timeout = state.config.header_timeout;
                     tasks.spawn(async move {
                         let full = permit.is_none();
                         let service = hyper::service::service_fn(move |req| {
@@ -176,6 +182,8 @@ impl Server {
                             }
                         });
                         let conn = hyper::server::conn::http1::Builder::new()
+                            .timer(hyper_util::rt::TokioTimer::new())
+                            .header_read_timeout(header_timeout)
                             .serve_connection(TokioIo::new(stream), service);
                         if let Err(e) = conn.await {
                             tracing::debug!(%peer, error = %e, "HTTP connection ended");
