@@ -54,6 +54,8 @@
 
 mod conn;
 mod error;
+#[cfg(feature = "http")]
+mod http;
 mod types;
 
 use std::collections::HashSet;
@@ -216,6 +218,31 @@ impl Client {
         stream.set_nodelay(true)?;
         let (reader, writer) = stream.into_split();
         let client = Client::start(reader, writer, options, None, None);
+        client.handshake().await?;
+        Ok(client)
+    }
+
+    /// Connects to a Streamable HTTP endpoint (`http://host:port/mcp`) with default
+    /// options (legacy era) and performs the handshake.
+    #[cfg(feature = "http")]
+    pub async fn connect_http(url: &str) -> Result<Client> {
+        Client::connect_http_with(url, ClientOptions::default()).await
+    }
+
+    /// [`connect_http`](Client::connect_http) with options (e.g. [`Era::Modern`] for
+    /// stateless 2026-07-28 requests). Each message is one POST; session ids, protocol
+    /// headers, SSE responses and their resumption are handled by the transport.
+    #[cfg(feature = "http")]
+    pub async fn connect_http_with(url: &str, options: ClientOptions) -> Result<Client> {
+        let url: hyper::Uri = url
+            .parse()
+            .map_err(|e| Error::Malformed(format!("invalid URL {url:?}: {e}")))?;
+        let (client_side, bridge_side) = tokio::io::duplex(1 << 20);
+        let (bridge_reader, bridge_writer) = tokio::io::split(bridge_side);
+        let (client_reader, client_writer) = tokio::io::split(client_side);
+        let bridge = tokio::spawn(http::run(url, bridge_reader, bridge_writer));
+        let client = Client::start(client_reader, client_writer, options, None, None);
+        lock(&client.inner.tasks).push(bridge);
         client.handshake().await?;
         Ok(client)
     }

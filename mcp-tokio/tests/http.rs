@@ -1,0 +1,149 @@
+//! Streamable HTTP end to end: mcp-tokio's client against mcp-tokio's server on loopback, in
+//! both eras: the handshake and session id, JSON and SSE responses, progress, cancellation,
+//! list changes on the session stream, a stream the server closes mid-call and the client
+//! resumes, DELETE, and stateless 2026-07-28 requests.
+#![cfg(feature = "http")]
+
+use std::time::Duration;
+
+use mcp_tokio::client::{CallOptions, Client, ClientOptions, Era};
+use mcp_tokio::{Handler, Info, Server, ToolDef, ToolOutput, Tools};
+use serde_json::json;
+
+const OBJECT: &str = r#"{"type":"object"}"#;
+
+async fn server() -> (Server, String, tokio::task::JoinHandle<()>) {
+    let tools = Tools::new();
+    tools.add(
+        ToolDef::new("echo", OBJECT),
+        Handler::sync(|call, r| {
+            r.text(call.args().as_str());
+        }),
+    );
+    tools.add(
+        ToolDef::new("slow", OBJECT),
+        Handler::async_fn(|_, ctx| async move {
+            for i in 1..=3 {
+                ctx.progress(f64::from(i), Some(3.0), None).await;
+                tokio::time::sleep(Duration::from_millis(30)).await;
+            }
+            ToolOutput::text("slow done")
+        }),
+    );
+    tools.add(
+        ToolDef::new("forever", OBJECT),
+        Handler::async_fn(|_, ctx| async move {
+            ctx.progress(1.0, None, None).await;
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            ToolOutput::text("unreachable")
+        }),
+    );
+    tools.add(
+        ToolDef::new("poll", OBJECT),
+        Handler::async_fn(|_, ctx| async move {
+            ctx.close_stream().await;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            ToolOutput::text("after the stream closed")
+        }),
+    );
+    let info = Info {
+        name: "http-test".into(),
+        version: "0".into(),
+        ..Default::default()
+    };
+    let server = Server::new(info, tools);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let s = server.clone();
+    let task = tokio::spawn(async move {
+        s.serve_http(listener).await.unwrap();
+    });
+    (server, url, task)
+}
+
+#[tokio::test]
+async fn legacy_session_over_http() {
+    let (server, url, task) = server().await;
+    let client = Client::connect_http(&url)
+        .await
+        .expect("initialize over HTTP");
+    assert_eq!(client.protocol_version(), "2025-11-25");
+    let names: Vec<String> = client
+        .list_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["echo", "slow", "forever", "poll"]);
+    let r = client.call_tool("echo", json!({"a": 1})).await.unwrap();
+    assert_eq!(r.text(), r#"{"a": 1}"#.replace(' ', ""));
+
+    // SSE: progress arrives before the result.
+    let (tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
+    let r = client
+        .call_tool_with("slow", json!({}), CallOptions::new().with_progress(tx))
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "slow done");
+    let mut seen = Vec::new();
+    while let Ok(p) = progress.try_recv() {
+        seen.push(p.progress);
+    }
+    assert_eq!(seen, [1.0, 2.0, 3.0]);
+
+    // The server ends the stream mid-call; the client resumes it with Last-Event-ID.
+    let r = client.call_tool("poll", json!({})).await.unwrap();
+    assert_eq!(r.text(), "after the stream closed");
+
+    // A tool change reaches the session's GET stream.
+    let mut notes = client.notifications();
+    server.tools().remove("poll");
+    let note = tokio::time::timeout(Duration::from_secs(5), notes.recv())
+        .await
+        .expect("list_changed within 5 s")
+        .expect("a notification");
+    assert_eq!(note.method, "notifications/tools/list_changed");
+
+    // Cancellation: the call fails at once and the session keeps serving.
+    let (tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
+    let call = client.call_tool_with("forever", json!({}), CallOptions::new().with_progress(tx));
+    let id = call.id();
+    progress.recv().await.expect("first progress");
+    assert!(client.cancel(id, Some("enough")));
+    assert!(call.await.is_err());
+    assert_eq!(
+        client.call_tool("echo", json!({})).await.unwrap().text(),
+        "{}"
+    );
+
+    client.close().await.unwrap();
+    server.shutdown();
+    task.await.unwrap();
+}
+
+#[tokio::test]
+async fn stateless_requests_over_http() {
+    let (server, url, task) = server().await;
+    let options = ClientOptions::with_era(Era::Modern);
+    let client = Client::connect_http_with(&url, options).await.unwrap();
+    assert!(client.is_modern());
+    let details = client.discover().await.unwrap();
+    assert!(details.supported_versions.iter().any(|v| v == "2026-07-28"));
+    assert_eq!(client.list_tools().await.unwrap().len(), 4);
+    let r = client.call_tool("echo", json!({"b": true})).await.unwrap();
+    assert_eq!(r.text(), r#"{"b":true}"#);
+    let (tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
+    let r = client
+        .call_tool_with("slow", json!({}), CallOptions::new().with_progress(tx))
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "slow done");
+    assert_eq!(progress.recv().await.map(|p| p.progress), Some(1.0));
+    // An unknown tool is a JSON-RPC error (HTTP 400 underneath), not a transport failure.
+    let err = client.call_tool("nope", json!({})).await.unwrap_err();
+    assert!(err.to_string().contains("-32602"), "{err}");
+    client.close().await.unwrap();
+    server.shutdown();
+    task.await.unwrap();
+}
