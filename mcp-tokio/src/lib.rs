@@ -2,8 +2,9 @@
 //!
 //! Async MCP servers and a client on tokio. The protocol lives in the sans-IO
 //! [`mcp_core`]; this crate is one drive loop per transport around it: stdio, TCP and Unix
-//! sockets with newline framing, async tool handlers running concurrently as tokio tasks,
-//! runtime tool changes, and a [`client`].
+//! sockets with newline framing, Streamable HTTP ([`http`], feature `http`), async tool
+//! handlers running concurrently as tokio tasks, runtime tool changes, and a [`client`]
+//! (stdio, sockets and HTTP).
 //!
 //! ```no_run
 //! use mcp_tokio::{Handler, Info, Server, ToolDef, ToolOutput, Tools};

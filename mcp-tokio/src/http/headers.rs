@@ -15,7 +15,7 @@ use hyper::header::HeaderMap;
 use serde_json::Value;
 
 /// The revision whose requests carry their own version and need no session.
-pub(crate) const MODERN: &str = "2026-07-28";
+pub const MODERN: &str = "2026-07-28";
 
 /// The host part of a `Host` header value or an origin's authority (port removed).
 fn host_of(authority: &str) -> &str {
@@ -35,7 +35,7 @@ fn allowed(host: &str, extra: &[String]) -> bool {
 
 /// DNS-rebinding protection: `Err(reason)` when `Host` or `Origin` names a host that is
 /// not allowed.
-pub(crate) fn check_host(headers: &HeaderMap, extra: &[String]) -> Result<(), &'static str> {
+pub fn check_host(headers: &HeaderMap, extra: &[String]) -> Result<(), &'static str> {
     let host = headers
         .get(hyper::header::HOST)
         .and_then(|h| h.to_str().ok())
@@ -57,7 +57,7 @@ pub(crate) fn check_host(headers: &HeaderMap, extra: &[String]) -> Result<(), &'
 }
 
 /// A header's value as text, surrounding optional white space removed.
-pub(crate) fn text<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+pub fn text<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers
         .get(name)
         .and_then(|v| v.to_str().ok())
@@ -65,12 +65,12 @@ pub(crate) fn text<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
 }
 
 /// Whether the request declares the stateless revision.
-pub(crate) fn is_modern(headers: &HeaderMap) -> bool {
+pub fn is_modern(headers: &HeaderMap) -> bool {
     text(headers, "mcp-protocol-version") == Some(MODERN)
 }
 
 /// A 2026-07-28 request's headers against its body. `Err` names the first disagreement.
-pub(crate) fn check_modern(headers: &HeaderMap, body: &Value) -> Result<(), String> {
+pub fn check_modern(headers: &HeaderMap, body: &Value) -> Result<(), String> {
     // Responses and notifications carry no routing headers worth checking.
     let Some(method) = body.get("method").and_then(Value::as_str) else {
         return Ok(());
@@ -115,7 +115,7 @@ pub(crate) fn check_modern(headers: &HeaderMap, body: &Value) -> Result<(), Stri
 }
 
 /// A `Mcp-Param-*` header value: literal, or `=?base64?...?=` (standard alphabet, padded).
-fn param_value(raw: &str) -> Result<String, String> {
+pub fn param_value(raw: &str) -> Result<String, String> {
     use base64::Engine as _;
     match raw
         .strip_prefix("=?base64?")
@@ -132,7 +132,7 @@ fn param_value(raw: &str) -> Result<String, String> {
 
 /// SEP-2243: a `tools/call` whose tool declares `x-mcp-header` parameters carries each
 /// argument given in its `Mcp-Param-<Name>` header too, with the same value.
-pub(crate) fn check_params(
+pub fn check_params(
     headers: &HeaderMap,
     body: &Value,
     server: &crate::Server,

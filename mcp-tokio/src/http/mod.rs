@@ -10,10 +10,11 @@
 //! A POST is answered with `application/json` when everything it asked was answered at
 //! once, and with an SSE stream when calls run on (progress, logs, requests to the client,
 //! `subscriptions/listen`). The adapter holds no protocol knowledge beyond the transport's
-//! own headers (`headers.rs`): the core decides every JSON-RPC answer, and `routes.rs`
-//! sends each frame to the response it belongs to.
+//! own headers ([`headers`], public for embedders with their own HTTP front end): the core
+//! decides every JSON-RPC answer, and `routes.rs` sends each frame to the response it
+//! belongs to.
 
-pub(crate) mod headers;
+pub mod headers;
 pub(crate) mod routes;
 
 use std::collections::HashMap;
