@@ -622,7 +622,7 @@ fn missing_client_capability() {
     assert_eq!(r["result"]["isError"], true, "{r}");
     assert_eq!(
         r["result"]["content"][0]["text"],
-        "This tool needs the client capability sampling, which the client did not declare"
+        "Missing client capability: sampling"
     );
     assert!(legacy.calls.is_empty());
 }

@@ -284,7 +284,7 @@ impl Session<'_> {
             (_, Method::Discover) => {
                 return Err(Fault::new(
                     code::INVALID_PARAMS,
-                    "server/discover needs params._meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities",
+                    "Missing _meta[\"io.modelcontextprotocol/protocolVersion\"]",
                 ))
             }
             (Phase::Fresh, Method::Initialize | Method::Ping) => ProtocolVersion::LATEST_LEGACY,

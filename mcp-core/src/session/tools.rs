@@ -3,7 +3,7 @@
 use super::faults::{Detail, Fault};
 use super::{Ctx, Incoming, Reply, Session};
 use crate::inflight::CallKind;
-use crate::json::{JsonWriter, Kind, RawJson};
+use crate::json::{JsonWriter, Kind, RawJson, StrPart};
 use crate::jsonrpc::{self, code, RequestId};
 use crate::mac::SecretKey;
 use crate::server::ServerHandler;
@@ -62,25 +62,8 @@ pub(super) fn missing_caps<'i>(ctx: Ctx, required: ClientCaps) -> Result<(), Fau
         )
         .with(Detail::Caps(missing))
     } else {
-        Fault::new(
-            code::INVALID_PARAMS,
-            "Request needs a client capability that was not declared",
-        )
-        .with(Detail::Caps(missing))
+        Fault::new(code::INVALID_PARAMS, "Missing client capability").with(Detail::Caps(missing))
     })
-}
-
-/// The capabilities of `required` that `ctx` lacks, listed for a tool error message.
-struct Missing(ClientCaps);
-
-impl core::fmt::Display for Missing {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        for (i, name) in self.0.names().enumerate() {
-            f.write_str(if i == 0 { "" } else { ", " })?;
-            f.write_str(name)?;
-        }
-        Ok(())
-    }
 }
 
 impl Session<'_> {
@@ -133,10 +116,18 @@ impl Session<'_> {
         );
         let mut result = ToolResult::begin(w, &env);
         if refused {
-            let missing = Missing(ClientCaps(required.0 & !ctx.caps.0));
-            result.fail(format_args!(
-                "This tool needs the client capability {missing}, which the client did not declare"
-            ));
+            // Without `fmt`: this path is in every tools build, the firmware's included.
+            let mut names = ClientCaps(required.0 & !ctx.caps.0).names();
+            let (first, second, third) = (names.next(), names.next(), names.next());
+            let comma = |n: Option<&str>| if n.is_some() { ", " } else { "" };
+            result.error().text_parts(&[
+                StrPart::Text("Missing client capability: "),
+                StrPart::Text(first.unwrap_or("")),
+                StrPart::Text(comma(second)),
+                StrPart::Text(second.unwrap_or("")),
+                StrPart::Text(comma(third)),
+                StrPart::Text(third.unwrap_or("")),
+            ]);
             result.finish();
             jsonrpc::end_response(w);
             return Ok(());
