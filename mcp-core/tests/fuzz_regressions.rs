@@ -249,8 +249,10 @@ fn structured_content_is_an_object_before_2026() {
 fn batch_reply_keeps_ids() {
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
     let batch = format!(
-        r#"[{{"jsonrpc":"2.0","id":"a","method":"server/discover"}},{{"jsonrpc":"2.0","id":2,"method":"nope"}},{{"jsonrpc":"2.0","id":"{}","method":"server/discover"}}]"#,
-        "L".repeat(63)
+        r#"[{{"jsonrpc":"2.0","id":"a","method":"server/discover","params":{meta}}},{{"jsonrpc":"2.0","id":2,"method":"nope"}},{{"jsonrpc":"2.0","id":"{long}","method":"server/discover","params":{meta}}}]"#,
+        long = "L".repeat(63),
+        // Discovery is a fixed-size reply (it cannot shrink to fit as a list page does).
+        meta = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
     );
     let (mut arrays, mut overflows) = (0, 0);
     for len in MIN_OUTPUT..2048 {
