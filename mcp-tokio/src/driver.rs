@@ -607,7 +607,10 @@ impl Connection<'_, tokio::io::Sink> {
             }
             tokio::select! {
                 biased;
-                () = async { let _ = stop.wait_for(|s| *s).await; } => break,
+                () = async { let _ = stop.wait_for(|s| *s).await; } => {
+                    conn.close_listens(&mut session)?;
+                    break;
+                }
                 Some(cmd) = rx.recv() => {
                     conn.commands(&mut session, cmd, &mut rx, &mut versions, (&mut lists, &mut seen_lists))?;
                 }
@@ -650,6 +653,23 @@ impl Connection<'_, tokio::io::Sink> {
         }
         for (_, r) in conn.running.drain() {
             r.abort.abort();
+        }
+        Ok(())
+    }
+
+    /// Shutdown: every open `subscriptions/listen` stream gets its closing response
+    /// (`resultType: complete`) before the session ends.
+    fn close_listens(&mut self, session: &mut Session<'_>) -> Result<(), Error> {
+        let open = self
+            .routes
+            .as_ref()
+            .map(crate::http::routes::Routes::open_calls)
+            .unwrap_or_default();
+        for token in open {
+            if let Ok(Some(tx)) = session.close_subscription(token, &mut self.out) {
+                self.send(tx)?;
+                self.ended(token);
+            }
         }
         Ok(())
     }

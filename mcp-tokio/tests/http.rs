@@ -147,3 +147,43 @@ async fn stateless_requests_over_http() {
     server.shutdown();
     task.await.unwrap();
 }
+
+#[tokio::test]
+async fn listen_stream_over_http_and_shutdown() {
+    let (server, url, task) = server().await;
+    let client = Client::connect_http_with(&url, ClientOptions::with_era(Era::Modern))
+        .await
+        .unwrap();
+    let mut notes = client.notifications();
+    let listen = {
+        let client = client.clone();
+        tokio::spawn(async move {
+            client
+                .request(
+                    "subscriptions/listen",
+                    json!({"notifications": {"toolsListChanged": true}}),
+                )
+                .await
+        })
+    };
+    let ack = tokio::time::timeout(Duration::from_secs(5), notes.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(ack.method, "notifications/subscriptions/acknowledged");
+    server.tools().remove("poll");
+    let changed = tokio::time::timeout(Duration::from_secs(5), notes.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(changed.method, "notifications/tools/list_changed");
+    // Shutdown ends the stream with its closing response.
+    server.shutdown();
+    let closed = tokio::time::timeout(Duration::from_secs(5), listen)
+        .await
+        .expect("the listen request ends")
+        .unwrap()
+        .expect("a closing result");
+    assert_eq!(closed["resultType"], "complete");
+    task.await.unwrap();
+}

@@ -194,7 +194,12 @@ impl Server {
                 }
             }
         }
+        // Sessions see the shutdown too and close their streams (listen streams get their
+        // closing response); give connections a moment to deliver that, then cut them.
         state.sessions().clear();
+        let grace = self.inner.limits.drain_timeout;
+        let _ =
+            tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} }).await;
         tasks.abort_all();
         Ok(())
     }

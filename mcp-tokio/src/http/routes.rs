@@ -291,6 +291,11 @@ impl Routes {
             .collect()
     }
 
+    /// Every call and listen stream still routed to a response.
+    pub(crate) fn open_calls(&self) -> Vec<CallToken> {
+        self.calls.keys().copied().collect()
+    }
+
     /// No response is open.
     pub(crate) fn idle(&self) -> bool {
         self.posts.is_empty()
