@@ -590,7 +590,14 @@ impl Connection<'_, tokio::io::Sink> {
             shared,
             writer: tokio::io::sink(),
             pending: Vec::new(),
-            out: vec![0; shared.limits.initial_response.max(mcp_core::MIN_OUTPUT)],
+            // Small at first (there may be a thousand idle sessions); grows for large answers.
+            out: vec![
+                0;
+                shared
+                    .limits
+                    .initial_response
+                    .clamp(mcp_core::MIN_OUTPUT, 8 << 10)
+            ],
             snapshot: shared.tools.snapshot(),
             running: HashMap::new(),
             waiting: HashMap::new(),
@@ -648,7 +655,7 @@ impl Connection<'_, tokio::io::Sink> {
                     Some(Inbound::Close) => break,
                     None => open = false,
                 },
-                _ = sweep.tick() => conn.cancel_abandoned(&mut session)?,
+                _ = sweep.tick(), if !idle => conn.cancel_abandoned(&mut session)?,
             }
         }
         for (_, r) in conn.running.drain() {

@@ -12,18 +12,33 @@
 //! | `Mcp-Param-<Name>` | `params.arguments[<param>]` of a tool parameter declaring `x-mcp-header: <Name>`; the value literal or `=?base64?<standard base64>?=` | 400, -32020 |
 
 use hyper::header::HeaderMap;
-use serde_json::Value;
+use mcp_core::json::RawJson;
 
 /// The revision whose requests carry their own version and need no session.
 pub const MODERN: &str = "2026-07-28";
 
-/// The host part of a `Host` header value or an origin's authority (port removed).
-fn host_of(authority: &str) -> &str {
-    if let Some(rest) = authority.strip_prefix('[') {
-        // [::1]:8080
-        return rest.split(']').next().map_or("", |h| h);
+/// The host of an authority (`host[:port]`, `[v6][:port]`), or `None` when it is not a
+/// plain one (userinfo, a path, an empty or malformed host).
+fn host_of(authority: &str) -> Option<&str> {
+    if authority.contains(['@', '/', '?', '#', '\\']) {
+        return None;
     }
-    authority.split(':').next().unwrap_or("")
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(rest) => {
+            let (host, after) = rest.split_once(']')?;
+            let port = match after {
+                "" => None,
+                a => Some(a.strip_prefix(':')?),
+            };
+            (host, port)
+        }
+        None => match authority.split_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        },
+    };
+    let port_ok = port.is_none_or(|p| p.is_empty() || p.bytes().all(|b| b.is_ascii_digit()));
+    (!host.is_empty() && port_ok).then_some(host)
 }
 
 /// Whether `host` (without port) is allowed: loopback names, or one of `extra`.
@@ -33,30 +48,52 @@ fn allowed(host: &str, extra: &[String]) -> bool {
         || extra.iter().any(|h| h.eq_ignore_ascii_case(&host))
 }
 
-/// DNS-rebinding protection: `Err(reason)` when `Host` or `Origin` names a host that is
-/// not allowed.
-pub fn check_host(headers: &HeaderMap, extra: &[String]) -> Result<(), &'static str> {
-    let host = headers
-        .get(hyper::header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .ok_or("missing or unreadable Host header")?;
-    if !allowed(host_of(host), extra) {
-        return Err("Host not allowed");
+/// The one value of a header that must not repeat: `Ok(None)` when absent, `Err` when sent
+/// more than once or not visible ASCII.
+pub fn single<'h>(headers: &'h HeaderMap, name: &str) -> Result<Option<&'h str>, String> {
+    let mut all = headers.get_all(name).iter();
+    let Some(first) = all.next() else {
+        return Ok(None);
+    };
+    if all.next().is_some() {
+        return Err(format!("{name} header sent more than once"));
     }
-    if let Some(origin) = headers.get(hyper::header::ORIGIN) {
-        let origin = origin.to_str().map_err(|_| "unreadable Origin header")?;
+    let value = first
+        .to_str()
+        .map_err(|_| format!("{name} header is not visible ASCII"))?;
+    Ok(Some(value.trim_matches(|c| c == ' ' || c == '\t')))
+}
+
+/// DNS-rebinding protection: `Err(reason)` when `Host` (or the authority of an
+/// absolute-form target) or `Origin` names a host that is not allowed, is ambiguous
+/// (repeated, userinfo) or missing.
+pub fn check_host(
+    headers: &HeaderMap,
+    target: Option<&str>,
+    extra: &[String],
+) -> Result<(), String> {
+    let host = single(headers, "host")?.ok_or("missing Host header")?;
+    if !host_of(host).is_some_and(|h| allowed(h, extra)) {
+        return Err("Host not allowed".into());
+    }
+    if let Some(authority) = target {
+        if !host_of(authority).is_some_and(|h| allowed(h, extra)) {
+            return Err("request target host not allowed".into());
+        }
+    }
+    if let Some(origin) = single(headers, "origin")? {
         let authority = origin
             .strip_prefix("http://")
             .or_else(|| origin.strip_prefix("https://"))
             .ok_or("Origin not allowed")?;
-        if !allowed(host_of(authority), extra) {
-            return Err("Origin not allowed");
+        if !host_of(authority).is_some_and(|h| allowed(h, extra)) {
+            return Err("Origin not allowed".into());
         }
     }
     Ok(())
 }
 
-/// A header's value as text, surrounding optional white space removed.
+/// A header's value as text, surrounding optional white space removed (first value).
 pub fn text<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers
         .get(name)
@@ -69,16 +106,22 @@ pub fn is_modern(headers: &HeaderMap) -> bool {
     text(headers, "mcp-protocol-version") == Some(MODERN)
 }
 
-/// A 2026-07-28 request's headers against its body. `Err` names the first disagreement.
-pub fn check_modern(headers: &HeaderMap, body: &Value) -> Result<(), String> {
+/// A string member of a JSON object, decoded (escapes resolved).
+fn string_of(value: Option<RawJson<'_>>) -> Option<String> {
+    value.and_then(|v| v.as_string()).map(|s| s.to_string())
+}
+
+/// A 2026-07-28 request's headers against its body, read as the core reads it (the first of
+/// duplicate members wins). `Err` names the first disagreement.
+pub fn check_modern(headers: &HeaderMap, body: RawJson<'_>) -> Result<(), String> {
     // Responses and notifications carry no routing headers worth checking.
-    let Some(method) = body.get("method").and_then(Value::as_str) else {
+    let Some(method) = string_of(body.get("method")) else {
         return Ok(());
     };
     if body.get("id").is_none() {
         return Ok(());
     }
-    match text(headers, "mcp-method") {
+    match single(headers, "mcp-method")? {
         None => return Err("missing Mcp-Method header".into()),
         Some(m) if m != method => {
             return Err(format!(
@@ -88,10 +131,8 @@ pub fn check_modern(headers: &HeaderMap, body: &Value) -> Result<(), String> {
         Some(_) => {}
     }
     let params = body.get("params");
-    if let Some(v) = params
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
-        .and_then(Value::as_str)
+    let meta = params.and_then(|p| p.get("_meta"));
+    if let Some(v) = string_of(meta.and_then(|m| m.get("io.modelcontextprotocol/protocolVersion")))
     {
         if v != MODERN {
             return Err(format!(
@@ -99,13 +140,13 @@ pub fn check_modern(headers: &HeaderMap, body: &Value) -> Result<(), String> {
             ));
         }
     }
-    let target = match method {
+    let target = match method.as_str() {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
         _ => return Ok(()),
     };
-    let want = params.and_then(|p| p.get(target)).and_then(Value::as_str);
-    match (text(headers, "mcp-name"), want) {
+    let want = string_of(params.and_then(|p| p.get(target)));
+    match (single(headers, "mcp-name")?, want) {
         (None, _) => Err("missing Mcp-Name header".into()),
         (Some(h), Some(b)) if h == b => Ok(()),
         (Some(h), b) => Err(format!(
@@ -130,42 +171,34 @@ pub fn param_value(raw: &str) -> Result<String, String> {
     }
 }
 
-/// SEP-2243: a `tools/call` whose tool declares `x-mcp-header` parameters carries each
-/// argument given in its `Mcp-Param-<Name>` header too, with the same value.
+/// SEP-2243: a `tools/call` whose tool declares `x-mcp-header` parameters (`declared`:
+/// `(argument, header name)`) carries each argument given in its `Mcp-Param-<Name>` header
+/// too, with the same value. The body is read as the core reads it, so a duplicated
+/// argument cannot show the header one value and the tool another.
 pub fn check_params(
     headers: &HeaderMap,
-    body: &Value,
-    server: &crate::Server,
+    body: RawJson<'_>,
+    declared: &[(String, String)],
 ) -> Result<(), String> {
-    if body.get("method").and_then(Value::as_str) != Some("tools/call") {
-        return Ok(());
-    }
-    let params = body.get("params");
-    let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
-        return Ok(());
-    };
-    let Some(declared) = server.tools().header_params(name) else {
-        return Ok(());
-    };
-    let args = params.and_then(|p| p.get("arguments"));
+    let args = body.get("params").and_then(|p| p.get("arguments"));
     for (param, header) in declared {
-        let value = args.and_then(|a| a.get(&param));
-        let sent = text(headers, &format!("mcp-param-{header}"));
+        let value = args.and_then(|a| a.get(param)).filter(|v| !v.is_null());
+        let sent = single(headers, &format!("mcp-param-{header}"))?;
         match (value, sent) {
-            (None | Some(Value::Null), None) => {}
+            (None, None) => {}
             (Some(_), None) => return Err(format!("missing Mcp-Param-{header} header")),
-            (None | Some(Value::Null), Some(_)) => {
+            (None, Some(_)) => {
                 return Err(format!(
                     "Mcp-Param-{header} header without the argument {param:?}"
                 ))
             }
             (Some(v), Some(raw)) => {
                 let got = param_value(raw)?;
-                let want = match v {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
+                let matches = match v.as_string() {
+                    Some(s) => s.eq_str(&got),
+                    None => v.as_str() == got,
                 };
-                if got != want {
+                if !matches {
                     return Err(format!(
                         "Mcp-Param-{header} header {got:?} does not match the argument {param:?}"
                     ));
@@ -176,30 +209,43 @@ pub fn check_params(
     Ok(())
 }
 
+/// The tool a `tools/call` body names, if it is one.
+pub fn called_tool(body: RawJson<'_>) -> Option<String> {
+    if !body.get("method")?.as_string()?.eq_str("tools/call") {
+        return None;
+    }
+    string_of(body.get("params")?.get("name"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use hyper::header::HeaderValue;
-    use serde_json::json;
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
         for (k, v) in pairs {
-            h.insert(*k, HeaderValue::from_str(v).unwrap());
+            h.append(*k, HeaderValue::from_str(v).unwrap());
         }
         h
     }
 
+    fn parsed(text: &str) -> RawJson<'_> {
+        mcp_core::json::parse(text.as_bytes(), mcp_core::json::Limits::default()).unwrap()
+    }
+
     #[test]
     fn hosts() {
+        let host = |h| check_host(&headers(&[("host", h)]), None, &[]);
         for ok in [
             "localhost",
             "localhost:8080",
             "127.0.0.1:1",
             "[::1]:3000",
+            "[::1]",
             "LOCALHOST",
         ] {
-            assert!(check_host(&headers(&[("host", ok)]), &[]).is_ok(), "{ok}");
+            assert!(host(ok).is_ok(), "{ok}");
         }
         for bad in [
             "evil.example",
@@ -207,44 +253,72 @@ mod tests {
             "127.0.0.2",
             "[::2]:1",
             "",
+            "127.0.0.1:80@evil.example",
+            "localhost:x",
+            "[::1]x",
+            "localhost/x",
         ] {
-            assert!(
-                check_host(&headers(&[("host", bad)]), &[]).is_err(),
-                "{bad}"
-            );
+            assert!(host(bad).is_err(), "{bad}");
         }
         let extra = vec!["mcp.internal".to_string()];
-        assert!(check_host(&headers(&[("host", "mcp.internal:9")]), &extra).is_ok());
-        let with_origin = |o| headers(&[("host", "localhost"), ("origin", o)]);
-        assert!(check_host(&with_origin("http://localhost:5173"), &[]).is_ok());
-        assert!(check_host(&with_origin("https://[::1]"), &[]).is_ok());
-        assert!(check_host(&with_origin("http://evil.example"), &[]).is_err());
-        assert!(check_host(&with_origin("null"), &[]).is_err());
+        assert!(check_host(&headers(&[("host", "mcp.internal:9")]), None, &extra).is_ok());
+        let origin = |o| check_host(&headers(&[("host", "localhost"), ("origin", o)]), None, &[]);
+        assert!(origin("http://localhost:5173").is_ok());
+        assert!(origin("https://[::1]").is_ok());
+        assert!(origin("http://evil.example").is_err());
+        assert!(origin("http://127.0.0.1:1@evil.example").is_err());
+        assert!(origin("null").is_err());
+        let local = headers(&[("host", "localhost")]);
+        assert!(check_host(&local, Some("evil.example"), &[]).is_err());
+        assert!(check_host(&local, Some("127.0.0.1:80"), &[]).is_ok());
+        let twice = headers(&[("host", "localhost"), ("host", "evil.example")]);
+        assert!(check_host(&twice, None, &[]).is_err());
+        let two_origins = headers(&[
+            ("host", "localhost"),
+            ("origin", "http://localhost"),
+            ("origin", "http://evil.example"),
+        ]);
+        assert!(check_host(&two_origins, None, &[]).is_err());
+        assert!(check_host(&HeaderMap::new(), None, &[]).is_err());
     }
 
     #[test]
     fn modern_headers() {
-        let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t",
-            "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}});
+        let call = parsed(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+        );
         let good = headers(&[("mcp-method", "tools/call"), ("mcp-name", "  t\t")]);
-        assert_eq!(check_modern(&good, &call), Ok(()));
+        assert_eq!(check_modern(&good, call), Ok(()));
         let upper = headers(&[("mcp-method", "TOOLS/CALL"), ("mcp-name", "t")]);
-        assert!(check_modern(&upper, &call).is_err());
-        assert!(check_modern(&headers(&[("mcp-method", "tools/call")]), &call).is_err());
+        assert!(check_modern(&upper, call).is_err());
+        assert!(check_modern(&headers(&[("mcp-method", "tools/call")]), call).is_err());
         let other = headers(&[("mcp-method", "tools/call"), ("mcp-name", "u")]);
-        assert!(check_modern(&other, &call).is_err());
-        let list = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"});
-        assert!(check_modern(&headers(&[]), &list).is_err());
+        assert!(check_modern(&other, call).is_err());
+        let repeated = headers(&[
+            ("mcp-method", "tools/call"),
+            ("mcp-method", "tools/list"),
+            ("mcp-name", "t"),
+        ]);
+        assert!(check_modern(&repeated, call).is_err());
+        let list = parsed(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        assert!(check_modern(&headers(&[]), list).is_err());
         assert_eq!(
-            check_modern(&headers(&[("mcp-method", "tools/list")]), &list),
+            check_modern(&headers(&[("mcp-method", "tools/list")]), list),
             Ok(())
         );
-        let read =
-            json!({"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"a://b"}});
+        let read = parsed(
+            r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"a://b"}}"#,
+        );
         let h = headers(&[("mcp-method", "resources/read"), ("mcp-name", "a://b")]);
-        assert_eq!(check_modern(&h, &read), Ok(()));
-        let note = json!({"jsonrpc":"2.0","method":"notifications/cancelled"});
-        assert_eq!(check_modern(&headers(&[]), &note), Ok(()));
+        assert_eq!(check_modern(&h, read), Ok(()));
+        let note = parsed(r#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#);
+        assert_eq!(check_modern(&headers(&[]), note), Ok(()));
+        // The first of duplicate members, as the core reads it.
+        let dup = parsed(
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","method":"tools/list","params":{"name":"t"}}"#,
+        );
+        let h = headers(&[("mcp-method", "tools/call"), ("mcp-name", "t")]);
+        assert_eq!(check_modern(&h, dup), Ok(()));
     }
 
     #[test]
@@ -257,5 +331,26 @@ mod tests {
         );
         assert!(param_value("=?base64?SGVsbG8?=").is_err());
         assert!(param_value("=?base64?SGVs!!!bG8=?=").is_err());
+    }
+
+    #[test]
+    fn params_read_like_the_core() {
+        let declared = vec![("region".to_string(), "Region".to_string())];
+        let h = headers(&[("mcp-param-region", "good")]);
+        // The first of duplicate members is what the tool sees, so it is what is checked.
+        let smuggled = parsed(r#"{"params":{"arguments":{"region":"evil","region":"good"}}}"#);
+        assert!(check_params(&h, smuggled, &declared).is_err());
+        let fine = parsed(r#"{"params":{"arguments":{"region":"go\u006fd"}}}"#);
+        assert_eq!(check_params(&h, fine, &declared), Ok(()));
+        let twice = headers(&[("mcp-param-region", "good"), ("mcp-param-region", "evil")]);
+        assert!(check_params(&twice, fine, &declared).is_err());
+        let number = parsed(r#"{"params":{"arguments":{"region":12}}}"#);
+        let h12 = headers(&[("mcp-param-region", "12")]);
+        assert_eq!(check_params(&h12, number, &declared), Ok(()));
+        let absent = parsed(r#"{"params":{"arguments":{}}}"#);
+        assert_eq!(check_params(&headers(&[]), absent, &declared), Ok(()));
+        assert!(check_params(&h, absent, &declared).is_err());
+        let call = parsed(r#"{"method":"tools/call","params":{"name":"x\u0079"}}"#);
+        assert_eq!(called_tool(call).as_deref(), Some("xy"));
     }
 }

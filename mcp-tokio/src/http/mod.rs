@@ -52,9 +52,9 @@ pub struct HttpConfig {
     /// A legacy session with no request for this long is ended and its memory freed
     /// (default 10 minutes); its id then gets 404.
     pub session_idle: Duration,
-    /// How long a connection may take to send a request's headers, and how long an idle
-    /// keep-alive connection is kept (default 10 s): slow or idle sockets cannot hold
-    /// connection slots.
+    /// How long a connection may take to send a request's headers, and then its body, and
+    /// how long an idle keep-alive connection is kept (default 10 s): slow or idle sockets
+    /// cannot hold connection slots (a late body gets 408).
     pub header_timeout: Duration,
 }
 
@@ -72,6 +72,9 @@ impl Default for HttpConfig {
 }
 
 type Body = UnsyncBoxBody<Bytes, Infallible>;
+
+/// How long a connection arriving at the limit waits for an idle one to close.
+const SHED_WAIT: Duration = Duration::from_millis(200);
 
 struct Entry {
     tx: mpsc::Sender<Inbound>,
@@ -147,6 +150,8 @@ impl Server {
             self.inner.limits.max_connections,
         ));
         let mut sweep = tokio::time::interval(Duration::from_secs(5));
+        // Bumped when a connection arrives at the limit: idle connections close.
+        let (shed, _) = tokio::sync::watch::channel(0u64);
         let mut tasks = tokio::task::JoinSet::new();
         loop {
             tokio::select! {
@@ -163,10 +168,26 @@ impl Server {
                         }
                     };
                     let _ = stream.set_nodelay(true);
-                    let permit = permits.clone().try_acquire_owned().ok();
                     let state = state.clone();
                     let header_timeout = state.config.header_timeout;
+                    let permits = permits.clone();
+                    let mut shed_rx = shed.subscribe();
+                    let shed = shed.clone();
                     tasks.spawn(async move {
+                        let permit = match permits.clone().try_acquire_owned() {
+                            Ok(p) => Some(p),
+                            Err(_) => {
+                                // At the limit: ask every connection to close once it is idle
+                                // (keep-alive sockets waiting for a request close at once;
+                                // busy ones after their response), then wait briefly.
+                                shed.send_modify(|g| *g += 1);
+                                tokio::time::timeout(SHED_WAIT, permits.acquire_owned())
+                                    .await
+                                    .ok()
+                                    .and_then(Result::ok)
+                            }
+                        };
+                        shed_rx.borrow_and_update();
                         let full = permit.is_none();
                         let service = hyper::service::service_fn(move |req| {
                             let state = state.clone();
@@ -186,7 +207,14 @@ impl Server {
                             .timer(hyper_util::rt::TokioTimer::new())
                             .header_read_timeout(header_timeout)
                             .serve_connection(TokioIo::new(stream), service);
-                        if let Err(e) = conn.await {
+                        let mut conn = std::pin::pin!(conn);
+                        let ended = loop {
+                            tokio::select! {
+                                ended = conn.as_mut() => break ended,
+                                Ok(()) = shed_rx.changed() => conn.as_mut().graceful_shutdown(),
+                            }
+                        };
+                        if let Err(e) = ended {
                             tracing::debug!(%peer, error = %e, "HTTP connection ended");
                         }
                         drop(permit);
@@ -207,8 +235,9 @@ impl Server {
 
 /// One HTTP request.
 async fn handle(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
-    if let Err(why) = headers::check_host(req.headers(), &state.config.allowed_hosts) {
-        return rpc_error(StatusCode::FORBIDDEN, None, -32600, why);
+    let target = req.uri().authority().map(|a| a.as_str());
+    if let Err(why) = headers::check_host(req.headers(), target, &state.config.allowed_hosts) {
+        return rpc_error(StatusCode::FORBIDDEN, None, -32600, &why);
     }
     if req.uri().path() != state.config.path {
         return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Not found");
@@ -254,20 +283,37 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
             "Content-Type must be application/json",
         );
     }
-    let body = match Limited::new(body, state.config.max_body).collect().await {
-        Ok(b) => b.to_bytes(),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+    let too_large = || {
+        rpc_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            None,
+            -32600,
+            &format!(
+                "Request body exceeds the limit of {} bytes",
+                state.config.max_body
+            ),
+        )
+    };
+    let declared = parts
+        .headers
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > state.config.max_body as u64) {
+        return too_large();
+    }
+    let collect = Limited::new(body, state.config.max_body).collect();
+    let body = match tokio::time::timeout(state.config.header_timeout, collect).await {
+        Ok(Ok(b)) => b.to_bytes(),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
+        Ok(Err(_)) => return rpc_error(StatusCode::BAD_REQUEST, None, -32700, "Unreadable body"),
+        Err(_) => {
             return rpc_error(
-                StatusCode::PAYLOAD_TOO_LARGE,
+                StatusCode::REQUEST_TIMEOUT,
                 None,
                 -32600,
-                &format!(
-                    "Request body exceeds the limit of {} bytes",
-                    state.config.max_body
-                ),
+                "The request body did not arrive in time",
             )
         }
-        Err(_) => return rpc_error(StatusCode::BAD_REQUEST, None, -32700, "Unreadable body"),
     };
     let modern = headers::is_modern(&parts.headers);
     let version = headers::text(&parts.headers, "mcp-protocol-version");
@@ -292,12 +338,19 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
     // (the core answers it with -32022 and the versions it supports).
     let stateless = modern || (!known && session_id.is_none());
     if modern {
-        if let Ok(value) = serde_json::from_slice::<Value>(&body) {
-            if let Err(why) = headers::check_modern(&parts.headers, &value) {
-                return rpc_error(StatusCode::BAD_REQUEST, value.get("id"), -32020, &why);
-            }
-            if let Err(why) = headers::check_params(&parts.headers, &value, &state.server) {
-                return rpc_error(StatusCode::BAD_REQUEST, value.get("id"), -32020, &why);
+        // Read as the core reads it; an unreadable body is left to the core's -32700.
+        let limits = mcp_core::json::Limits::default();
+        if let Ok(value) = mcp_core::json::parse(&body, limits) {
+            let declared = headers::called_tool(value)
+                .and_then(|tool| state.server.tools().header_params(&tool))
+                .unwrap_or_default();
+            let checked = headers::check_modern(&parts.headers, value)
+                .and_then(|()| headers::check_params(&parts.headers, value, &declared));
+            if let Err(why) = checked {
+                let id = value
+                    .get("id")
+                    .and_then(|id| serde_json::from_str::<Value>(id.as_str()).ok());
+                return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), -32020, &why);
             }
         }
     }
@@ -488,12 +541,16 @@ fn json(status: StatusCode, frame: Bytes) -> Response<Body> {
 }
 
 /// A JSON-RPC error reply with an HTTP status (for refusals the transport makes itself).
+/// Without a request id the member is left out, as the core does (the MCP schemas have no
+/// `null` request id).
 fn rpc_error(status: StatusCode, id: Option<&Value>, code: i32, message: &str) -> Response<Body> {
-    let body = serde_json::json!({
+    let mut body = serde_json::json!({
         "jsonrpc": "2.0",
-        "id": id.cloned().unwrap_or(Value::Null),
         "error": {"code": code, "message": message},
     });
+    if let Some(id) = id {
+        body["id"] = id.clone();
+    }
     json(status, Bytes::from(body.to_string()))
 }
 
