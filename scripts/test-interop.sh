@@ -49,12 +49,18 @@ export MCP_EVERYTHING_CMD="${MCP_EVERYTHING_CMD:-$bin_dir/everything}"
 step "TypeScript SDK (interop/ts)"
 (
   cd interop/ts
-  want=$(node -p 'require("./package.json").dependencies["@modelcontextprotocol/sdk"]')
-  have=$(node -p 'try { require("./node_modules/@modelcontextprotocol/sdk/package.json").version } catch { "" }')
-  if [ "$want" != "$have" ]; then
+  # Every pinned dependency must be installed at its pinned version.
+  stale=$(node -e '
+    const deps = require("./package.json").dependencies;
+    const off = Object.entries(deps).filter(([name, want]) => {
+      try { return require(`./node_modules/${name}/package.json`).version !== want; } catch { return true; }
+    });
+    console.log(off.map(([n]) => n).join(" "));')
+  if [ -n "$stale" ]; then
     NPM_CONFIG_UPDATE_NOTIFIER=false npm install --no-package-lock --no-audit --no-fund --loglevel=error
   fi
-  echo "@modelcontextprotocol/sdk $want, node $(node --version)"
+  node -e 'const d = require("./package.json").dependencies; console.log(Object.entries(d).map(([n, v]) => `${n} ${v}`).join(", "))'
+  echo "node $(node --version)"
 )
 
 step "Python SDK (interop/py/.venv)"
@@ -87,13 +93,13 @@ status=0
 # One entry per suite: "label|log file", in run order.
 suites=()
 
-ts_suite() { # $1 = file in interop/ts, $2 = transport (stdio or http; default stdio)
-  local transport=${2:-stdio}
+ts_suite() { # $1 = file in interop/ts, $2 = transport (stdio or http), $3 = the SDK package it uses
+  local transport=${2:-stdio} sdk=${3:-@modelcontextprotocol/sdk}
   step "TypeScript suite: node --test interop/ts/$1 over $transport"
   (cd interop/ts && MCP_TRANSPORT=$transport timeout --kill-after=10 300 \
     node --test --test-reporter=spec "$1") 2>&1 \
     | tee "$logs/ts-$1-$transport.log" || status=1
-  suites+=("typescript $1 over $transport (@modelcontextprotocol/sdk)|$logs/ts-$1-$transport.log")
+  suites+=("typescript $1 over $transport ($sdk)|$logs/ts-$1-$transport.log")
 }
 
 py_suite() { # $1 = file in interop/py, $2 = transport (stdio or http; default stdio)
@@ -108,6 +114,7 @@ py_suite() { # $1 = file in interop/py, $2 = transport (stdio or http; default s
 ts_suite client.mjs
 ts_suite everything.mjs
 ts_suite everything.mjs http
+ts_suite modern.mjs http @modelcontextprotocol/client
 py_suite test_client.py
 py_suite test_everything.py
 py_suite test_everything.py http

@@ -250,13 +250,16 @@ async function connect({ sampling = true, elicitation = true, roots = true } = {
       const timer = setTimeout(() => reject(new Error(`no address from everything --http: ${stderr}`)), 10_000);
       server.stderr.on('data', (chunk) => {
         stderr += chunk.toString();
-        const m = /listening on (\S+)/.exec(stderr);
+        const m = /listening on (\S+)\r?\n/.exec(stderr); // the whole line: stderr arrives in pieces
         if (m) {
           clearTimeout(timer);
           resolve(`http://${m[1]}/mcp`);
         }
       });
       server.on('exit', (code) => reject(new Error(`everything --http exited (${code}): ${stderr}`)));
+    }).catch((e) => {
+      server.kill();
+      throw e;
     });
     transport = new StreamableHTTPClientTransport(new URL(url));
   } else {

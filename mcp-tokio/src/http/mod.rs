@@ -223,8 +223,10 @@ impl Server {
             }
         }
         // Sessions see the shutdown too and close their streams (listen streams get their
-        // closing response); give connections a moment to deliver that, then cut them.
+        // closing response); idle connections close at once, the others get a moment to
+        // deliver what they have, then are cut.
         state.sessions().clear();
+        shed.send_modify(|g| *g += 1);
         let grace = self.inner.limits.drain_timeout;
         let _ =
             tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} }).await;
