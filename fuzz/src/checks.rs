@@ -924,14 +924,21 @@ pub mod framing {
 pub mod session {
     use super::{depth_of, raw, serde_bound};
     use arbitrary::Arbitrary;
+    use mcp_core::completion::{CompleteRequest, CompletionRef, CompletionResult, Completions};
     use mcp_core::framing::{Frame as LineFrame, LineFramer};
+    use mcp_core::mrtr::InputRequests;
+    use mcp_core::prompts::{GetPromptRequest, Prompt, PromptArgument, PromptResult, PromptSet};
+    use mcp_core::resources::{ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate};
     use mcp_core::{
-        Annotations, CacheScope, CallError, CallRequest, CallToken, ClientCaps, Config, Content,
-        Dispatch, Event, LogLevel, ProtocolVersion, ResourceLink, Role, Route, ServerInfo, Session,
-        SessionStorage, Tool, ToolResult, ToolSet,
+        Annotations, CacheScope, CallError, CallRequest, CallToken, ClientCaps, ClientMethod,
+        ClientOutcome, Config, Content, Dispatch, Event, ListKind, LogLevel, ProtocolVersion,
+        Request, ResourceLink, Role, Route, ServerHandler, ServerInfo, Session, SessionStorage,
+        Tool, ToolResult, ToolSet, Transmit,
     };
     use serde_json::Value;
-    use std::collections::HashMap;
+    use std::cell::RefCell;
+    use std::collections::{HashMap, HashSet};
+    use std::rc::Rc;
 
     pub const MODERN: &str = "2026-07-28";
 
@@ -947,11 +954,14 @@ pub mod session {
         Unknown,
         Empty,
         Number,
+        /// A long escaped version string: `-32022` truncates it in its message and data.
+        Long(LongGen),
     }
 
     impl Rev {
         fn text(&self) -> String {
             match self {
+                Rev::Long(l) => l.text(),
                 Rev::R0 => "\"2024-11-05\"".into(),
                 Rev::R1 => "\"2025-03-26\"".into(),
                 Rev::R2 => "\"2025-06-18\"".into(),
@@ -1055,6 +1065,29 @@ pub mod session {
         Empty,
     }
 
+    impl CursorGen {
+        fn text(&self, g: &Gen<'_>) -> Option<String> {
+            let seen = |k: &u8| g.cursors.get(usize::from(*k) % g.cursors.len().max(1));
+            match self {
+                CursorGen::Absent => None,
+                CursorGen::Null => Some("null".to_string()),
+                CursorGen::Seen(k) => seen(k).map(|c| jstr(c)),
+                CursorGen::Tampered(k, at) => seen(k).map(|c| {
+                    let mut b = c.clone().into_bytes();
+                    let i = usize::from(*at) % b.len().max(1);
+                    if let Some(x) = b.get_mut(i) {
+                        *x = if *x == b'A' { b'B' } else { b'A' };
+                    }
+                    jstr(&String::from_utf8_lossy(&b))
+                }),
+                CursorGen::Garbage(s) => Some(jstr(s)),
+                CursorGen::Number => Some("12".into()),
+                CursorGen::Empty => Some("\"\"".into()),
+            }
+        }
+    }
+
+    /// A tool or prompt name (`names` is the list it is drawn from).
     #[derive(Arbitrary, Debug, Clone)]
     pub enum ToolGen {
         Known(u8),
@@ -1062,6 +1095,249 @@ pub mod session {
         /// A known name with its first character written as a `\u` escape.
         Escaped(u8),
         NotString,
+        /// A long unknown name full of escapes: its error message is truncated.
+        Long(LongGen),
+    }
+
+    impl ToolGen {
+        fn text(&self, names: &[&str]) -> String {
+            match self {
+                ToolGen::Known(i) => jstr(names[usize::from(*i) % names.len()]),
+                ToolGen::Unknown(s) => jstr(s),
+                ToolGen::Escaped(i) => {
+                    let n = names[usize::from(*i) % names.len()];
+                    format!("\"\\u{:04x}{}\"", n.as_bytes()[0], &n[1..])
+                }
+                ToolGen::NotString => "42".into(),
+                ToolGen::Long(l) => l.text(),
+            }
+        }
+
+        /// The name as sent (quotes included), if it is a string that names nothing in
+        /// `names`.
+        fn unknown(&self, names: &[&str]) -> Option<String> {
+            let raw = self.text(names);
+            let name = decode_str(&raw)?;
+            (!names.contains(&name.as_str())).then_some(raw)
+        }
+
+        fn known(&self) -> bool {
+            matches!(self, ToolGen::Known(_) | ToolGen::Escaped(_))
+        }
+    }
+
+    /// A long string of escapes and multi-byte characters (`\uD83D\uDE00`, `\"`, `\\`,
+    /// ...), so that error messages and `data` must be truncated between characters.
+    #[derive(Arbitrary, Debug, Clone)]
+    pub struct LongGen {
+        pub unit: u8,
+        pub count: u16,
+        pub mixed: bool,
+    }
+
+    const UNITS: [&str; 10] = [
+        "\\uD83D\\uDE00",
+        "\\\"",
+        "\\\\",
+        "a",
+        "\u{e9}",
+        "\\n",
+        "\\u0000",
+        "\\/",
+        "\u{1F600}",
+        "\\u00e9",
+    ];
+
+    impl LongGen {
+        /// The JSON string, quotes included: 40 to 439 characters.
+        fn text(&self) -> String {
+            let n = 40 + usize::from(self.count) % 400;
+            let mut s = String::from("\"");
+            for i in 0..n {
+                let u = usize::from(self.unit) + if self.mixed { i } else { 0 };
+                s.push_str(UNITS[u % UNITS.len()]);
+            }
+            s.push('"');
+            s
+        }
+    }
+
+    /// A resource URI.
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum UriGen {
+        Listed(u8),
+        /// A template filled with (the alphanumerics of) a string.
+        Templated(u8, String),
+        /// `test://slow/<seq>`: a templated read the handler defers.
+        Slow,
+        /// A listed URI with its first character as a `\u` escape.
+        Escaped(u8),
+        Unknown(String),
+        /// Never listed, never matching a template: not found, `data.uri` truncated.
+        Long(LongGen),
+        NotString,
+    }
+
+    impl UriGen {
+        fn text(&self, g: &mut Gen<'_>) -> String {
+            match self {
+                UriGen::Listed(i) => jstr(RESOURCES[usize::from(*i) % RESOURCES.len()].0),
+                UriGen::Templated(i, v) => {
+                    let t = TEMPLATES[usize::from(*i) % TEMPLATES.len()].0;
+                    let mut v: String = v
+                        .chars()
+                        .filter(char::is_ascii_alphanumeric)
+                        .take(12)
+                        .collect();
+                    if v.is_empty() {
+                        v.push('x');
+                    }
+                    let mut out = String::new();
+                    let mut rest = t;
+                    while let Some(open) = rest.find('{') {
+                        out.push_str(&rest[..open]);
+                        out.push_str(&v);
+                        rest = &rest[rest[open..].find('}').map_or(rest.len(), |c| open + c + 1)..];
+                    }
+                    out.push_str(rest);
+                    jstr(&out)
+                }
+                UriGen::Slow => {
+                    g.seq += 1;
+                    jstr(&format!("test://slow/{}", g.seq))
+                }
+                UriGen::Escaped(i) => {
+                    let u = RESOURCES[usize::from(*i) % RESOURCES.len()].0;
+                    let first = u.chars().next().unwrap_or('x');
+                    format!(
+                        "\"\\u{:04x}{}",
+                        u32::from(first),
+                        &jstr(u)[1 + first.len_utf8()..]
+                    )
+                }
+                UriGen::Unknown(s) => jstr(s),
+                UriGen::Long(l) => l.text(),
+                UriGen::NotString => "[]".into(),
+            }
+        }
+    }
+
+    /// `requestState` of a retry.
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum StateGen {
+        None,
+        /// One the server sealed earlier (valid if it is for this method and target and has
+        /// not expired).
+        Seen(u8),
+        /// One the server sealed, with one character replaced.
+        Tampered(u8, u8),
+        /// One the server sealed, its first character written as `\u0073`.
+        Escaped(u8),
+        Garbage(String),
+        NotString(bool),
+    }
+
+    impl StateGen {
+        fn text(&self, g: &Gen<'_>) -> Option<String> {
+            let seen = |k: &u8| {
+                g.states
+                    .get(usize::from(*k) % g.states.len().max(1))
+                    .cloned()
+            };
+            match self {
+                StateGen::None => None,
+                StateGen::Seen(k) => Some(jstr(&seen(k).unwrap_or_else(|| "s1.none".into()))),
+                StateGen::Tampered(k, at) => {
+                    let mut b = seen(k).unwrap_or_else(|| "s1.none".into()).into_bytes();
+                    let i = usize::from(*at) % b.len();
+                    b[i] = if b[i] == b'A' { b'B' } else { b'A' };
+                    Some(jstr(&String::from_utf8_lossy(&b)))
+                }
+                StateGen::Escaped(k) => {
+                    let s = seen(k).unwrap_or_else(|| "s1.none".into());
+                    Some(format!("\"\\u0073{}\"", &s[1..]))
+                }
+                StateGen::Garbage(s) => Some(jstr(s)),
+                StateGen::NotString(true) => Some("null".into()),
+                StateGen::NotString(false) => Some("5".into()),
+            }
+        }
+    }
+
+    /// `inputResponses` of a retry: absent, an object, null (as absent) or invalid.
+    fn responses_text(r: u8) -> Option<String> {
+        match r % 8 {
+            1 => Some(r#"{"q":{"action":"accept","content":{"name":"x"}}}"#.into()),
+            2 => Some("null".into()),
+            3 => Some("[1]".into()),
+            _ => None,
+        }
+    }
+
+    /// Whether `responses_text` gives something the server accepts (absent, object, null).
+    fn responses_ok(r: u8) -> bool {
+        r % 8 != 3
+    }
+
+    /// `prompts/get` arguments.
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum PromptArgsGen {
+        Absent,
+        Full(String),
+        MissingRequired,
+        NonString,
+        NotObject,
+        Null,
+    }
+
+    /// `completion/complete` reference.
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum RefGen {
+        Prompt(ToolGen),
+        Template(u8),
+        Listed(u8),
+        Uri(UriGen),
+        BadType,
+        NotObject,
+        Missing,
+    }
+
+    /// `completion/complete` argument value.
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum ValueGen {
+        Text(String),
+        /// More values than a result may carry.
+        Many,
+        /// `slow<seq>`: deferred by the handler.
+        Slow,
+        NotString,
+    }
+
+    /// The id a client response answers.
+    #[derive(Arbitrary, Debug, Clone)]
+    pub enum OutIdGen {
+        /// A server-to-client request still waiting.
+        Pending(u8),
+        /// One answered, timed out or of a call that ended (late).
+        Stale(u8),
+        /// Any number (usually wrong).
+        Other(u32),
+        /// A waiting one written as a string (not an id the server issued).
+        Quoted(u8),
+        Zero,
+    }
+
+    impl OutIdGen {
+        fn text(&self, g: &Gen<'_>) -> String {
+            let of = |v: &[u32], k: &u8| v.get(usize::from(*k) % v.len().max(1)).copied();
+            match self {
+                OutIdGen::Pending(k) => of(&g.pending_out, k).unwrap_or(1).to_string(),
+                OutIdGen::Stale(k) => of(g.stale_out, k).unwrap_or(2).to_string(),
+                OutIdGen::Other(n) => n.to_string(),
+                OutIdGen::Quoted(k) => format!("\"{}\"", of(&g.pending_out, k).unwrap_or(1)),
+                OutIdGen::Zero => "0".into(),
+            }
+        }
     }
 
     #[derive(Arbitrary, Debug, Clone)]
@@ -1101,6 +1377,8 @@ pub mod session {
             tool: ToolGen,
             args: ArgsGen,
             progress: Option<IdGen>,
+            state: StateGen,
+            responses: u8,
         },
         SetLevel {
             level: LevelGen,
@@ -1114,6 +1392,46 @@ pub mod session {
         Reply {
             error: bool,
         },
+        /// `tools/list` (0), `prompts/list`, `resources/list`, `resources/templates/list`: a
+        /// cursor seen earlier may be of another list.
+        List {
+            kind: u8,
+            cursor: CursorGen,
+        },
+        Read {
+            uri: UriGen,
+            state: StateGen,
+            responses: u8,
+        },
+        Subscribe {
+            uri: UriGen,
+            on: bool,
+        },
+        GetPrompt {
+            prompt: ToolGen,
+            args: PromptArgsGen,
+            state: StateGen,
+            responses: u8,
+        },
+        Complete {
+            reference: RefGen,
+            argument: u8,
+            value: ValueGen,
+            context: Option<u8>,
+        },
+        /// `subscriptions/listen`: bits 0-2 ask for tools, prompts, resources; bit 3 adds an
+        /// explicit `false`, bit 4 an unknown filter, bit 5 makes `notifications` invalid,
+        /// bit 6 leaves `params` out.
+        Listen {
+            filter: u8,
+        },
+        /// A client response to a server-to-client request (`Session::request`).
+        Response {
+            to: OutIdGen,
+            outcome: u8,
+        },
+        /// A long method name with escapes (-32601 truncates it).
+        LongMethod(LongGen),
     }
 
     #[derive(Arbitrary, Debug, Clone)]
@@ -1176,6 +1494,14 @@ pub mod session {
         Misuse,
         Big(u16),
         Empty,
+        /// `input_required` (2026-07-28): a sealed state or not; bits of `asks`: elicit,
+        /// sample, roots, invalid raw JSON.
+        InputRequired {
+            state: bool,
+            asks: u8,
+        },
+        /// The completer of another kind of request (or `close_subscription`).
+        WrongKind(u8),
     }
 
     #[derive(Arbitrary, Debug, Clone)]
@@ -1224,6 +1550,26 @@ pub mod session {
         Oversized {
             limit: u16,
         },
+        /// `Session::request` from a call: sampling, elicitation or roots.
+        Request {
+            pick: u8,
+            method: u8,
+            timeout: u16,
+            bad: bool,
+        },
+        /// Time passes (`handle_timeout`); `far` goes beyond the state TTL.
+        Advance {
+            ms: u16,
+            far: bool,
+        },
+        /// `Session::list_changed` of a list kind.
+        ListChanged {
+            kind: u8,
+        },
+        /// `Session::resource_updated`.
+        ResourceUpdated {
+            uri: u8,
+        },
     }
 
     #[derive(Arbitrary, Debug, Clone)]
@@ -1237,6 +1583,10 @@ pub mod session {
         pub level: u8,
         pub ttl: u32,
         pub private: bool,
+        /// `state_ttl_ms` of sealed `requestState`, in 16 ms units (+1).
+        pub state_ttl: u16,
+        /// 240 and above: a server with tools only (no resources, prompts, completions).
+        pub offer: u8,
     }
 
     #[derive(Arbitrary, Debug, Clone)]
@@ -1249,7 +1599,77 @@ pub mod session {
     pub struct Gen<'a> {
         live_ids: Vec<String>,
         cursors: &'a [String],
+        /// `requestState`s the server sealed.
+        states: Vec<String>,
+        /// Ids of server-to-client requests waiting for a response, and of earlier ones.
+        pending_out: Vec<u32>,
+        stale_out: &'a [u32],
+        /// The session negotiated a legacy revision (legacy requests are admitted).
+        initialized: bool,
+        /// The server offers tools only.
+        minimal: bool,
         seq: u64,
+        /// What the replies to the rendered requests must be, by raw id (see [`Claim`]).
+        claims: Vec<(String, Claim)>,
+    }
+
+    /// A property of the reply to one request, checked when that reply comes.
+    #[derive(Debug, Clone)]
+    pub enum Claim {
+        /// Rendered valid up to its `requestState` (envelope, id, `_meta`, target, arguments
+        /// and `inputResponses`): if the state is refused, the error is exactly -32602
+        /// [`INVALID_STATE`].
+        StrictState,
+        /// Exactly this error: the code, and the message in full or (when the detail did not
+        /// fit the output) without its detail; `data` at a pointer, if `data` is present.
+        Fault {
+            code: i64,
+            full: String,
+            bare: String,
+            data: Option<(&'static str, String)>,
+        },
+        /// The request carries a `requestState` the server must refuse (tampered, foreign,
+        /// expired, escaped, not a string): never a result, never deferred.
+        BadState,
+        /// The request carries a valid `requestState`: never refused for it.
+        GoodState,
+    }
+
+    /// The message of the -32602 for a refused `requestState`.
+    pub const INVALID_STATE: &str =
+        "Invalid requestState: tampered, expired or not issued by this server";
+
+    /// A detail as the server truncates a JSON string (`raw`, quotes included): at most
+    /// `max` characters (an escape, or an escaped surrogate pair, is one) and at most
+    /// `4 * max` bytes of escaped text, decoded, after `prefix`, then `...` if cut.
+    fn truncated(prefix: &str, raw: &str, max: usize, dots: bool) -> String {
+        let content = &raw[1..raw.len() - 1];
+        let b = content.as_bytes();
+        let (mut i, mut count, mut cut) = (0, 0, false);
+        while i < b.len() {
+            let step = match (b[i], b.get(i + 1)) {
+                (b'\\', Some(b'u'))
+                    if matches!(b[i + 2], b'd' | b'D')
+                        && matches!(b[i + 3].to_ascii_lowercase(), b'8'..=b'b') =>
+                {
+                    12
+                }
+                (b'\\', Some(b'u')) => 6,
+                (b'\\', _) => 2,
+                (c, _) if c < 0x80 => 1,
+                (c, _) if c < 0xE0 => 2,
+                (c, _) if c < 0xF0 => 3,
+                _ => 4,
+            };
+            if count == max || i + step > 4 * max {
+                cut = true;
+                break;
+            }
+            i += step;
+            count += 1;
+        }
+        let head = decode_str(&format!("\"{}\"", &content[..i])).expect("a whole-character prefix");
+        format!("{prefix}{head}{}", if cut && dots { "..." } else { "" })
     }
 
     fn caps_obj(bits: u8) -> String {
@@ -1275,7 +1695,7 @@ pub mod session {
         serde_json::to_string(s).unwrap()
     }
 
-    pub const TOOL_NAMES: [&str; 20] = [
+    pub const TOOL_NAMES: [&str; 23] = [
         "echo",
         "add",
         "all_content",
@@ -1296,7 +1716,53 @@ pub mod session {
         "extra_7",
         "extra_8",
         "extra_9",
+        "wizard",
+        "wizard_bare",
+        "slow_wizard",
     ];
+
+    pub const PROMPT_NAMES: [&str; 9] = [
+        "greet", "wizard", "slow", "plain", "p_0", "p_1", "p_2", "p_3", "p_4",
+    ];
+
+    /// Listed resources: URI, name, binary.
+    pub const RESOURCES: [(&str, &str, bool); 10] = [
+        ("test://static/a", "a", false),
+        ("test://static/b", "b", true),
+        ("test://ask", "ask", false),
+        ("file:///caf%C3%A9", "cafe", false),
+        ("test://static/c%20d", "c d", false),
+        ("test://r/0", "r0", false),
+        ("test://r/1", "r1", false),
+        ("test://r/2", "r2", false),
+        ("test://r/3", "r3", false),
+        ("test://r/4", "r4", false),
+    ];
+
+    /// Resource templates: URI template, name.
+    pub const TEMPLATES: [(&str, &str); 6] = [
+        ("test://logs/{date}", "logs"),
+        ("test://slow/{n}", "slow"),
+        ("test://items/{id}/{part}", "items"),
+        ("test://t0/{x}", "t0"),
+        ("test://t1/{x}", "t1"),
+        ("test://t2/{x}.txt", "t2"),
+    ];
+
+    const LIST_METHODS: [&str; 4] = [
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+    ];
+
+    const COMPLETE_ARGS: [&str; 6] = ["name", "style", "date", "id", "n", "x"];
+
+    const SAMPLING_PARAMS: &str =
+        r#"{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":100}"#;
+    const ELICIT_SCHEMA: &str =
+        r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#;
+    const ELICIT_PARAMS: &str = r#"{"message":"Name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}"#;
 
     const OTHER_METHODS: [&str; 10] = [
         "resources/list",
@@ -1317,7 +1783,19 @@ pub mod session {
             let mut params: Vec<(String, String)> = Vec::new();
             let mut meta: Vec<(String, String)> = Vec::new();
             let mut has_params = true;
-            let mut is_reply = None;
+            // A response instead of a request: its member and value, and its id.
+            let mut is_reply: Option<(&str, String)> = None;
+            let mut reply_id: Option<String> = None;
+            let mut raw_method: Option<String> = None;
+            // Claims about the reply, kept if the envelope and id are valid (see `Claim`).
+            let mut pending: Vec<Claim> = Vec::new();
+            // The era a valid request is served in: 2026-07-28 (`true`), the negotiated
+            // legacy revision (`false`), or `None` when `_meta` or the phase refuse it.
+            let era = match &self.meta {
+                MetaGen::Modern2 { .. } => Some(true),
+                MetaGen::None | MetaGen::Legacy if g.initialized => Some(false),
+                _ => None,
+            };
             let method = match &self.body {
                 Body::Initialize { rev, caps, shape } => {
                     match shape % 4 {
@@ -1348,48 +1826,25 @@ pub mod session {
                 }
                 Body::Discover => "server/discover".into(),
                 Body::ToolsList { cursor } => {
-                    let c = match cursor {
-                        CursorGen::Absent => None,
-                        CursorGen::Null => Some("null".to_string()),
-                        CursorGen::Seen(k) => g
-                            .cursors
-                            .get(usize::from(*k) % g.cursors.len().max(1))
-                            .map(|c| jstr(c)),
-                        CursorGen::Tampered(k, at) => g
-                            .cursors
-                            .get(usize::from(*k) % g.cursors.len().max(1))
-                            .map(|c| {
-                                let mut b = c.clone().into_bytes();
-                                let i = usize::from(*at) % b.len().max(1);
-                                if let Some(x) = b.get_mut(i) {
-                                    *x = if *x == b'A' { b'B' } else { b'A' };
-                                }
-                                jstr(&String::from_utf8_lossy(&b))
-                            }),
-                        CursorGen::Garbage(s) => Some(jstr(s)),
-                        CursorGen::Number => Some("12".into()),
-                        CursorGen::Empty => Some("\"\"".into()),
-                    };
-                    if let Some(c) = c {
+                    if let Some(c) = cursor.text(g) {
                         params.push(("cursor".into(), c));
                     }
                     "tools/list".into()
+                }
+                Body::List { kind, cursor } => {
+                    if let Some(c) = cursor.text(g) {
+                        params.push(("cursor".into(), c));
+                    }
+                    LIST_METHODS[usize::from(*kind) % LIST_METHODS.len()].into()
                 }
                 Body::ToolsCall {
                     tool,
                     args,
                     progress,
+                    state,
+                    responses,
                 } => {
-                    let name = match tool {
-                        ToolGen::Known(i) => jstr(TOOL_NAMES[usize::from(*i) % TOOL_NAMES.len()]),
-                        ToolGen::Unknown(s) => jstr(s),
-                        ToolGen::Escaped(i) => {
-                            let n = TOOL_NAMES[usize::from(*i) % TOOL_NAMES.len()];
-                            format!("\"\\u{:04x}{}\"", n.as_bytes()[0], &n[1..])
-                        }
-                        ToolGen::NotString => "42".into(),
-                    };
-                    params.push(("name".into(), name));
+                    params.push(("name".into(), tool.text(&TOOL_NAMES)));
                     g.seq += 1;
                     let seq = g.seq;
                     let a = match args {
@@ -1424,6 +1879,27 @@ pub mod session {
                     if let Some(p) = progress {
                         meta.push(("progressToken".into(), p.text(g)));
                     }
+                    if let Some(st) = state.text(g) {
+                        params.push(("requestState".into(), st));
+                    }
+                    if let Some(r) = responses_text(*responses) {
+                        params.push(("inputResponses".into(), r));
+                    }
+                    if era.is_some() {
+                        if let Some(name) = tool.unknown(&TOOL_NAMES) {
+                            pending.push(Claim::Fault {
+                                code: -32602,
+                                full: truncated("Unknown tool: ", &name, 64, true),
+                                bare: "Unknown tool".into(),
+                                data: None,
+                            });
+                        } else if tool.known()
+                            && !matches!(args, ArgsGen::NotObject | ArgsGen::Deep(_))
+                            && responses_ok(*responses)
+                        {
+                            pending.push(Claim::StrictState);
+                        }
+                    }
                     "tools/call".into()
                 }
                 Body::SetLevel { level } => {
@@ -1446,7 +1922,271 @@ pub mod session {
                     OTHER_METHODS[usize::from(*method) % OTHER_METHODS.len()].into()
                 }
                 Body::Reply { error } => {
-                    is_reply = Some(*error);
+                    is_reply = Some(if *error {
+                        (
+                            "error",
+                            r#"{"code":-1,"message":"client error"}"#.to_string(),
+                        )
+                    } else {
+                        ("result", "{}".to_string())
+                    });
+                    String::new()
+                }
+                Body::Response { to, outcome } => {
+                    reply_id = Some(to.text(g));
+                    is_reply = Some(match outcome % 6 {
+                        0 => (
+                            "result",
+                            r#"{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}"#
+                                .to_string(),
+                        ),
+                        1 => ("result", "{}".to_string()),
+                        2 => ("result", r#"{"roots":[{"uri":"file:///x"}]}"#.to_string()),
+                        3 => ("error", r#"{"code":-1,"message":"User rejected"}"#.to_string()),
+                        4 => (
+                            "error",
+                            r#"{"code":-32601,"message":"caf\u00e9 \"q\"","data":[1]}"#.to_string(),
+                        ),
+                        _ => (
+                            "result",
+                            r#"{"action":"accept","content":{"name":"x"}}"#.to_string(),
+                        ),
+                    });
+                    String::new()
+                }
+                Body::Read {
+                    uri,
+                    state,
+                    responses,
+                } => {
+                    let text = uri.text(g);
+                    params.push(("uri".into(), text.clone()));
+                    if let Some(st) = state.text(g) {
+                        params.push(("requestState".into(), st));
+                    }
+                    if let Some(r) = responses_text(*responses) {
+                        params.push(("inputResponses".into(), r));
+                    }
+                    if let (Some(modern), false) = (era, g.minimal) {
+                        let ok = responses_ok(*responses);
+                        if !matches!(uri, UriGen::NotString) && ok {
+                            pending.push(Claim::StrictState);
+                        }
+                        if let (UriGen::Long(_), StateGen::None, true) = (uri, state, ok) {
+                            pending.push(Claim::Fault {
+                                code: if modern { -32602 } else { -32002 },
+                                full: "Resource not found".into(),
+                                bare: "Resource not found".into(),
+                                data: Some(("/uri", truncated("", &text, 256, false))),
+                            });
+                        }
+                    }
+                    "resources/read".into()
+                }
+                Body::Subscribe { uri, on } => {
+                    params.push(("uri".into(), uri.text(g)));
+                    if *on {
+                        "resources/subscribe".into()
+                    } else {
+                        "resources/unsubscribe".into()
+                    }
+                }
+                Body::GetPrompt {
+                    prompt,
+                    args,
+                    state,
+                    responses,
+                } => {
+                    params.push(("name".into(), prompt.text(&PROMPT_NAMES)));
+                    g.seq += 1;
+                    let seq = g.seq;
+                    let a = match args {
+                        PromptArgsGen::Absent => None,
+                        PromptArgsGen::Null => Some("null".to_string()),
+                        PromptArgsGen::Full(s) => Some(format!(
+                            "{{\"name\":{},\"style\":\"short\",\"__seq\":\"{seq}\"}}",
+                            jstr(&s.chars().take(20).collect::<String>())
+                        )),
+                        PromptArgsGen::MissingRequired => {
+                            Some(format!("{{\"style\":\"x\",\"__seq\":\"{seq}\"}}"))
+                        }
+                        PromptArgsGen::NonString => Some("{\"name\":5}".into()),
+                        PromptArgsGen::NotObject => Some("[1]".into()),
+                    };
+                    if let Some(a) = a {
+                        params.push(("arguments".into(), a));
+                    }
+                    if let Some(st) = state.text(g) {
+                        params.push(("requestState".into(), st));
+                    }
+                    if let Some(r) = responses_text(*responses) {
+                        params.push(("inputResponses".into(), r));
+                    }
+                    if let (Some(_), false) = (era, g.minimal) {
+                        let ok = responses_ok(*responses);
+                        let greet = match prompt {
+                            ToolGen::Known(i) | ToolGen::Escaped(i) => {
+                                PROMPT_NAMES[usize::from(*i) % PROMPT_NAMES.len()] == "greet"
+                            }
+                            _ => false,
+                        };
+                        let stateless = matches!(state, StateGen::None);
+                        if let Some(name) = prompt.unknown(&PROMPT_NAMES) {
+                            pending.push(Claim::Fault {
+                                code: -32602,
+                                full: truncated("Unknown prompt: ", &name, 64, true),
+                                bare: "Unknown prompt".into(),
+                                data: None,
+                            });
+                        } else if prompt.known() && !matches!(args, PromptArgsGen::NotObject) && ok
+                        {
+                            pending.push(Claim::StrictState);
+                            let missing = matches!(
+                                args,
+                                PromptArgsGen::Absent
+                                    | PromptArgsGen::Null
+                                    | PromptArgsGen::MissingRequired
+                            );
+                            if greet && stateless && missing {
+                                pending.push(Claim::Fault {
+                                    code: -32602,
+                                    full: "Missing required argument: name".into(),
+                                    bare: "Missing required argument".into(),
+                                    data: None,
+                                });
+                            }
+                            if stateless && matches!(args, PromptArgsGen::NonString) {
+                                pending.push(Claim::Fault {
+                                    code: -32602,
+                                    full: "Prompt argument values must be strings: name".into(),
+                                    bare: "Prompt argument values must be strings".into(),
+                                    data: None,
+                                });
+                            }
+                        }
+                    }
+                    "prompts/get".into()
+                }
+                Body::Complete {
+                    reference,
+                    argument,
+                    value,
+                    context,
+                } => {
+                    let r = match reference {
+                        RefGen::Prompt(t) => Some(format!(
+                            "{{\"type\":\"ref/prompt\",\"name\":{}}}",
+                            t.text(&PROMPT_NAMES)
+                        )),
+                        RefGen::Template(i) => Some(format!(
+                            "{{\"type\":\"ref/resource\",\"uri\":{}}}",
+                            jstr(TEMPLATES[usize::from(*i) % TEMPLATES.len()].0)
+                        )),
+                        RefGen::Listed(i) => Some(format!(
+                            "{{\"type\":\"ref/resource\",\"uri\":{}}}",
+                            jstr(RESOURCES[usize::from(*i) % RESOURCES.len()].0)
+                        )),
+                        RefGen::Uri(u) => Some(format!(
+                            "{{\"type\":\"ref/resource\",\"uri\":{}}}",
+                            u.text(g)
+                        )),
+                        RefGen::BadType => Some(r#"{"type":"ref/tool","name":"echo"}"#.into()),
+                        RefGen::NotObject => Some("\"greet\"".into()),
+                        RefGen::Missing => None,
+                    };
+                    if let Some(r) = r {
+                        params.push(("ref".into(), r));
+                    }
+                    let v = match value {
+                        ValueGen::Text(s) => jstr(&s.chars().take(20).collect::<String>()),
+                        ValueGen::Many => "\"many\"".into(),
+                        ValueGen::Slow => {
+                            g.seq += 1;
+                            format!("\"slow{}\"", g.seq)
+                        }
+                        ValueGen::NotString => "3".into(),
+                    };
+                    let name = jstr(COMPLETE_ARGS[usize::from(*argument) % COMPLETE_ARGS.len()]);
+                    params.push((
+                        "argument".into(),
+                        format!("{{\"name\":{name},\"value\":{v}}}"),
+                    ));
+                    match context.map(|c| c % 3) {
+                        Some(0) => params
+                            .push(("context".into(), r#"{"arguments":{"name":"ctx"}}"#.into())),
+                        Some(1) => params.push(("context".into(), r#"{"arguments":5}"#.into())),
+                        Some(_) => params.push(("context".into(), "\"nope\"".into())),
+                        None => {}
+                    }
+                    if let (Some(_), false, false) =
+                        (era, g.minimal, matches!(value, ValueGen::NotString))
+                    {
+                        match reference {
+                            RefGen::Prompt(t) => {
+                                if let Some(name) = t.unknown(&PROMPT_NAMES) {
+                                    pending.push(Claim::Fault {
+                                        code: -32602,
+                                        full: truncated("Unknown prompt: ", &name, 64, true),
+                                        bare: "Unknown prompt".into(),
+                                        data: None,
+                                    });
+                                }
+                            }
+                            RefGen::Uri(UriGen::Long(l)) => {
+                                pending.push(Claim::Fault {
+                                    code: -32602,
+                                    full: "Unknown resource template".into(),
+                                    bare: "Unknown resource template".into(),
+                                    data: Some(("/uri", truncated("", &l.text(), 256, false))),
+                                });
+                            }
+                            _ => {}
+                        }
+                    }
+                    "completion/complete".into()
+                }
+                Body::Listen { filter } => {
+                    let keys = [
+                        "toolsListChanged",
+                        "promptsListChanged",
+                        "resourcesListChanged",
+                    ];
+                    let mut n: Vec<(String, String)> = Vec::new();
+                    for (i, k) in keys.iter().enumerate() {
+                        if filter & (1 << i) != 0 {
+                            n.push((k.to_string(), "true".into()));
+                        } else if filter & 8 != 0 {
+                            n.push((k.to_string(), "false".into()));
+                        }
+                    }
+                    if filter & 16 != 0 {
+                        n.push(("fooListChanged".into(), "true".into()));
+                    }
+                    let notifications = if filter & 32 != 0 {
+                        "[]".to_string()
+                    } else {
+                        obj(&n)
+                    };
+                    if filter & 64 != 0 {
+                        has_params = false;
+                    } else {
+                        params.push(("notifications".into(), notifications));
+                    }
+                    "subscriptions/listen".into()
+                }
+                Body::LongMethod(l) => {
+                    if matches!(
+                        self.meta,
+                        MetaGen::None | MetaGen::Legacy | MetaGen::Modern2 { .. }
+                    ) {
+                        pending.push(Claim::Fault {
+                            code: -32601,
+                            full: truncated("Method not found: ", &l.text(), 64, true),
+                            bare: "Method not found".into(),
+                            data: None,
+                        });
+                    }
+                    raw_method = Some(l.text());
                     String::new()
                 }
             };
@@ -1464,6 +2204,15 @@ pub mod session {
                     } else {
                         rev.text()
                     };
+                    if let (Rev::Long(l), false) = (rev, s == 3) {
+                        let requested = l.text();
+                        pending = vec![Claim::Fault {
+                            code: -32022,
+                            full: truncated("Unsupported protocol version: ", &requested, 32, true),
+                            bare: "Unsupported protocol version".into(),
+                            data: Some(("/requested", truncated("", &requested, 32, false))),
+                        }];
+                    }
                     meta.push(("io.modelcontextprotocol/protocolVersion".into(), v));
                     match s {
                         1 => {}
@@ -1506,23 +2255,46 @@ pub mod session {
                 params.push(("_meta".into(), m));
             }
 
-            let id = self.id.as_ref().map(|i| i.text(g));
+            let id = match reply_id {
+                Some(r) => Some(r),
+                None => self.id.as_ref().map(|i| i.text(g)),
+            };
             let mut members: Vec<(String, String)> = vec![("jsonrpc".into(), "\"2.0\"".into())];
             if let Some(id) = &id {
                 members.push(("id".into(), id.clone()));
             }
+            let reply = is_reply.is_some();
             match is_reply {
-                Some(false) => members.push(("result".into(), "{}".into())),
-                Some(true) => members.push((
-                    "error".into(),
-                    r#"{"code":-1,"message":"client error"}"#.into(),
-                )),
+                Some((member, value)) => members.push((member.into(), value)),
                 None => {
-                    members.push(("method".into(), jstr(&method)));
+                    members.push(("method".into(), raw_method.unwrap_or_else(|| jstr(&method))));
                     if has_params {
                         members.push(("params".into(), obj(&params)));
                     }
                 }
+            }
+            let valid_env = matches!(
+                self.env,
+                Envelope::Plain
+                    | Envelope::Plain2
+                    | Envelope::Plain3
+                    | Envelope::Spaced
+                    | Envelope::ExtraMember
+                    | Envelope::Reordered
+            );
+            let valid_id = matches!(
+                self.id,
+                Some(
+                    IdGen::Small(_)
+                        | IdGen::Int(_)
+                        | IdGen::Str(_)
+                        | IdGen::Text(_)
+                        | IdGen::Escaped(_)
+                )
+            );
+            if let (true, true, false, Some(id)) = (valid_env, valid_id, reply, &id) {
+                g.claims
+                    .extend(pending.into_iter().map(|c| (id.clone(), c)));
             }
             let set = |members: &mut Vec<(String, String)>, k: &str, v: &str| {
                 if let Some(m) = members.iter_mut().find(|(mk, _)| mk == k) {
@@ -1579,12 +2351,79 @@ pub mod session {
     const ADD_OUTPUT: &str =
         r#"{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}"#;
 
-    pub struct FuzzTools {
-        pub defs: Vec<Tool<'static>>,
+    // ---------------------------------------------------------------- server
+
+    /// The `requestState` payloads the handlers sealed, so that a handler can check that it
+    /// is only ever given back one of its own, for the same method and target, unexpired.
+    #[derive(Debug, Default)]
+    pub struct Book {
+        /// The time the session is at (set before every `handle`/`handle_timeout`).
+        now: u64,
+        /// `Config::state_ttl_ms`.
+        ttl: u64,
+        /// Per payload `k<index>`: method, raw target, expiry.
+        issued: Vec<(&'static str, String, u64)>,
     }
 
-    impl Default for FuzzTools {
-        fn default() -> Self {
+    type SharedBook = Rc<RefCell<Book>>;
+
+    impl Book {
+        fn issue(&mut self, method: &'static str, target: &str) -> String {
+            let n = self.issued.len();
+            self.issued.push((
+                method,
+                target.to_string(),
+                self.now.saturating_add(self.ttl),
+            ));
+            format!("k{n}")
+        }
+
+        /// A handler was given `state`: it must be one this server sealed for this method
+        /// and target, and not expired (the session refuses every other one).
+        fn verify(&self, method: &str, target: &str, state: Option<&str>) {
+            let Some(p) = state else { return };
+            let (m, t, expiry) = p
+                .strip_prefix('k')
+                .and_then(|n| n.parse::<usize>().ok())
+                .and_then(|n| self.issued.get(n))
+                .unwrap_or_else(|| panic!("a handler was given a requestState never sealed: {p}"));
+            assert_eq!(
+                (*m, t.as_str()),
+                (method, target),
+                "requestState {p} opened for another method or target"
+            );
+            assert!(
+                self.now <= *expiry,
+                "expired requestState {p} reached a handler ({} > {expiry})",
+                self.now
+            );
+        }
+    }
+
+    /// The `inputRequests` an `input_required` result asks for (bits: elicit, sample,
+    /// roots, invalid raw JSON).
+    fn asks(q: &mut InputRequests<'_, '_>, bits: u8) {
+        if bits & 1 != 0 {
+            q.elicit("q", "Name?", ELICIT_SCHEMA);
+        }
+        if bits & 2 != 0 {
+            q.sample("s", SAMPLING_PARAMS);
+        }
+        if bits & 4 != 0 {
+            q.list_roots("r");
+        }
+        if bits & 8 != 0 {
+            q.elicit("bad", "x", "{\n}");
+        }
+    }
+
+    pub struct FuzzTools {
+        pub defs: Vec<Tool<'static>>,
+        book: SharedBook,
+    }
+
+    impl FuzzTools {
+        fn new(book: SharedBook) -> Self {
             let defs = TOOL_NAMES
                 .iter()
                 .map(|&name| {
@@ -1607,7 +2446,7 @@ pub mod session {
                     t
                 })
                 .collect();
-            FuzzTools { defs }
+            FuzzTools { defs, book }
         }
     }
 
@@ -1646,6 +2485,9 @@ pub mod session {
         fn call(&mut self, req: &CallRequest<'_>, r: &mut ToolResult<'_, '_>) -> Dispatch {
             let name = self.defs[req.tool_index()].name;
             assert!(req.name().eq_str(name), "dispatched to the wrong tool");
+            self.book
+                .borrow()
+                .verify("tools/call", req.name().raw(), req.input().state());
             match name {
                 "echo" => {
                     r.text(req.args().as_str());
@@ -1678,12 +2520,273 @@ pub mod session {
                 "big" => {
                     r.text(&"b".repeat(3000));
                 }
-                "slow" | "slow2" | "needs_sampling" | "needs_roots" => return Dispatch::Defer,
+                "wizard" => {
+                    // 2026-07-28: asks first (sealing a state), answers on the retry.
+                    if !req.version().is_modern() {
+                        r.text("wizard: legacy");
+                    } else if let Some(s) = req.input().state() {
+                        r.text(&format!("state:{s}"));
+                    } else {
+                        let k = self.book.borrow_mut().issue("tools/call", req.name().raw());
+                        r.input_required(Some(&k), |q| asks(q, 7));
+                    }
+                }
+                // No state: refused (internal error) when nothing could be asked, and in
+                // legacy sessions.
+                "wizard_bare" => r.input_required(None, |q| asks(q, 1)),
+                "slow" | "slow2" | "needs_sampling" | "needs_roots" | "slow_wizard" => {
+                    return Dispatch::Defer
+                }
                 _ => {
                     r.text(name);
                 }
             }
             Dispatch::Done
+        }
+    }
+
+    pub struct FuzzResources {
+        book: SharedBook,
+    }
+
+    impl ResourceSet for FuzzResources {
+        fn len(&self) -> usize {
+            RESOURCES.len()
+        }
+        fn get(&self, index: usize) -> Option<Resource<'_>> {
+            let (uri, name, binary) = *RESOURCES.get(index)?;
+            Some(Resource {
+                description: Some("fuzz resource"),
+                mime_type: Some(if binary {
+                    "application/octet-stream"
+                } else {
+                    "text/plain"
+                }),
+                size: binary.then_some(3),
+                ..Resource::new(uri, name)
+            })
+        }
+        fn templates_len(&self) -> usize {
+            TEMPLATES.len()
+        }
+        fn template(&self, index: usize) -> Option<ResourceTemplate<'_>> {
+            let (t, name) = *TEMPLATES.get(index)?;
+            Some(ResourceTemplate {
+                title: Some("Fuzz template"),
+                ..ResourceTemplate::new(t, name)
+            })
+        }
+        fn subscribable(&self) -> bool {
+            true
+        }
+        fn subscribe(&mut self, uri: mcp_core::json::JsonStr<'_>, _on: bool) -> bool {
+            RESOURCES.iter().any(|r| uri.eq_str(r.0))
+        }
+        fn read(&mut self, req: &ReadRequest<'_>, r: &mut ReadResult<'_, '_>) -> Dispatch {
+            let raw = req.uri().raw();
+            self.book
+                .borrow()
+                .verify("resources/read", raw, req.input().state());
+            let uri: String = req.uri().chars().collect();
+            if let Some(i) = req.resource_index() {
+                let (listed, _, binary) = RESOURCES[i];
+                assert_eq!(uri, listed, "resource_index names another resource");
+                if listed == "test://ask" && req.version().is_modern() {
+                    if let Some(s) = req.input().state() {
+                        r.text(&uri, Some("text/plain"), &format!("state:{s}"));
+                    } else {
+                        let k = self.book.borrow_mut().issue("resources/read", raw);
+                        r.input_required(Some(&k), |q| asks(q, 4));
+                    }
+                } else if binary {
+                    r.blob(&uri, Some("application/octet-stream"), "AAEC");
+                } else {
+                    r.text(&uri, Some("text/plain"), "content");
+                }
+                return Dispatch::Done;
+            }
+            match req.template_index() {
+                Some(t) if TEMPLATES[t].0 == "test://slow/{n}" => return Dispatch::Defer,
+                Some(t) => {
+                    assert!(
+                        mcp_core::uri_template::UriTemplate::new(TEMPLATES[t].0)
+                            .matches(&uri)
+                            .is_some(),
+                        "template_index names a template that does not match {uri}"
+                    );
+                    r.text(&uri, None, "templated");
+                }
+                None if uri.starts_with("test://defer/") => return Dispatch::Defer,
+                None => r.not_found(),
+            }
+            Dispatch::Done
+        }
+    }
+
+    static GREET_ARGS: [PromptArgument<'static>; 2] = [
+        PromptArgument::required("name", "Who to greet"),
+        PromptArgument::optional("style", "How"),
+    ];
+
+    pub struct FuzzPrompts {
+        book: SharedBook,
+    }
+
+    impl PromptSet for FuzzPrompts {
+        fn len(&self) -> usize {
+            PROMPT_NAMES.len()
+        }
+        fn get(&self, index: usize) -> Option<Prompt<'_>> {
+            let name = *PROMPT_NAMES.get(index)?;
+            Some(Prompt {
+                arguments: if name == "greet" { &GREET_ARGS } else { &[] },
+                ..Prompt::new(name, "fuzz prompt")
+            })
+        }
+        fn get_prompt(
+            &mut self,
+            req: &GetPromptRequest<'_>,
+            r: &mut PromptResult<'_, '_>,
+        ) -> Dispatch {
+            let name = PROMPT_NAMES[req.prompt_index()];
+            assert!(
+                req.name().eq_str(name),
+                "prompt dispatched to the wrong prompt"
+            );
+            self.book
+                .borrow()
+                .verify("prompts/get", req.name().raw(), req.input().state());
+            for (k, v) in req.arguments().members().into_iter().flatten() {
+                assert!(
+                    v.as_string().is_some(),
+                    "prompt argument {} is not a string",
+                    k.raw()
+                );
+            }
+            match name {
+                "greet" => {
+                    let who: String = req
+                        .argument("name")
+                        .expect("the session checks required arguments")
+                        .chars()
+                        .collect();
+                    r.description("A greeting");
+                    r.message(Role::User, &Content::Text(&format!("Hello {who}")));
+                }
+                "wizard" if req.version().is_modern() => {
+                    if let Some(s) = req.input().state() {
+                        r.message(Role::User, &Content::Text(&format!("state:{s}")));
+                    } else {
+                        let k = self
+                            .book
+                            .borrow_mut()
+                            .issue("prompts/get", req.name().raw());
+                        r.input_required(Some(&k), |q| asks(q, 1));
+                    }
+                }
+                "slow" => return Dispatch::Defer,
+                _ => {
+                    r.message(Role::Assistant, &Content::Text(name));
+                }
+            }
+            Dispatch::Done
+        }
+    }
+
+    pub struct FuzzCompletions;
+
+    impl Completions for FuzzCompletions {
+        fn complete(
+            &mut self,
+            req: &CompleteRequest<'_>,
+            r: &mut CompletionResult<'_, '_>,
+        ) -> Dispatch {
+            match req.reference() {
+                CompletionRef::Prompt(name) => assert!(
+                    PROMPT_NAMES.iter().any(|p| name.eq_str(p)),
+                    "completion for an unknown prompt reached the handler"
+                ),
+                CompletionRef::Resource(uri) => assert!(
+                    TEMPLATES.iter().any(|t| uri.eq_str(t.0))
+                        || RESOURCES.iter().any(|t| uri.eq_str(t.0)),
+                    "completion for an unknown resource reached the handler"
+                ),
+            }
+            let value: String = req.value().chars().collect();
+            if value.starts_with("slow") {
+                return Dispatch::Defer;
+            }
+            if value == "many" {
+                for i in 0..150 {
+                    r.value(&format!("v{i}"));
+                }
+                r.total(150);
+                return Dispatch::Done;
+            }
+            for c in ["alice", "bob", "carol"] {
+                if c.starts_with(&value) {
+                    r.value(c);
+                }
+            }
+            if let Some(ctx) = req.context_argument("name") {
+                r.value(&format!("ctx:{}", ctx.chars().collect::<String>()));
+            }
+            Dispatch::Done
+        }
+    }
+
+    /// Tools, a small resource set with templates, prompts with a required argument, and
+    /// completions (tools only when `minimal`).
+    pub struct FuzzServer {
+        pub tools: FuzzTools,
+        resources: FuzzResources,
+        prompts: FuzzPrompts,
+        completions: FuzzCompletions,
+        minimal: bool,
+        book: SharedBook,
+    }
+
+    impl FuzzServer {
+        fn new(minimal: bool, ttl: u64) -> Self {
+            let book: SharedBook = Rc::new(RefCell::new(Book {
+                ttl,
+                ..Book::default()
+            }));
+            FuzzServer {
+                tools: FuzzTools::new(book.clone()),
+                resources: FuzzResources { book: book.clone() },
+                prompts: FuzzPrompts { book: book.clone() },
+                completions: FuzzCompletions,
+                minimal,
+                book,
+            }
+        }
+    }
+
+    impl ServerHandler for FuzzServer {
+        fn tools(&mut self) -> Option<&mut dyn ToolSet> {
+            Some(&mut self.tools)
+        }
+        fn resources(&mut self) -> Option<&mut dyn ResourceSet> {
+            if self.minimal {
+                None
+            } else {
+                Some(&mut self.resources)
+            }
+        }
+        fn prompts(&mut self) -> Option<&mut dyn PromptSet> {
+            if self.minimal {
+                None
+            } else {
+                Some(&mut self.prompts)
+            }
+        }
+        fn completions(&mut self) -> Option<&mut dyn Completions> {
+            if self.minimal {
+                None
+            } else {
+                Some(&mut self.completions)
+            }
         }
     }
 
@@ -1715,6 +2818,19 @@ pub mod session {
         /// Requests that legitimately got no reply the model could attribute (see
         /// `Model::excused`); the end-of-run check accounts for each of them.
         pub excused: usize,
+        /// Server-to-client requests sent, client responses routed to their call, and
+        /// requests that timed out (cancelled and reported).
+        pub out_requests: usize,
+        pub routed: usize,
+        pub timeouts: usize,
+        /// `subscriptions/listen` streams opened, and list changes sent on them.
+        pub listens: usize,
+        pub listen_changes: usize,
+        /// Sealed `requestState`s seen, and requests that carried a bad one (all refused).
+        pub states: usize,
+        pub bad_states: usize,
+        /// Claims (`Claim`) checked against a reply.
+        pub claims: usize,
     }
 
     /// What the model knows about the ids a message's cancellations named.
@@ -1725,15 +2841,128 @@ pub mod session {
         Unknown,
     }
 
+    /// What a call token stands for.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Kind {
+        Tool,
+        Read,
+        Prompt,
+        Complete,
+        /// A `subscriptions/listen` stream.
+        Listen,
+    }
+
+    impl Kind {
+        fn method(self) -> &'static str {
+            match self {
+                Kind::Tool => "tools/call",
+                Kind::Read => "resources/read",
+                Kind::Prompt => "prompts/get",
+                Kind::Complete => "completion/complete",
+                Kind::Listen => "subscriptions/listen",
+            }
+        }
+    }
+
+    /// A call's server-to-client request.
+    #[derive(Debug, Clone, Copy)]
+    struct Out {
+        id: u32,
+        deadline: u64,
+        /// The client's response came in a message whose responses were not taken: it
+        /// times out at the next `handle_*`.
+        delivered: bool,
+    }
+
     #[derive(Debug, Clone)]
     struct Tok {
         /// The request id (raw), when known.
         id: Option<String>,
         live: bool,
         cancelled: bool,
-        wants_progress: bool,
+        /// Whether the call has a progress token (`None`: unknown, for non-tool calls).
+        wants_progress: Option<bool>,
         last_progress: f64,
         rev: String,
+        kind: Kind,
+        /// The raw target (tool or prompt name, URI) its `requestState` is sealed to.
+        target: String,
+        /// Client capabilities of a legacy call (the session's).
+        caps: ClientCaps,
+        out: Option<Out>,
+        /// Listen stream: the list bits it opted in to.
+        listen: u8,
+    }
+
+    impl Tok {
+        fn new(id: Option<String>, kind: Kind, rev: String) -> Tok {
+            Tok {
+                id,
+                live: true,
+                cancelled: false,
+                wants_progress: Some(false),
+                last_progress: f64::NEG_INFINITY,
+                rev,
+                kind,
+                target: String::new(),
+                caps: ClientCaps::NONE,
+                out: None,
+                listen: 0,
+            }
+        }
+    }
+
+    /// A `requestState` the server sealed.
+    #[derive(Debug, Clone)]
+    struct StateRec {
+        text: String,
+        method: String,
+        target: String,
+        expiry: u64,
+    }
+
+    /// Bits of list kinds (as `subscriptions/listen` opts in to them).
+    fn list_bit(kind: ListKind) -> u8 {
+        match kind {
+            ListKind::Tools => 1,
+            ListKind::Prompts => 2,
+            ListKind::Resources => 4,
+            _ => 8,
+        }
+    }
+
+    fn changed_method(kind: ListKind) -> &'static str {
+        match kind {
+            ListKind::Tools => "notifications/tools/list_changed",
+            ListKind::Prompts => "notifications/prompts/list_changed",
+            _ => "notifications/resources/list_changed",
+        }
+    }
+
+    /// The first member `key` of a raw object (names compare decoded), as the session reads.
+    fn raw_get<'t>(obj: &'t str, key: &str) -> Option<&'t str> {
+        raw::members(obj)?
+            .into_iter()
+            .find(|(k, _)| decode_str(&format!("\"{k}\"")).as_deref() == Some(key))
+            .map(|(_, v)| v)
+    }
+
+    /// Decodes 11 characters of unpadded base64url into 8 bytes.
+    fn base64url_u64(text: &str) -> Option<u64> {
+        let mut acc: u128 = 0;
+        for c in text.bytes() {
+            let v = match c {
+                b'A'..=b'Z' => c - b'A',
+                b'a'..=b'z' => c - b'a' + 26,
+                b'0'..=b'9' => c - b'0' + 52,
+                b'-' => 62,
+                b'_' => 63,
+                _ => return None,
+            };
+            acc = (acc << 6) | u128::from(v);
+        }
+        // 11 characters carry 66 bits: 64 bits of data, then 2 zero bits.
+        (text.len() == 11 && acc & 3 == 0).then_some((acc >> 2) as u64)
     }
 
     /// Expectations for one incoming message, from its bytes alone.
@@ -1754,6 +2983,11 @@ pub mod session {
         unreadable: bool,
         /// `(id, method, revision)` of every request, in order.
         info: Vec<(String, String, String)>,
+        /// Valid responses to server-to-client requests: raw id, and `Ok(raw result)` or
+        /// `Err((error.code, error.message))`.
+        responses: Vec<(String, Outcome)>,
+        /// Claims on the replies, by raw id (rendered ones, and the model's about state).
+        claims: Vec<(String, Claim)>,
     }
 
     struct Model {
@@ -1789,6 +3023,23 @@ pub mod session {
         cursors: Vec<String>,
         seq: u64,
         report: Report,
+        /// The session clock (every `handle`/`handle_timeout` passes it).
+        now: u64,
+        ttl: u64,
+        book: SharedBook,
+        /// Sealed states seen in results (the latest 16).
+        states: Vec<StateRec>,
+        /// Every server-to-client request id issued (they must be unique), and the ids of
+        /// those no longer waiting (late responses name them).
+        out_seen: HashSet<u32>,
+        stale_out: Vec<u32>,
+        /// Requests whose timeout is owed now: call, id, whether `notifications/cancelled`
+        /// was sent for it.
+        due: Vec<(CallToken, u32, bool)>,
+        /// List changes owed to listen streams (call, method).
+        listen_owed: Vec<(CallToken, &'static str)>,
+        list_changed: bool,
+        minimal: bool,
     }
 
     fn remove_one(v: &mut Vec<String>, x: &str) -> bool {
@@ -1829,9 +3080,68 @@ pub mod session {
         serde_json::from_str::<String>(raw_with_quotes).ok()
     }
 
+    /// The marker a rendered deferrable request carries: `arguments.__seq` (a number for
+    /// tools, a string for prompts), a `test://slow/<seq>` URI, a `slow<seq>` completion.
+    fn seq_of(v: &Value) -> Option<u64> {
+        let args = v.pointer("/params/arguments/__seq");
+        args.and_then(Value::as_u64)
+            .or_else(|| args.and_then(Value::as_str).and_then(|s| s.parse().ok()))
+            .or_else(|| {
+                v.pointer("/params/uri")
+                    .and_then(Value::as_str)
+                    .and_then(|u| u.strip_prefix("test://slow/"))
+                    .and_then(|n| n.parse().ok())
+            })
+            .or_else(|| {
+                v.pointer("/params/argument/value")
+                    .and_then(Value::as_str)
+                    .and_then(|u| u.strip_prefix("slow"))
+                    .and_then(|n| n.parse().ok())
+            })
+    }
+
+    /// The seq marker of a deferred request as the application sees it.
+    fn call_seq(request: &Request<'_>) -> Option<u64> {
+        match request {
+            Request::Tool(t) => t.args().get("__seq").and_then(|v| v.as_u64()),
+            Request::Read(r) => r
+                .uri()
+                .chars()
+                .collect::<String>()
+                .strip_prefix("test://slow/")
+                .and_then(|n| n.parse().ok()),
+            Request::Prompt(p) => p
+                .argument("__seq")
+                .and_then(|s| s.chars().collect::<String>().parse().ok()),
+            Request::Complete(c) => c
+                .value()
+                .chars()
+                .collect::<String>()
+                .strip_prefix("slow")
+                .and_then(|n| n.parse().ok()),
+            _ => None,
+        }
+    }
+
     impl Model {
-        fn new(out_len: usize, config: &Config, capacity: usize) -> Model {
+        fn new(
+            out_len: usize,
+            config: &Config,
+            capacity: usize,
+            book: SharedBook,
+            minimal: bool,
+        ) -> Model {
             Model {
+                now: 0,
+                ttl: config.state_ttl_ms,
+                book,
+                states: Vec::new(),
+                out_seen: HashSet::new(),
+                stale_out: Vec::new(),
+                due: Vec::new(),
+                listen_owed: Vec::new(),
+                list_changed: config.list_changed,
+                minimal,
                 out_len,
                 max_depth: usize::from(config.max_depth),
                 max_batch: usize::from(config.max_batch),
@@ -1927,6 +3237,19 @@ pub mod session {
                     && last.get("jsonrpc").copied().and_then(decode_str).as_deref() == Some("2.0")
                     && last.contains_key("result") != last.contains_key("error");
                 if valid_response {
+                    let outcome = match (v.get("result"), v.get("error")) {
+                        (Some(_), _) => Ok(last["result"].to_string()),
+                        (_, e) => Err((
+                            e.and_then(|e| e.get("code"))
+                                .and_then(Value::as_i64)
+                                .unwrap_or(0),
+                            e.and_then(|e| e.get("message"))
+                                .and_then(Value::as_str)
+                                .unwrap_or("")
+                                .to_string(),
+                        )),
+                    };
+                    e.responses.push((id.to_string(), outcome));
                     return;
                 }
             }
@@ -1938,10 +3261,50 @@ pub mod session {
                 .to_string();
             let rev = Self::rev_of(session, v);
             e.info.push((id.to_string(), m.clone(), rev.clone()));
-            self.info.insert(id.to_string(), (m, rev));
-            if let Some(seq) = v.pointer("/params/arguments/__seq").and_then(Value::as_u64) {
+            self.info.insert(id.to_string(), (m.clone(), rev));
+            if let Some(seq) = seq_of(v) {
                 e.seq.insert(seq, id.to_string());
             }
+            if let Some(c) = self.state_claim(&m, last.get("params").copied()) {
+                e.claims.push((id.to_string(), c));
+            }
+        }
+
+        /// Whether a request's `requestState` is one the server must accept: exactly the
+        /// text of a state it sealed for this method and raw target, not expired (`None`:
+        /// no state, or a method that takes none).
+        fn state_claim(&self, method: &str, params: Option<&str>) -> Option<Claim> {
+            if !["tools/call", "prompts/get", "resources/read"].contains(&method) {
+                return None;
+            }
+            let params = params?;
+            let state = raw_get(params, "requestState")?;
+            let key = if method == "resources/read" {
+                "uri"
+            } else {
+                "name"
+            };
+            let target = raw_get(params, key)
+                .and_then(|t| t.strip_prefix('"'))
+                .and_then(|t| t.strip_suffix('"'));
+            let text = state
+                .strip_prefix('"')
+                .and_then(|t| t.strip_suffix('"'))
+                .filter(|t| !t.contains('\\'));
+            let good = match (text, target) {
+                (Some(text), Some(target)) => self.states.iter().any(|s| {
+                    s.text == text
+                        && s.method == method
+                        && s.target == target
+                        && self.now <= s.expiry
+                }),
+                _ => false,
+            };
+            Some(if good {
+                Claim::GoodState
+            } else {
+                Claim::BadState
+            })
         }
 
         fn expect(&mut self, session: &Session<'_>, bytes: &[u8]) -> Expect {
@@ -2058,7 +3421,42 @@ pub mod session {
         }
 
         fn record(&mut self, value: Value, rev: String, method: Option<String>) {
+            if let Some(state) = value
+                .pointer("/result/requestState")
+                .and_then(Value::as_str)
+            {
+                self.harvest_state(state);
+            }
             self.report.frames.push(Frame { value, rev, method });
+        }
+
+        /// A sealed `requestState` in a result: its payload names the handler's record
+        /// (method, target, expiry); the sealed expiry must be the issue time plus the TTL.
+        fn harvest_state(&mut self, state: &str) {
+            assert!(state.starts_with("s1."), "requestState format: {state}");
+            let payload = state.get(27..).expect("requestState header");
+            let n: usize = payload
+                .strip_prefix('k')
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("requestState payload {payload} was not sealed here"));
+            let (method, target, expiry) = self.book.borrow().issued[n].clone();
+            let sealed = base64url_u64(&state[3..14]).expect("requestState expiry field");
+            assert_eq!(
+                sealed, expiry,
+                "sealed expiry is the issue time plus state_ttl_ms"
+            );
+            self.report.states += 1;
+            if !self.states.iter().any(|s| s.text == state) {
+                self.states.push(StateRec {
+                    text: state.to_string(),
+                    method: method.to_string(),
+                    target,
+                    expiry,
+                });
+            }
+            if self.states.len() > 16 {
+                self.states.remove(0);
+            }
         }
 
         /// Records a reply to a request of this message: the request is found by id, and
@@ -2075,6 +3473,18 @@ pub mod session {
                     "tools/call"
                 } else if r.get("tools").is_some() {
                     "tools/list"
+                } else if r.get("prompts").is_some() {
+                    "prompts/list"
+                } else if r.get("resources").is_some() {
+                    "resources/list"
+                } else if r.get("resourceTemplates").is_some() {
+                    "resources/templates/list"
+                } else if r.get("contents").is_some() {
+                    "resources/read"
+                } else if r.get("messages").is_some() {
+                    "prompts/get"
+                } else if r.get("completion").is_some() {
+                    "completion/complete"
                 } else if r.get("protocolVersion").is_some() {
                     "initialize"
                 } else if r.get("supportedVersions").is_some() {
@@ -2083,7 +3493,16 @@ pub mod session {
                     "ping"
                 }
             });
-            let same = |m: &str, s: &str| m == s || (s == "ping" && m == "logging/setLevel");
+            let same = |m: &str, s: &str| {
+                m == s
+                    || (s == "ping"
+                        && [
+                            "logging/setLevel",
+                            "resources/subscribe",
+                            "resources/unsubscribe",
+                        ]
+                        .contains(&m))
+            };
             let candidates: Vec<usize> = (0..e.info.len())
                 .filter(|&i| Some(e.info[i].0.as_str()) == id)
                 .collect();
@@ -2153,7 +3572,9 @@ pub mod session {
                 [
                     "notifications/progress",
                     "notifications/message",
-                    "notifications/tools/list_changed"
+                    "notifications/tools/list_changed",
+                    "notifications/prompts/list_changed",
+                    "notifications/resources/list_changed",
                 ]
                 .contains(&method),
                 "unexpected notification {v}"
@@ -2180,10 +3601,175 @@ pub mod session {
 
     struct Runner<'s, 'a> {
         session: Session<'a>,
-        tools: FuzzTools,
+        server: FuzzServer,
         out: Vec<u8>,
         m: Model,
+        /// Claims of the messages rendered for the next `send` (see `Claim`).
+        claims: Vec<(String, Claim)>,
         _s: std::marker::PhantomData<&'s ()>,
+    }
+
+    /// A deferred request as handed out: its token, seq marker and model entry (id unset).
+    type Taken = (CallToken, Option<u64>, Tok);
+
+    /// What a client response carried: `Ok(raw result)` or `Err((code, message))`.
+    type Outcome = Result<String, (i64, String)>;
+
+    /// Completes a deferred request of `kind` (a listen stream: closes it) with `result`.
+    fn attempt(
+        s: &mut Session<'_>,
+        out: &mut [u8],
+        token: CallToken,
+        kind: Kind,
+        result: &ResultGen,
+        state: Option<&str>,
+    ) -> Result<Option<Transmit>, CallError> {
+        match kind {
+            Kind::Tool => s.complete(token, out, |r| write_tool(r, result, state)),
+            Kind::Read => s.complete_read(token, out, |r| write_read(r, result, state)),
+            Kind::Prompt => s.complete_prompt(token, out, |r| write_prompt(r, result, state)),
+            Kind::Complete => s.complete_completion(token, out, |r| write_completion(r, result)),
+            Kind::Listen => s.close_subscription(token, out),
+        }
+    }
+
+    fn write_tool(r: &mut ToolResult<'_, '_>, result: &ResultGen, state: Option<&str>) {
+        match result {
+            ResultGen::Text(s) => {
+                r.text(s);
+            }
+            ResultGen::All => all_content(r),
+            ResultGen::Structured(x) => r.structured_with(|w| {
+                w.begin_object();
+                w.key("x");
+                w.f64(*x);
+                w.end_object();
+            }),
+            ResultGen::StructuredRaw(s) => {
+                if s.len() % 2 == 0 {
+                    r.structured_raw(&format!("{{\"v\":{}}}", jstr(s)));
+                } else {
+                    r.structured_raw(s);
+                }
+            }
+            ResultGen::Error(s) => {
+                r.fail(format_args!("failed: {s}"));
+            }
+            ResultGen::Misuse => {
+                r.structured_raw("{}");
+                r.image("AA==", "image/png");
+            }
+            ResultGen::Big(n) => {
+                r.text(&"z".repeat(usize::from(*n) * 4));
+            }
+            ResultGen::Empty => {}
+            ResultGen::InputRequired { asks: a, .. } => r.input_required(state, |q| asks(q, *a)),
+            ResultGen::WrongKind(_) => {
+                r.text("wrong kind");
+            }
+        }
+    }
+
+    fn write_read(r: &mut ReadResult<'_, '_>, result: &ResultGen, state: Option<&str>) {
+        const URI: &str = "test://done";
+        match result {
+            ResultGen::Text(s) => {
+                r.text(URI, Some("text/plain"), s);
+            }
+            ResultGen::All => {
+                r.text(URI, None, "a")
+                    .blob(URI, Some("application/octet-stream"), "AAEC");
+            }
+            ResultGen::Structured(_) | ResultGen::StructuredRaw(_) => {
+                r.blob(URI, None, "AAEC");
+            }
+            ResultGen::Error(_) => r.not_found(),
+            ResultGen::Misuse => {
+                r.text(URI, None, "x");
+                r.input_required(None, |q| asks(q, 7));
+            }
+            ResultGen::Big(n) => {
+                r.text(URI, None, &"z".repeat(usize::from(*n) * 4));
+            }
+            ResultGen::Empty => {}
+            ResultGen::InputRequired { asks: a, .. } => r.input_required(state, |q| asks(q, *a)),
+            ResultGen::WrongKind(_) => {
+                r.text(URI, None, "w");
+            }
+        }
+    }
+
+    fn write_prompt(r: &mut PromptResult<'_, '_>, result: &ResultGen, state: Option<&str>) {
+        match result {
+            ResultGen::Text(s) => {
+                r.message(Role::User, &Content::Text(s));
+            }
+            ResultGen::All => {
+                r.description("all")
+                    .message(Role::User, &Content::Text("a"))
+                    .message(
+                        Role::Assistant,
+                        &Content::Image {
+                            data: "AA==",
+                            mime_type: "image/png",
+                        },
+                    );
+            }
+            ResultGen::Error(s) => {
+                r.description(s);
+            }
+            ResultGen::Misuse => {
+                r.message(Role::User, &Content::Text("a"));
+                r.description("too late");
+            }
+            ResultGen::Big(n) => {
+                r.message(Role::User, &Content::Text(&"z".repeat(usize::from(*n) * 4)));
+            }
+            ResultGen::InputRequired { asks: a, .. } => r.input_required(state, |q| asks(q, *a)),
+            ResultGen::Empty
+            | ResultGen::Structured(_)
+            | ResultGen::StructuredRaw(_)
+            | ResultGen::WrongKind(_) => {}
+        }
+    }
+
+    fn write_completion(r: &mut CompletionResult<'_, '_>, result: &ResultGen) {
+        match result {
+            ResultGen::Text(s) => {
+                r.value(s);
+            }
+            ResultGen::Big(n) => {
+                for i in 0..usize::from(*n) % 300 {
+                    r.value(&format!("v{i}"));
+                }
+                r.total(u64::from(*n));
+            }
+            ResultGen::All => {
+                r.value("a").value("b").has_more(true);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether completing a live call of `kind` with `result` must be refused as a misuse
+    /// (`Some(true)`), must succeed (`Some(false)`), or either (`None`: it depends on the
+    /// client capabilities an `input_required` could ask for, or on raw JSON validity).
+    fn misuse(kind: Kind, result: &ResultGen, modern: bool) -> Option<bool> {
+        match (kind, result) {
+            (Kind::Complete | Kind::Listen, _) => Some(false),
+            (_, ResultGen::InputRequired { state, asks }) => {
+                if !modern || asks & 8 != 0 {
+                    Some(true)
+                } else if *state {
+                    Some(false)
+                } else {
+                    None
+                }
+            }
+            (Kind::Tool, ResultGen::StructuredRaw(_)) => None,
+            (_, ResultGen::Misuse) => Some(true),
+            _ => Some(false),
+        }
     }
 
     impl Runner<'_, '_> {
@@ -2200,18 +3786,33 @@ pub mod session {
         }
 
         fn gen(&self) -> Gen<'_> {
+            let mut pending_out: Vec<u32> = self
+                .m
+                .tokens
+                .values()
+                .filter(|t| t.live)
+                .filter_map(|t| t.out.map(|o| o.id))
+                .collect();
+            pending_out.sort_unstable();
             Gen {
                 live_ids: self.live_ids(),
                 cursors: &self.m.cursors,
+                states: self.m.states.iter().map(|s| s.text.clone()).collect(),
+                pending_out,
+                stale_out: &self.m.stale_out,
+                initialized: self.session.negotiated_version().is_some(),
+                minimal: self.m.minimal,
                 seq: self.m.seq,
+                claims: Vec::new(),
             }
         }
 
         fn render(&mut self, msg: &Msg) -> String {
             let mut g = self.gen();
             let text = msg.render(&mut g);
-            let seq = g.seq;
+            let (seq, claims) = (g.seq, g.claims);
             self.m.seq = seq;
+            self.claims.extend(claims);
             text
         }
 
@@ -2246,12 +3847,75 @@ pub mod session {
             n
         }
 
-        /// Sends one message and checks its replies, calls and the output that follows.
+        /// The session clock reached `m.now` (any `handle_*`): requests past their deadline,
+        /// and responses the application did not take, are owed a timeout.
+        fn model_expire(&mut self) {
+            let now = self.m.now;
+            self.m.book.borrow_mut().now = now;
+            let mut due = Vec::new();
+            for (token, t) in self.m.tokens.iter_mut() {
+                if let (true, Some(o)) = (t.live, t.out) {
+                    if o.delivered || o.deadline <= now {
+                        due.push((*token, o.id, false));
+                        t.out = None;
+                    }
+                }
+            }
+            self.m.due.extend(due);
+        }
+
+        /// The model entry of a deferred request handed out (checks what the handler sees).
+        fn take_call(&self, call: &mcp_core::Call<'_>) -> Taken {
+            let book = self.m.book.borrow();
+            let (kind, version, target, wants) = match &call.request {
+                Request::Tool(t) => {
+                    let args: Value = self.m.read(t.args().as_str()).expect("call args are JSON");
+                    assert!(args.is_object(), "call args are an object");
+                    let name: String = t.name().chars().collect();
+                    assert!(
+                        TOOL_NAMES.contains(&name.as_str()),
+                        "deferred call of unknown tool {name}"
+                    );
+                    book.verify("tools/call", t.name().raw(), t.input().state());
+                    let target = t.name().raw().to_string();
+                    (Kind::Tool, t.version(), target, Some(t.wants_progress()))
+                }
+                Request::Read(r) => {
+                    book.verify("resources/read", r.uri().raw(), r.input().state());
+                    (Kind::Read, r.version(), r.uri().raw().to_string(), None)
+                }
+                Request::Prompt(p) => {
+                    let name: String = p.name().chars().collect();
+                    assert!(
+                        PROMPT_NAMES.contains(&name.as_str()),
+                        "deferred prompt {name} is unknown"
+                    );
+                    book.verify("prompts/get", p.name().raw(), p.input().state());
+                    (Kind::Prompt, p.version(), p.name().raw().to_string(), None)
+                }
+                Request::Complete(c) => (Kind::Complete, c.version(), String::new(), None),
+                _ => panic!("deferred request of an unknown kind"),
+            };
+            let rev = if version.is_modern() {
+                MODERN.to_string()
+            } else {
+                version.as_str().to_string()
+            };
+            let mut tok = Tok::new(None, kind, rev);
+            tok.wants_progress = wants;
+            tok.target = target;
+            tok.caps = self.session.client_capabilities();
+            (call.token(), call_seq(&call.request), tok)
+        }
+
+        /// Sends one message and checks its replies, calls, routed responses and the output
+        /// that follows.
         fn send(&mut self, bytes: &[u8], take: u8) {
             if std::env::var_os("MCP_FUZZ_TRACE").is_some() {
                 eprintln!("  send {}", String::from_utf8_lossy(bytes));
             }
             self.m.report.messages += 1;
+            let rendered = std::mem::take(&mut self.claims);
             let mut e = self.m.expect(&self.session, bytes);
             if e.unreadable {
                 self.m.report.unreadable_messages += 1;
@@ -2259,42 +3923,46 @@ pub mod session {
                 for r in huge_numbers(text) {
                     self.m.unreadable_numbers.insert(text[r].to_string());
                 }
+            } else {
+                e.claims.extend(rendered);
             }
             for id in &e.ids {
                 self.m.owe(id);
             }
+            // Responses to server-to-client requests are taken with the calls (always when
+            // the model cannot read the message: it could not tell which were delivered).
+            let take_responses = take < 200 || e.unreadable;
             let take = if take < 200 {
                 usize::MAX
             } else {
                 usize::from(take - 200)
             };
+            self.model_expire();
             let mut incoming = self
                 .session
-                .handle_message(&mut self.tools, bytes, &mut self.out)
-                .expect("handle_message");
+                .handle(&mut self.server, self.m.now, bytes, &mut self.out)
+                .expect("handle");
             let transmit = incoming.transmit();
+            let subscription = incoming.subscription();
             let mut taken = Vec::new();
             while taken.len() < take {
                 let Some(call) = incoming.next_call(&mut self.session) else {
                     break;
                 };
-                let args: Value = self
-                    .m
-                    .read(call.args().as_str())
-                    .expect("call args are JSON");
-                assert!(args.is_object(), "call args are an object");
-                let name: String = call.name().chars().collect();
-                assert!(
-                    TOOL_NAMES.contains(&name.as_str()),
-                    "deferred call of unknown tool {name}"
-                );
-                taken.push((
-                    call.token(),
-                    args,
-                    call.tool().is_some_and(|t| t.wants_progress()),
-                    call.tool()
-                        .map_or(mcp_core::ProtocolVersion::LATEST, |t| t.version()),
-                ));
+                taken.push(self.take_call(&call));
+            }
+            let mut responses: Vec<(CallToken, Outcome)> = Vec::new();
+            if take_responses {
+                while let Some(r) = incoming.next_response(&mut self.session) {
+                    let outcome = match r.outcome {
+                        ClientOutcome::Result(v) => Ok(v.as_str().to_string()),
+                        ClientOutcome::Error { code, message } => {
+                            Err((code, message.chars().collect()))
+                        }
+                    };
+                    responses.push((r.call, outcome));
+                    assert!(responses.len() <= 4096, "next_response does not terminate");
+                }
             }
             drop(incoming);
 
@@ -2302,53 +3970,55 @@ pub mod session {
             let mut owed = e.ids.clone();
             let mut idless = 0usize;
             let mut batch_overflow = false;
+            let mut replied: Vec<(String, Value)> = Vec::new();
             let reply_text = transmit
                 .map(|tx| String::from_utf8_lossy(&self.out[..tx.len]).into_owned())
                 .unwrap_or_default();
-            if let Some(tx) = transmit {
+            if let (Some(tx), Some(sub)) = (transmit, subscription) {
+                self.listen_ack(&e, bytes, tx, sub, &mut owed);
+            } else if let Some(tx) = transmit {
                 assert_eq!(tx.route, Route::Reply);
-                {
-                    let (v, text) = self.m.frame(&self.out[..tx.len]);
-                    let items: Vec<(Value, String)> = match &v {
-                        Value::Array(a) => {
-                            assert!(e.batch, "array reply to a single message");
-                            assert!(!a.is_empty(), "empty batch reply");
-                            let raws = raw::elements(&text).unwrap();
-                            a.iter()
-                                .cloned()
-                                .zip(raws.into_iter().map(String::from))
-                                .collect()
-                        }
-                        _ => vec![(v.clone(), text.clone())],
-                    };
-                    if e.batch
-                        && !v.is_array()
-                        && v.pointer("/error/code") == Some(&Value::from(-32603))
-                    {
-                        batch_overflow = v.get("id").is_none();
+                let (v, text) = self.m.frame(&self.out[..tx.len]);
+                let items: Vec<(Value, String)> = match &v {
+                    Value::Array(a) => {
+                        assert!(e.batch, "array reply to a single message");
+                        assert!(!a.is_empty(), "empty batch reply");
+                        let raws = raw::elements(&text).unwrap();
+                        a.iter()
+                            .cloned()
+                            .zip(raws.into_iter().map(String::from))
+                            .collect()
                     }
-                    for (item, itext) in items {
-                        let id = Model::response_id(&item, &itext);
-                        self.m
-                            .record_reply(&self.session, &mut e, &item, id.as_deref());
-                        match id {
-                            // The message's ids are unknown: the server echoes ids raw, so
-                            // the reply's id must at least occur in the message.
-                            Some(id) if e.unreadable => {
-                                assert!(
-                                    bytes.windows(id.len()).any(|w| w == id.as_bytes()),
-                                    "reply {item} to id {id}, which the message does not contain"
-                                );
-                                self.m.report.replies += 1;
-                            }
-                            Some(id) => {
-                                if !remove_one(&mut owed, &id) {
-                                    panic!("reply {item} to id {id} which this message did not carry (expected {:?})", e.ids);
-                                }
-                                self.m.pay(&id, "immediate reply");
-                            }
-                            None => idless += 1,
+                    _ => vec![(v.clone(), text.clone())],
+                };
+                if e.batch
+                    && !v.is_array()
+                    && v.pointer("/error/code") == Some(&Value::from(-32603))
+                {
+                    batch_overflow = v.get("id").is_none();
+                }
+                for (item, itext) in items {
+                    let id = Model::response_id(&item, &itext);
+                    self.m
+                        .record_reply(&self.session, &mut e, &item, id.as_deref());
+                    match id {
+                        // The message's ids are unknown: the server echoes ids raw, so the
+                        // reply's id must at least occur in the message.
+                        Some(id) if e.unreadable => {
+                            assert!(
+                                bytes.windows(id.len()).any(|w| w == id.as_bytes()),
+                                "reply {item} to id {id}, which the message does not contain"
+                            );
+                            self.m.report.replies += 1;
                         }
+                        Some(id) => {
+                            if !remove_one(&mut owed, &id) {
+                                panic!("reply {item} to id {id} which this message did not carry (expected {:?})", e.ids);
+                            }
+                            self.m.pay(&id, "immediate reply");
+                            replied.push((id, item));
+                        }
+                        None => idless += 1,
                     }
                 }
             }
@@ -2377,48 +4047,30 @@ pub mod session {
                     self.m.pay(&id, "id-less reply");
                 }
             }
+            self.check_claims(&e, &replied, batch_overflow || e.unreadable);
 
             // Deferred calls: `owed` now holds the ids still waiting for an answer.
             let mut unmarked = Vec::new();
-            for (token, args, wants_progress, version) in taken {
+            for (token, seq, mut tok) in taken {
                 assert!(
                     !self.m.tokens.get(&token).is_some_and(|t| t.live),
                     "token handed out twice"
                 );
-                let by_marker = args
-                    .get("__seq")
-                    .and_then(Value::as_u64)
+                let by_marker = seq
                     .and_then(|s| e.seq.get(&s))
                     .filter(|id| owed.contains(id))
                     .cloned();
-                let id = match by_marker {
+                match by_marker {
                     Some(id) => {
                         remove_one(&mut owed, &id);
-                        Some(id)
+                        tok.id = Some(id);
                     }
-                    None => {
-                        unmarked.push(token);
-                        None
-                    }
-                };
-                let rev = if version.is_modern() {
-                    MODERN.to_string()
-                } else {
-                    version.as_str().to_string()
-                };
-                self.m.tokens.insert(
-                    token,
-                    Tok {
-                        id,
-                        live: true,
-                        cancelled: false,
-                        wants_progress,
-                        last_progress: f64::NEG_INFINITY,
-                        rev,
-                    },
-                );
+                    None => unmarked.push(token),
+                }
+                self.m.tokens.insert(token, tok);
                 self.m.order.push(token);
             }
+            self.check_responses(&e, bytes, responses, take_responses);
             if e.unreadable {
                 // Its calls (handed out or not) are owed as wildcards: each is answered once.
                 self.drain_unchecked(Cancels::Unknown);
@@ -2455,6 +4107,243 @@ pub mod session {
             }
         }
 
+        /// The reply to `subscriptions/listen`: the acknowledgement (a notification carrying
+        /// the request id as `subscriptionId`) naming exactly the honoured filter. The
+        /// request stays owed its one response (the close) unless it is cancelled.
+        fn listen_ack(
+            &mut self,
+            e: &Expect,
+            bytes: &[u8],
+            tx: Transmit,
+            token: CallToken,
+            owed: &mut Vec<String>,
+        ) {
+            assert_eq!(tx.route, Route::Reply);
+            let (v, text) = self.m.frame(&self.out[..tx.len]);
+            assert_eq!(
+                v.get("method").and_then(Value::as_str),
+                Some("notifications/subscriptions/acknowledged"),
+                "listen acknowledgement: {v}"
+            );
+            assert!(v.get("id").is_none(), "acknowledgement with an id: {v}");
+            let sub = raw_get(&text, "params")
+                .and_then(|p| raw_get(p, "_meta"))
+                .and_then(|m| raw_get(m, "io.modelcontextprotocol/subscriptionId"))
+                .unwrap_or_else(|| panic!("acknowledgement without subscriptionId: {v}"))
+                .to_string();
+            assert!(
+                !self.m.tokens.get(&token).is_some_and(|t| t.live),
+                "listen token handed out twice"
+            );
+            let filter = v
+                .pointer("/params/notifications")
+                .and_then(Value::as_object)
+                .unwrap_or_else(|| panic!("acknowledgement without notifications: {v}"));
+            let keys = [
+                ("toolsListChanged", 1u8, true),
+                ("promptsListChanged", 2, !self.m.minimal),
+                ("resourcesListChanged", 4, !self.m.minimal),
+            ];
+            let honoured: u8 = keys
+                .iter()
+                .filter(|(k, _, _)| filter.get(*k) == Some(&Value::Bool(true)))
+                .map(|(_, b, _)| b)
+                .sum();
+            assert_eq!(
+                filter.len(),
+                honoured.count_ones() as usize,
+                "acknowledged filter names only honoured lists, as true: {v}"
+            );
+            let mut tok = Tok::new(None, Kind::Listen, MODERN.into());
+            if e.unreadable {
+                assert!(bytes.windows(sub.len()).any(|w| w == sub.as_bytes()));
+                // Owed as a wildcard, like the calls of an unreadable message.
+                self.m.pool_any += 1;
+                self.m.outstanding_any += 1;
+            } else {
+                assert!(
+                    remove_one(owed, &sub),
+                    "acknowledgement for {sub}, which this message did not carry"
+                );
+                let text = std::str::from_utf8(bytes).expect("readable message");
+                let asked = raw_get(text, "params").and_then(|p| raw_get(p, "notifications"));
+                let want: u8 = keys
+                    .iter()
+                    .filter(|(k, _, offered)| {
+                        *offered
+                            && self.m.list_changed
+                            && asked.and_then(|n| raw_get(n, k)) == Some("true")
+                    })
+                    .map(|(_, b, _)| b)
+                    .sum();
+                assert_eq!(honoured, want, "acknowledged filter {v} for {text}");
+                tok.id = Some(sub);
+            }
+            tok.listen = honoured | if honoured & 4 != 0 { 8 } else { 0 };
+            self.m.record(v, MODERN.into(), None);
+            self.m.tokens.insert(token, tok);
+            self.m.order.push(token);
+            self.m.report.listens += 1;
+        }
+
+        /// Checks the claims on this message's immediate replies.
+        fn check_claims(&mut self, e: &Expect, replied: &[(String, Value)], excused: bool) {
+            for (id, claim) in &e.claims {
+                if e.ids.iter().filter(|i| *i == id).count() != 1 {
+                    continue; // which reply answers which request is ambiguous
+                }
+                let strict = e
+                    .claims
+                    .iter()
+                    .any(|(i, c)| i == id && matches!(c, Claim::StrictState));
+                let Some(v) = replied.iter().find(|(i, _)| i == id).map(|(_, v)| v) else {
+                    let at_once = matches!(claim, Claim::BadState | Claim::Fault { .. });
+                    assert!(
+                        !at_once || excused || self.m.is_long(id),
+                        "request {id} ({claim:?}) was not answered at once"
+                    );
+                    continue;
+                };
+                self.m.report.claims += 1;
+                let err = v.get("error");
+                let code = err.and_then(|e| e.get("code")).and_then(Value::as_i64);
+                let msg = err.and_then(|e| e.get("message")).and_then(Value::as_str);
+                match claim {
+                    Claim::StrictState => {}
+                    Claim::BadState => {
+                        self.m.report.bad_states += 1;
+                        assert!(err.is_some(), "a refused requestState got a result: {v}");
+                        if strict {
+                            assert_eq!(
+                                (code, msg),
+                                (Some(-32602), Some(INVALID_STATE)),
+                                "refused requestState: {v}"
+                            );
+                        }
+                    }
+                    Claim::GoodState => {
+                        assert_ne!(
+                            msg,
+                            Some(INVALID_STATE),
+                            "a valid requestState was refused: {v}"
+                        )
+                    }
+                    Claim::Fault {
+                        code: c,
+                        full,
+                        bare,
+                        data,
+                    } => {
+                        assert_eq!(code, Some(*c), "expected error {c} ({full}): {v}");
+                        assert!(
+                            msg == Some(full.as_str()) || msg == Some(bare.as_str()),
+                            "message {msg:?}, expected {full:?} or {bare:?}: {v}"
+                        );
+                        if let (Some((ptr, want)), Some(d)) =
+                            (data, err.and_then(|e| e.get("data")))
+                        {
+                            assert_eq!(
+                                d.pointer(ptr).and_then(Value::as_str),
+                                Some(want.as_str()),
+                                "error data {ptr}: {v}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+
+        /// Client responses the session routed (`got`, taken with `next_response` when
+        /// `taken`): exactly those naming a request still waiting, each once, with what the
+        /// client sent. Wrong, repeated and late ids route nothing.
+        fn check_responses(
+            &mut self,
+            e: &Expect,
+            bytes: &[u8],
+            got: Vec<(CallToken, Outcome)>,
+            taken: bool,
+        ) {
+            // (call, request id, outcome, may be lost with a call cancelled alongside)
+            let mut expected: Vec<(CallToken, u32, Outcome, bool)> = Vec::new();
+            if !e.unreadable {
+                for (raw_id, outcome) in &e.responses {
+                    let Ok(id) = raw_id.parse::<u32>() else {
+                        continue;
+                    };
+                    if expected.iter().any(|x| x.1 == id) {
+                        continue; // a repeat in the same batch
+                    }
+                    let hit =
+                        self.m.tokens.iter().find(|(_, t)| {
+                            t.live && t.out.is_some_and(|o| o.id == id && !o.delivered)
+                        });
+                    if let Some((token, t)) = hit {
+                        let optional = !e.cancels.is_empty()
+                            && t.id.as_ref().is_none_or(|c| e.cancels.contains(c));
+                        expected.push((*token, id, outcome.clone(), optional));
+                    }
+                }
+            }
+            for (token, outcome) in got {
+                let t = self
+                    .m
+                    .tokens
+                    .get(&token)
+                    .unwrap_or_else(|| panic!("response routed to an unknown call {token:?}"));
+                assert!(t.live, "response routed to a call not in flight: {t:?}");
+                let o = t
+                    .out
+                    .unwrap_or_else(|| panic!("response routed to a call with no request: {t:?}"));
+                assert!(
+                    !o.delivered && o.deadline > self.m.now,
+                    "late response routed: {o:?} at {}",
+                    self.m.now
+                );
+                if e.unreadable {
+                    let id = o.id.to_string();
+                    assert!(
+                        bytes.windows(id.len()).any(|w| w == id.as_bytes()),
+                        "response routed for request {id}, which the message does not name"
+                    );
+                } else {
+                    let i = expected
+                        .iter()
+                        .position(|x| x.0 == token)
+                        .unwrap_or_else(|| {
+                            panic!(
+                                "response routed to {token:?} (request {}), but none in {} answers it",
+                                o.id,
+                                String::from_utf8_lossy(bytes)
+                            )
+                        });
+                    let (_, _, want, _) = expected.remove(i);
+                    assert_eq!(want, outcome, "routed response differs from the one sent");
+                }
+                self.m.report.routed += 1;
+                self.m.tokens.get_mut(&token).unwrap().out = None;
+                self.push_stale(o.id);
+            }
+            for (token, id, _, optional) in expected {
+                assert!(
+                    !taken || optional,
+                    "response to request {id} of {token:?} was not routed"
+                );
+                // Not taken (or lost with a cancelled call): it times out at the next handle.
+                if let Some(o) = self.m.tokens.get_mut(&token).and_then(|t| t.out.as_mut()) {
+                    if o.id == id {
+                        o.delivered = true;
+                    }
+                }
+            }
+        }
+
+        fn push_stale(&mut self, id: u32) {
+            self.m.stale_out.push(id);
+            if self.m.stale_out.len() > 32 {
+                self.m.stale_out.remove(0);
+            }
+        }
+
         fn excuse(&mut self, n: usize) {
             self.m.excused += n;
             self.m.report.excused += n;
@@ -2475,35 +4364,147 @@ pub mod session {
             {
                 n += 1;
                 assert!(n <= 4096, "poll_transmit does not terminate");
-                assert_eq!(tx.route, Route::Session);
                 let (v, text) = self.m.frame(&self.out[..tx.len]);
-                if v.get("method").is_some() {
-                    self.m.nurse_notification(&v, None);
-                    let rev = Model::legacy_rev(&self.session);
-                    self.m.record(v, rev, None);
-                    continue;
+                match tx.route {
+                    Route::Session => self.session_frame(v, &text),
+                    Route::Call(token) => self.call_frame(token, v, &text),
+                    Route::Reply => panic!("poll_transmit with route Reply: {v}"),
                 }
-                // A call the application never took: an internal error with its id.
-                let id = Model::response_id(&v, &text)
-                    .unwrap_or_else(|| panic!("abandoned-call reply without id: {v}"));
-                assert_eq!(v.pointer("/error/code"), Some(&Value::from(-32603)), "{v}");
-                self.m.record_response(&self.session, &v, Some(&id));
-                assert!(
-                    self.m.take_pool(&id),
-                    "abandoned reply to {id}, which was not waiting"
-                );
-                self.m.untaken -= 1;
-                self.m.pay(&id, "abandoned-call reply");
             }
             let mut n = 0;
             while let Some(ev) = self.session.poll_event() {
                 n += 1;
                 assert!(n <= 4096, "poll_event does not terminate");
-                if let Event::Cancelled(token) = ev {
-                    self.m.report.cancels += 1;
-                    self.cancelled(token, cancels);
+                match ev {
+                    Event::Cancelled(token) => {
+                        self.m.report.cancels += 1;
+                        self.cancelled(token, cancels);
+                    }
+                    Event::RequestTimedOut(token) => {
+                        let i = self
+                            .m
+                            .due
+                            .iter()
+                            .position(|d| d.0 == token && d.2)
+                            .unwrap_or_else(|| {
+                                panic!(
+                                    "RequestTimedOut({token:?}) without a due, cancelled request"
+                                )
+                            });
+                        let (_, id, _) = self.m.due.remove(i);
+                        assert!(
+                            self.m.tokens.get(&token).is_some_and(|t| t.live),
+                            "timeout reported for a call not in flight"
+                        );
+                        self.push_stale(id);
+                        self.m.report.timeouts += 1;
+                    }
+                    _ => {}
                 }
             }
+            // Every timeout owed was reported, except those of calls cancelled meanwhile
+            // (their requests are forgotten with them).
+            for (token, id, sent) in std::mem::take(&mut self.m.due) {
+                let live = self.m.tokens.get(&token).is_some_and(|t| t.live);
+                assert!(
+                    !live && !sent,
+                    "request {id} of {token:?} timed out, but it was not reported (cancellation sent: {sent})"
+                );
+                self.push_stale(id);
+            }
+            for (token, method) in std::mem::take(&mut self.m.listen_owed) {
+                assert!(
+                    !self.m.tokens.get(&token).is_some_and(|t| t.live),
+                    "{method} was not sent on listen stream {token:?}"
+                );
+            }
+            let next = self
+                .m
+                .tokens
+                .values()
+                .filter(|t| t.live)
+                .filter_map(|t| t.out)
+                .filter(|o| !o.delivered)
+                .map(|o| o.deadline)
+                .min();
+            assert_eq!(
+                self.session.poll_timeout(),
+                next,
+                "poll_timeout is the earliest deadline of a waiting request"
+            );
+        }
+
+        /// A session frame: a legacy list change, or the error reply to a call never taken.
+        fn session_frame(&mut self, v: Value, text: &str) {
+            if v.get("method").is_some() {
+                self.m.nurse_notification(&v, None);
+                let rev = Model::legacy_rev(&self.session);
+                self.m.record(v, rev, None);
+                return;
+            }
+            let id = Model::response_id(&v, text)
+                .unwrap_or_else(|| panic!("abandoned-call reply without id: {v}"));
+            assert_eq!(v.pointer("/error/code"), Some(&Value::from(-32603)), "{v}");
+            self.m.record_response(&self.session, &v, Some(&id));
+            assert!(
+                self.m.take_pool(&id),
+                "abandoned reply to {id}, which was not waiting"
+            );
+            self.m.untaken -= 1;
+            self.m.pay(&id, "abandoned-call reply");
+        }
+
+        /// A frame `poll_transmit` sent for a call: the cancellation of its timed-out request,
+        /// or a list change on a listen stream. Never a response.
+        fn call_frame(&mut self, token: CallToken, v: Value, text: &str) {
+            let t = self
+                .m
+                .tokens
+                .get(&token)
+                .cloned()
+                .unwrap_or_else(|| panic!("frame for an unknown call: {v}"));
+            assert!(t.live, "frame for a call not in flight: {v}");
+            assert!(v.get("id").is_none(), "poll_transmit answered a call: {v}");
+            let method = v
+                .get("method")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            if method == "notifications/cancelled" {
+                let id = v
+                    .pointer("/params/requestId")
+                    .and_then(Value::as_u64)
+                    .unwrap_or_else(|| panic!("cancellation without a numeric request id: {v}"));
+                let d = self
+                    .m
+                    .due
+                    .iter_mut()
+                    .find(|d| d.0 == token && u64::from(d.1) == id && !d.2)
+                    .unwrap_or_else(|| panic!("cancelled request {id} of {token:?}, not due: {v}"));
+                d.2 = true;
+                self.m.record(v, t.rev, None);
+                return;
+            }
+            assert_eq!(t.kind, Kind::Listen, "list change on a call: {v}");
+            let i = self
+                .m
+                .listen_owed
+                .iter()
+                .position(|(k, m)| *k == token && *m == method)
+                .unwrap_or_else(|| panic!("{method} not owed to listen stream {token:?}: {v}"));
+            self.m.listen_owed.remove(i);
+            let sub = raw_get(text, "params")
+                .and_then(|p| raw_get(p, "_meta"))
+                .and_then(|m| raw_get(m, "io.modelcontextprotocol/subscriptionId"));
+            if let Some(id) = &t.id {
+                assert_eq!(
+                    sub,
+                    Some(id.as_str()),
+                    "list change tagged with another id: {v}"
+                );
+            }
+            self.m.report.listen_changes += 1;
+            self.m.record(v, MODERN.into(), None);
         }
 
         fn cancelled(&mut self, token: CallToken, cancels: Cancels<'_>) {
@@ -2542,6 +4543,10 @@ pub mod session {
                     let t = self.m.tokens.get_mut(&token).unwrap();
                     t.live = false;
                     t.cancelled = true;
+                    // Its server-to-client request is forgotten with it.
+                    if let Some(o) = t.out.take() {
+                        self.push_stale(o.id);
+                    }
                 }
                 None => {
                     // A call cancelled before it was handed out.
@@ -2553,17 +4558,10 @@ pub mod session {
                         }
                         Cancels::Unknown => self.excuse(1),
                     }
-                    self.m.tokens.insert(
-                        token,
-                        Tok {
-                            id: None,
-                            live: false,
-                            cancelled: true,
-                            wants_progress: false,
-                            last_progress: 0.0,
-                            rev: MODERN.into(),
-                        },
-                    );
+                    let mut t = Tok::new(None, Kind::Tool, MODERN.into());
+                    t.live = false;
+                    t.cancelled = true;
+                    self.m.tokens.insert(token, t);
                     self.m.order.push(token);
                 }
             }
@@ -2586,7 +4584,7 @@ pub mod session {
             Some(self.m.order[usize::from(pick) % self.m.order.len()])
         }
 
-        /// A response the application sent for `token`.
+        /// A response the application sent for `token` (a listen stream: its close).
         fn answered(&mut self, token: CallToken, len: usize, route: Route) {
             assert_eq!(route, Route::Call(token));
             let t = self.m.tokens.get(&token).cloned().expect("known token");
@@ -2600,98 +4598,167 @@ pub mod session {
                     "completion for {id}, which is not waiting"
                 ),
             }
+            if t.kind == Kind::Listen {
+                let sub = raw_get(&text, "result")
+                    .and_then(|r| raw_get(r, "_meta"))
+                    .and_then(|m| raw_get(m, "io.modelcontextprotocol/subscriptionId"));
+                assert_eq!(
+                    sub,
+                    Some(id.as_str()),
+                    "listen close tagged with its id: {v}"
+                );
+            }
             self.m
-                .record(v.clone(), t.rev.clone(), Some("tools/call".into()));
+                .record(v.clone(), t.rev.clone(), Some(t.kind.method().into()));
             self.m.pay(&id, "completion");
             self.m.report.completions += 1;
-            self.m.tokens.get_mut(&token).unwrap().live = false;
+            let t = self.m.tokens.get_mut(&token).unwrap();
+            t.live = false;
+            if let Some(o) = t.out.take() {
+                self.push_stale(o.id);
+            }
         }
 
-        fn dead_call(&self, token: CallToken, r: &Result<Option<mcp_core::Transmit>, CallError>) {
+        fn dead_call(&self, token: CallToken, r: &Result<Option<Transmit>, CallError>) {
             let t = &self.m.tokens[&token];
             match r {
                 Ok(None) => assert!(
-                    t.cancelled || (t.live && !t.wants_progress),
+                    t.cancelled || (t.live && t.wants_progress != Some(true)),
                     "Ok(None) for {t:?}"
                 ),
-                Err(CallError::UnknownCall) => {
-                    assert!(!t.live, "live call reported unknown: {t:?}")
-                }
+                Err(CallError::UnknownCall) => assert!(
+                    !t.live || t.kind == Kind::Listen,
+                    "live call reported unknown: {t:?}"
+                ),
                 _ => {}
             }
         }
 
+        /// Answers a call (by its kind, or with the completer of `WrongKind`).
         fn complete(&mut self, pick: u8, result: &ResultGen) {
             let Some(token) = self.pick(pick) else { return };
-            let write = |r: &mut ToolResult<'_, '_>| match result {
-                ResultGen::Text(s) => {
-                    r.text(s);
-                }
-                ResultGen::All => all_content(r),
-                ResultGen::Structured(x) => r.structured_with(|w| {
-                    w.begin_object();
-                    w.key("x");
-                    w.f64(*x);
-                    w.end_object();
-                }),
-                ResultGen::StructuredRaw(s) => {
-                    if s.len() % 2 == 0 {
-                        r.structured_raw(&format!("{{\"v\":{}}}", jstr(s)));
-                    } else {
-                        r.structured_raw(s);
-                    }
-                }
-                ResultGen::Error(s) => {
-                    r.fail(format_args!("failed: {s}"));
-                }
-                ResultGen::Misuse => {
-                    r.structured_raw("{}");
-                    r.image("AA==", "image/png");
-                }
-                ResultGen::Big(n) => {
-                    r.text(&"z".repeat(usize::from(*n) * 4));
-                }
-                ResultGen::Empty => {}
+            let t = self.m.tokens[&token].clone();
+            let kinds = [
+                Kind::Tool,
+                Kind::Read,
+                Kind::Prompt,
+                Kind::Complete,
+                Kind::Listen,
+            ];
+            let kind = match result {
+                ResultGen::WrongKind(k) => kinds[usize::from(*k) % kinds.len()],
+                _ => t.kind,
             };
             if let ResultGen::StructuredRaw(s) = result {
                 for r in huge_numbers(s) {
                     self.m.unreadable_numbers.insert(s[r].to_string());
                 }
             }
-            let res = self.session.complete(token, &mut self.out, write);
-            self.dead_call(token, &res);
+            let state = match result {
+                ResultGen::InputRequired { state: true, .. } if t.live => {
+                    Some(self.m.book.borrow_mut().issue(t.kind.method(), &t.target))
+                }
+                _ => None,
+            };
+            let state = state.as_deref();
+            let res = attempt(&mut self.session, &mut self.out, token, kind, result, state);
+            let modern = t.rev == MODERN;
+            // A call completed as a listen stream or the other way round: unknown.
+            let one_listen = (kind == Kind::Listen) != (t.kind == Kind::Listen);
+            if !one_listen {
+                self.dead_call(token, &res);
+            }
             match res {
-                Ok(Some(tx)) => self.answered(token, tx.len, tx.route),
+                Ok(Some(tx)) => {
+                    assert!(t.live && kind == t.kind, "completed {t:?} as {kind:?}");
+                    assert_ne!(
+                        misuse(kind, result, modern),
+                        Some(true),
+                        "{result:?} accepted for {t:?}"
+                    );
+                    self.check_result(&t, result, tx.len);
+                    self.answered(token, tx.len, tx.route);
+                }
                 Ok(None) => {}
                 Err(CallError::BufferTooSmall { required }) => {
-                    assert!(self.m.tokens[&token].live);
+                    assert!(t.live && kind == t.kind);
                     assert!(
                         required > self.out.len(),
                         "BufferTooSmall but {required} fits {}",
                         self.out.len()
                     );
                     let mut bigger = vec![0u8; required];
-                    let tx = self
-                        .session
-                        .complete(token, &mut bigger, write)
+                    let tx = attempt(&mut self.session, &mut bigger, token, kind, result, state)
                         .expect("retry with the required size")
                         .expect("still in flight");
                     assert_eq!(tx.len, required, "required size is exact");
                     let saved = std::mem::replace(&mut self.out, bigger);
+                    self.check_result(&t, result, tx.len);
                     self.answered(token, tx.len, tx.route);
                     self.out = saved;
                 }
                 Err(CallError::ResultMisused) => {
-                    assert!(
-                        matches!(result, ResultGen::Misuse | ResultGen::StructuredRaw(_)),
-                        "misuse for {result:?}"
+                    assert!(t.live && kind == t.kind, "misuse on {t:?} as {kind:?}");
+                    assert_ne!(
+                        misuse(kind, result, modern),
+                        Some(false),
+                        "misuse for {result:?} on {t:?}"
                     );
-                    assert!(self.m.tokens[&token].live);
                 }
-                Err(CallError::UnknownCall) => {}
+                Err(CallError::WrongKind) => assert!(
+                    t.live && kind != t.kind && !one_listen,
+                    "WrongKind for {kind:?} on {t:?}"
+                ),
+                Err(CallError::UnknownCall) => {
+                    assert!(!t.live || one_listen, "UnknownCall for {kind:?} on {t:?}")
+                }
                 Err(e) => panic!("complete: {e:?}"),
             }
             self.drain(Cancels::Known(&[]));
+        }
+
+        /// What a completion wrote, by kind.
+        fn check_result(&self, t: &Tok, result: &ResultGen, len: usize) {
+            let (v, _) = self.m.frame(&self.out[..len]);
+            let modern = t.rev == MODERN;
+            match (t.kind, result) {
+                (Kind::Read, ResultGen::Empty | ResultGen::Error(_)) => assert_eq!(
+                    v.pointer("/error/code").and_then(Value::as_i64),
+                    Some(if modern { -32602 } else { -32002 }),
+                    "a read with no contents is not found: {v}"
+                ),
+                (
+                    Kind::Tool | Kind::Read | Kind::Prompt,
+                    ResultGen::InputRequired { state, .. },
+                ) => {
+                    assert_eq!(
+                        v.pointer("/result/resultType").and_then(Value::as_str),
+                        Some("input_required"),
+                        "{v}"
+                    );
+                    assert_eq!(
+                        v.pointer("/result/requestState").is_some(),
+                        *state,
+                        "requestState iff one was given: {v}"
+                    );
+                }
+                (Kind::Complete, _) => {
+                    let values = v
+                        .pointer("/result/completion/values")
+                        .and_then(Value::as_array)
+                        .unwrap_or_else(|| panic!("completion values: {v}"));
+                    assert!(values.len() <= 100, "more than 100 completion values: {v}");
+                    if let ResultGen::Big(n) = result {
+                        let more = usize::from(*n) % 300 > 100;
+                        assert_eq!(
+                            v.pointer("/result/completion/hasMore") == Some(&Value::Bool(true)),
+                            more,
+                            "hasMore: {v}"
+                        );
+                    }
+                }
+                _ => {}
+            }
         }
 
         fn fail(&mut self, pick: u8, code: i32, message: &str) {
@@ -2727,7 +4794,10 @@ pub mod session {
             let t = self.m.tokens[&token].clone();
             match res {
                 Ok(Some(tx)) => {
-                    assert!(t.live && t.wants_progress, "progress sent for {t:?}");
+                    assert!(
+                        t.live && t.wants_progress != Some(false),
+                        "progress sent for {t:?}"
+                    );
                     assert!(progress > t.last_progress && progress.is_finite());
                     let (v, _) = self.m.frame(&self.out[..tx.len]);
                     self.m.nurse_notification(&v, total);
@@ -2738,11 +4808,17 @@ pub mod session {
                         Some(progress.to_bits())
                     );
                     self.m.record(v, t.rev.clone(), None);
-                    self.m.tokens.get_mut(&token).unwrap().last_progress = progress;
+                    let t = self.m.tokens.get_mut(&token).unwrap();
+                    t.last_progress = progress;
+                    t.wants_progress = Some(true);
                 }
-                Ok(None) => {}
+                Ok(None) => {
+                    if t.live {
+                        self.m.tokens.get_mut(&token).unwrap().wants_progress = Some(false);
+                    }
+                }
                 Err(CallError::ProgressNotIncreasing) => {
-                    assert!(t.live && t.wants_progress);
+                    assert!(t.live && t.wants_progress != Some(false));
                     assert!(
                         !(progress > t.last_progress && progress.is_finite()),
                         "{progress} after {}",
@@ -2769,9 +4845,15 @@ pub mod session {
             if let Some(t) = token {
                 let st = &self.m.tokens[&t];
                 match &res {
-                    Ok(Some(_)) => assert!(st.live, "log for a call not in flight"),
+                    Ok(Some(_)) => assert!(
+                        st.live && st.kind != Kind::Listen,
+                        "log for a call not in flight"
+                    ),
                     Ok(None) => {}
-                    Err(CallError::UnknownCall) => assert!(!st.live, "live call reported unknown"),
+                    Err(CallError::UnknownCall) => assert!(
+                        !st.live || st.kind == Kind::Listen,
+                        "live call reported unknown"
+                    ),
                     Err(e) => panic!("log: {e:?}"),
                 }
             }
@@ -2796,12 +4878,128 @@ pub mod session {
             self.drain(Cancels::Known(&[]));
         }
 
+        /// `Session::request` from a call: sent (with a fresh, unique id) exactly when the
+        /// call is a live legacy call whose client declared the capability and has no
+        /// request waiting; refused with the documented error otherwise.
+        fn request(&mut self, pick: u8, method: u8, timeout: u16, bad: bool) {
+            let Some(token) = self.pick(pick) else { return };
+            let (cm, params) = match method % 3 {
+                0 => (ClientMethod::CreateMessage, SAMPLING_PARAMS),
+                1 => (ClientMethod::Elicit, ELICIT_PARAMS),
+                _ => (ClientMethod::ListRoots, "{}"),
+            };
+            let params = if bad { "{\"a\":\n1}" } else { params };
+            let timeout = u64::from(timeout);
+            let res = self
+                .session
+                .request(token, cm, params, timeout, &mut self.out);
+            let t = self.m.tokens[&token].clone();
+            let expected = if !t.live || t.kind == Kind::Listen {
+                Err(CallError::UnknownCall)
+            } else if t.rev == MODERN {
+                Err(CallError::Stateless)
+            } else if !t.caps.contains(cm.capability()) {
+                Err(CallError::ClientCapability)
+            } else if t.out.is_some() {
+                Err(CallError::RequestPending)
+            } else if bad {
+                Err(CallError::InvalidParams)
+            } else {
+                Ok(())
+            };
+            match (res, expected) {
+                (Ok(Some(tx)), Ok(())) => {
+                    assert_eq!(tx.route, Route::Call(token));
+                    let (v, _) = self.m.frame(&self.out[..tx.len]);
+                    assert_eq!(v.get("jsonrpc").and_then(Value::as_str), Some("2.0"));
+                    assert_eq!(v.get("method").and_then(Value::as_str), Some(cm.as_str()));
+                    let want: Value = serde_json::from_str(params).expect("params");
+                    assert_eq!(v.get("params"), Some(&want), "request params: {v}");
+                    let id = v
+                        .get("id")
+                        .and_then(Value::as_u64)
+                        .and_then(|i| u32::try_from(i).ok())
+                        .filter(|&i| i != 0)
+                        .unwrap_or_else(|| panic!("server-to-client request id: {v}"));
+                    assert!(
+                        self.m.out_seen.insert(id),
+                        "server-to-client request id {id} reused: {v}"
+                    );
+                    self.m.tokens.get_mut(&token).unwrap().out = Some(Out {
+                        id,
+                        deadline: self.m.now + timeout,
+                        delivered: false,
+                    });
+                    self.m.report.out_requests += 1;
+                    self.m.record(v, t.rev.clone(), None);
+                }
+                (Ok(None), _) => assert!(t.cancelled && !t.live, "request: Ok(None) for {t:?}"),
+                (Err(e), Err(want)) => assert_eq!(e, want, "request refused for {t:?}"),
+                (r, want) => panic!("request for {t:?}: {r:?}, expected {want:?}"),
+            }
+            self.drain(Cancels::Known(&[]));
+        }
+
+        /// Time passes: requests past their deadline are cancelled and reported.
+        fn advance(&mut self, ms: u16, far: bool) {
+            let step = u64::from(ms) + if far { self.m.ttl + 1 } else { 0 };
+            self.m.now += step;
+            self.model_expire();
+            self.session.handle_timeout(self.m.now);
+            self.drain(Cancels::Known(&[]));
+        }
+
+        /// A list changed: each live listen stream that opted in gets exactly one
+        /// notification, tagged with its id (legacy sessions get theirs on the session).
+        fn list_changed(&mut self, kind: ListKind) {
+            let (bit, method) = (list_bit(kind), changed_method(kind));
+            let mut owed: Vec<(CallToken, &'static str)> = self
+                .m
+                .tokens
+                .iter()
+                .filter(|(_, t)| t.live && t.kind == Kind::Listen && t.listen & bit != 0)
+                .map(|(k, _)| (*k, method))
+                .collect();
+            self.m.listen_owed.append(&mut owed);
+            self.session.list_changed(kind);
+            self.drain(Cancels::Known(&[]));
+        }
+
+        fn resource_updated(&mut self, k: u8) {
+            let uris = [
+                RESOURCES[0].0,
+                RESOURCES[3].0,
+                "test://x/%F0%9F%98%80",
+                "test://x/a?b=c&d=%22",
+            ];
+            let uri = uris[usize::from(k) % uris.len()];
+            match self.session.resource_updated(uri, &mut self.out) {
+                Ok(Some(tx)) => {
+                    assert!(self.session.negotiated_version().is_some());
+                    assert_eq!(tx.route, Route::Session);
+                    let (v, _) = self.m.frame(&self.out[..tx.len]);
+                    assert_eq!(
+                        v.get("method").and_then(Value::as_str),
+                        Some("notifications/resources/updated")
+                    );
+                    assert_eq!(v.pointer("/params/uri").and_then(Value::as_str), Some(uri));
+                    let rev = Model::legacy_rev(&self.session);
+                    self.m.record(v, rev, None);
+                }
+                Ok(None) => assert!(self.session.negotiated_version().is_none()),
+                Err(e) => assert!(e.required > self.out.len()),
+            }
+            self.drain(Cancels::Known(&[]));
+        }
+
         fn stream(&mut self, msgs: &[Msg], chunk: u8, max_line: u16, take: u8) {
             let mut data = Vec::new();
             for m in msgs.iter().take(16) {
                 data.extend_from_slice(self.render(m).as_bytes());
                 data.extend_from_slice(if chunk & 1 == 0 { b"\n" } else { b"\r\n" });
             }
+            // Lines may be cut or merged by the framer: no claims.
+            self.claims.clear();
             let mut storage = vec![0u8; 64 + usize::from(max_line) % 2048];
             let mut framer = LineFramer::new(&mut storage);
             let size = usize::from(chunk).max(1);
@@ -2863,6 +5061,7 @@ pub mod session {
                 SOp::Raw(bytes) => self.send(bytes, 0),
                 SOp::Truncated { msg, cut } => {
                     let text = self.render(msg);
+                    self.claims.clear();
                     let cut = usize::from(*cut) % text.len().max(1);
                     self.send(&text.as_bytes()[..cut], 0);
                 }
@@ -2890,11 +5089,25 @@ pub mod session {
                     logger,
                     data,
                 } => self.log(*pick, *level, logger.as_deref(), data),
-                SOp::ToolsChanged => {
-                    self.session.tools_changed();
-                    self.drain(Cancels::Known(&[]));
-                }
+                SOp::ToolsChanged => self.list_changed(ListKind::Tools),
                 SOp::Oversized { limit } => self.oversized(usize::from(*limit)),
+                SOp::Request {
+                    pick,
+                    method,
+                    timeout,
+                    bad,
+                } => self.request(*pick, *method, *timeout, *bad),
+                SOp::Advance { ms, far } => self.advance(*ms, *far),
+                SOp::ListChanged { kind } => {
+                    let kinds = [
+                        ListKind::Tools,
+                        ListKind::Prompts,
+                        ListKind::Resources,
+                        ListKind::ResourceTemplates,
+                    ];
+                    self.list_changed(kinds[usize::from(*kind) % kinds.len()]);
+                }
+                SOp::ResourceUpdated { uri } => self.resource_updated(*uri),
             }
         }
 
@@ -2917,7 +5130,8 @@ pub mod session {
             }
         }
 
-        /// End of the run: answer everything, then every request must have had its reply.
+        /// End of the run: answer everything (close listen streams), then every request
+        /// must have had its reply.
         fn finish(&mut self) {
             let live: Vec<CallToken> = self
                 .m
@@ -2926,10 +5140,22 @@ pub mod session {
                 .copied()
                 .filter(|t| self.m.tokens[t].live)
                 .collect();
+            let done = ResultGen::Text("done".into());
             for token in live {
-                let tx = self.session.complete(token, &mut self.out, |r| {
-                    r.text("done");
-                });
+                let kind = self.m.tokens[&token].kind;
+                let tx = match attempt(&mut self.session, &mut self.out, token, kind, &done, None) {
+                    Err(CallError::BufferTooSmall { required }) => {
+                        let mut bigger = vec![0u8; required];
+                        let tx = attempt(&mut self.session, &mut bigger, token, kind, &done, None);
+                        let saved = std::mem::replace(&mut self.out, bigger);
+                        let tx = tx.expect("retry with the required size");
+                        let tx = tx.expect("still in flight");
+                        self.answered(token, tx.len, tx.route);
+                        self.out = saved;
+                        continue;
+                    }
+                    tx => tx,
+                };
                 match tx {
                     Ok(Some(tx)) => self.answered(token, tx.len, tx.route),
                     other => panic!("completing a live call at the end: {other:?}"),
@@ -2938,6 +5164,11 @@ pub mod session {
             // Abandons calls that were never taken; their error replies follow.
             self.send(br#"{"jsonrpc":"2.0","method":"notifications/flush"}"#, 0);
             assert_eq!(self.session.calls_in_flight(), 0, "calls left in flight");
+            assert_eq!(
+                self.session.poll_timeout(),
+                None,
+                "a request outlived its call"
+            );
             // Every request got exactly one reply, except the excused ones, which got none.
             assert_eq!(
                 self.m.pool.len() + self.m.pool_any,
@@ -2976,6 +5207,7 @@ pub mod session {
             },
             list_changed: c.list_changed,
             log_level: LogLevel::from_wire(LEVELS[usize::from(c.level) % 8]).unwrap(),
+            state_ttl_ms: 1 + u64::from(c.state_ttl) * 16,
             ..Config::new(mcp_core::SecretKey([0x5a; 16]))
         }
     }
@@ -3000,13 +5232,17 @@ pub mod session {
         } else {
             65536
         };
+        let minimal = input.cfg.offer >= 240;
+        let server = FuzzServer::new(minimal, config.state_ttl_ms);
+        let book = server.book.clone();
         let mut storage = SessionStorage::<N>::new();
         let session = Session::new(&info, config, &mut storage);
         let mut r = Runner {
             session,
-            tools: FuzzTools::default(),
+            server,
             out: vec![0u8; out_len],
-            m: Model::new(out_len, &config, N),
+            m: Model::new(out_len, &config, N, book, minimal),
+            claims: Vec::new(),
             _s: std::marker::PhantomData,
         };
         let trace = std::env::var_os("MCP_FUZZ_TRACE").is_some();
@@ -3017,11 +5253,12 @@ pub mod session {
             r.op(op);
             if trace {
                 eprintln!(
-                    "  in flight {}, live {:?}, untaken {}, pool {:?}",
+                    "  in flight {}, live {:?}, untaken {}, pool {:?}, now {}",
                     r.session.calls_in_flight(),
                     r.live_ids(),
                     r.m.untaken,
-                    r.m.pool
+                    r.m.pool,
+                    r.m.now
                 );
             }
             r.harvest_cursors();
@@ -3062,12 +5299,15 @@ pub mod session {
         };
         let mut storage = SessionStorage::<8>::new();
         let config = Config::new(mcp_core::SecretKey([0x5a; 16]));
+        let server = FuzzServer::new(false, config.state_ttl_ms);
+        let book = server.book.clone();
         let session = Session::new(&info, config, &mut storage);
         let mut r = Runner {
             session,
-            tools: FuzzTools::default(),
+            server,
             out: vec![0u8; out_len],
-            m: Model::new(out_len, &config, 8),
+            m: Model::new(out_len, &config, 8, book, false),
+            claims: Vec::new(),
             _s: std::marker::PhantomData,
         };
         f(&mut r)
@@ -3256,5 +5496,114 @@ pub mod session {
         }
 
         const MIN_OUTPUT_FOR_TESTS: usize = mcp_core::MIN_OUTPUT;
+
+        /// A 2025-06-18 session whose client declared sampling, with one deferred call that
+        /// sent `sampling/createMessage` (request id 1, deadline 1000).
+        fn call_with_request(r: &mut Runner<'_, '_>) -> CallToken {
+            let init = br#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
+            let call =
+                br#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"slow"}}"#;
+            for m in [&init[..], READY, &call[..]] {
+                r.send(m, 0);
+            }
+            r.request(0, 0, 1000, false);
+            assert_eq!(r.m.report.out_requests, 1);
+            *r.m.order.last().expect("the call")
+        }
+
+        const RESPONSE_1: &[u8] = br#"{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}}"#;
+
+        #[test]
+        fn responses_are_routed_once() {
+            let report = with_runner(65536, |r| {
+                call_with_request(r);
+                r.send(RESPONSE_1, 0);
+                r.send(RESPONSE_1, 0); // a repeat: ignored
+                r.finish();
+                std::mem::take(&mut r.m.report)
+            });
+            assert_eq!((report.routed, report.timeouts), (1, 0));
+        }
+
+        #[test]
+        fn a_response_routed_to_a_call_without_request_is_caught() {
+            let msg = with_runner(65536, |r| {
+                let token = call_with_request(r);
+                // As if the server routed a response the call is not waiting for.
+                r.m.tokens.get_mut(&token).unwrap().out = None;
+                panic_message(|| r.send(RESPONSE_1, 0))
+            });
+            assert!(msg.contains("no request"), "{msg}");
+        }
+
+        #[test]
+        fn a_response_not_routed_is_caught() {
+            let msg = with_runner(65536, |r| {
+                let token = call_with_request(r);
+                // As if the server ignored a response to a request that is waiting.
+                r.m.tokens.get_mut(&token).unwrap().out.as_mut().unwrap().id = 2;
+                let response = br#"{"jsonrpc":"2.0","id":2,"result":{}}"#;
+                panic_message(|| r.send(response, 0))
+            });
+            assert!(msg.contains("was not routed"), "{msg}");
+        }
+
+        #[test]
+        fn a_timeout_not_reported_is_caught() {
+            let msg = with_runner(65536, |r| {
+                let token = call_with_request(r);
+                // As if the server kept a request past its deadline.
+                r.m.tokens
+                    .get_mut(&token)
+                    .unwrap()
+                    .out
+                    .as_mut()
+                    .unwrap()
+                    .deadline = 10;
+                panic_message(|| r.advance(10, false))
+            });
+            assert!(msg.contains("was not reported"), "{msg}");
+            let report = with_runner(65536, |r| {
+                call_with_request(r);
+                r.advance(999, false);
+                assert_eq!(r.m.report.timeouts, 0);
+                r.advance(1, false);
+                r.send(RESPONSE_1, 0); // late: ignored
+                r.finish();
+                std::mem::take(&mut r.m.report)
+            });
+            assert_eq!((report.routed, report.timeouts), (0, 1));
+        }
+
+        #[test]
+        fn a_refused_state_answered_with_a_result_is_caught() {
+            let msg = with_runner(65536, |r| {
+                let e = Expect {
+                    ids: vec!["1".into()],
+                    claims: vec![("1".into(), Claim::BadState)],
+                    ..Expect::default()
+                };
+                let reply = serde_json::json!({"jsonrpc":"2.0","id":1,"result":{"content":[]}});
+                panic_message(|| r.check_claims(&e, &[("1".into(), reply)], false))
+            });
+            assert!(msg.contains("got a result"), "{msg}");
+        }
+
+        #[test]
+        fn a_handler_given_a_foreign_state_is_caught() {
+            let book = Book {
+                now: 5,
+                ttl: 10,
+                ..Book::default()
+            };
+            let mut book = book;
+            let k = book.issue("tools/call", "wizard");
+            book.verify("tools/call", "wizard", Some(&k));
+            let msg = panic_message(|| book.verify("tools/call", "echo", Some(&k)));
+            assert!(msg.contains("another method or target"), "{msg}");
+            book.now = 16;
+            let msg = panic_message(|| book.verify("tools/call", "wizard", Some(&k)));
+            assert!(msg.contains("expired"), "{msg}");
+        }
     }
 }

@@ -1,3 +1,5 @@
 //! Invariant checks shared by the fuzz targets and `mcp-core/tests/corpus_replay.rs`
-//! (which includes `checks.rs` with `#[path]`, so it must stay free of libFuzzer).
+//! (which includes `checks.rs` and `seeds.rs` with `#[path]`, so they must stay free of
+//! libFuzzer).
 pub mod checks;
+pub mod seeds;

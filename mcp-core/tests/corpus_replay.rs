@@ -6,6 +6,9 @@
 #[path = "../../fuzz/src/checks.rs"]
 mod checks;
 
+#[path = "../../fuzz/src/seeds.rs"]
+mod seeds;
+
 #[path = "harness/mod.rs"]
 mod harness;
 
@@ -157,4 +160,60 @@ fn session_model_is_not_vacuous() {
     // initialize, the batch reply (ping), the completion of call 2.
     assert_eq!(report.frames.len(), 3, "{:#?}", report.frames);
     validate(&report.frames);
+}
+
+/// The hand-written session seeds (`fuzz/src/seeds.rs`): each round-trips through
+/// `arbitrary`, is committed as `fuzz/corpus/session/seed-<name>` (rewrite them with
+/// `MCP_WRITE_SEEDS=1` after a grammar change), and exercises what it is named for.
+#[test]
+fn session_seeds() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/session");
+    let write = std::env::var_os("MCP_WRITE_SEEDS").is_some();
+    for (name, input) in seeds::seeds() {
+        let bytes = seeds::encode(&input);
+        let decoded = decode::<session::Input>(&bytes).expect("a seed decodes");
+        assert_eq!(
+            format!("{decoded:?}"),
+            format!("{input:?}"),
+            "seed {name} does not round-trip through arbitrary"
+        );
+        let path = dir.join(format!("seed-{name}"));
+        if write {
+            std::fs::write(&path, &bytes).expect("write seed");
+        } else {
+            assert!(
+                std::fs::read(&path).ok() == Some(bytes),
+                "{} is missing or stale: rewrite the seeds with MCP_WRITE_SEEDS=1 \
+                 cargo test -p mcp-core --test corpus_replay session_seeds",
+                path.display()
+            );
+        }
+        let r = session::check(&input);
+        let frames = validate(&r.frames);
+        println!(
+            "seed {name}: {frames} frames, {} completions, {} cancels, {} out requests, \
+             {} routed, {} timeouts, {} listens, {} listen changes, {} states, \
+             {} bad states, {} claims",
+            r.completions,
+            r.cancels,
+            r.out_requests,
+            r.routed,
+            r.timeouts,
+            r.listens,
+            r.listen_changes,
+            r.states,
+            r.bad_states,
+            r.claims
+        );
+        let exercised = match name {
+            "state" => r.states >= 4 && r.bad_states >= 6 && r.claims >= 20,
+            "requests" => r.out_requests >= 5 && r.routed >= 1 && r.timeouts >= 3,
+            "requests-batch" => r.out_requests >= 3 && r.routed >= 1 && r.cancels >= 1,
+            "listen" => r.listens >= 3 && r.listen_changes >= 3 && r.cancels >= 1,
+            "resources" | "resources-small" => r.claims >= 9 && r.completions >= 2,
+            "prompts" => r.claims >= 10 && r.completions >= 2,
+            _ => r.claims >= 8,
+        };
+        assert!(exercised, "seed {name} no longer exercises what it is for");
+    }
 }

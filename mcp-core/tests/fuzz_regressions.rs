@@ -292,3 +292,106 @@ fn batch_reply_keeps_ids() {
         "{arrays} arrays, {overflows} overflows"
     );
 }
+
+/// 100 emoji written as escaped surrogate pairs: 100 characters, 1,200 bytes of JSON text.
+fn escaped_emoji(n: usize) -> String {
+    "\\uD83D\\uDE00".repeat(n)
+}
+
+/// Found by the session target (seed `long-names-small`, reply accounting and schema).
+/// The -32022 reply names the requested version in `data.requested`, truncated to 32
+/// characters, but a character can be a 12-byte escaped surrogate pair: 384 bytes, which do
+/// not fit `MIN_OUTPUT` with the required `data.supported`. The fallbacks then dropped the
+/// short id (the client cannot match the reply) and finally `data` itself, which
+/// `UnsupportedProtocolVersionError` requires. Invariant: with `MIN_OUTPUT` bytes, the reply
+/// to a request with a short id carries that id and is schema-valid (fix: truncation is
+/// also bounded to `4 * max` bytes, so the bounded `data` fits, as `write_fault` assumes).
+#[test]
+fn unsupported_escaped_version_keeps_id_and_data_in_min_output() {
+    let mut s = session();
+    let mut out = [0u8; MIN_OUTPUT];
+    let msg = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"ping","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"{}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#,
+        escaped_emoji(50)
+    );
+    let (reply, _) = send(&mut s, &msg, &mut out);
+    let reply = reply.expect("a reply");
+    assert_eq!(reply["id"], 3, "{reply}");
+    assert_eq!(reply["error"]["code"], -32022, "{reply}");
+    let requested = reply["error"]["data"]["requested"]
+        .as_str()
+        .unwrap_or_else(|| panic!("data.requested: {reply}"));
+    assert!(
+        !requested.is_empty() && requested.chars().all(|c| c == '\u{1F600}'),
+        "{reply}"
+    );
+    if let Err(e) = validate_server_message("2026-07-28", Some("ping"), &reply) {
+        panic!("{e}");
+    }
+}
+
+/// Found by the session target (seed `resources-small`, reply accounting). A `resources/read`
+/// of an unknown URI is answered "Resource not found" with `data.uri`, truncated to 256
+/// characters: up to 3 KiB of escaped text. With `MIN_OUTPUT` bytes of output the reply
+/// could not fit even without its message detail, so `write_fault` dropped the (short) id
+/// and answered "Resource not found (request id too long to echo)". Invariant: the reply to
+/// a request with a short id carries that id (fix: the optional `data.uri` goes with the
+/// message detail, before the id).
+#[test]
+fn resource_not_found_keeps_its_id_in_min_output() {
+    use mcp_core::json::JsonStr;
+    use mcp_core::resources::{ReadRequest, ReadResult, Resource, ResourceSet};
+    use mcp_core::{Dispatch, ServerHandler};
+
+    struct NotFound;
+    impl ResourceSet for NotFound {
+        fn len(&self) -> usize {
+            1
+        }
+        fn get(&self, _: usize) -> Option<Resource<'_>> {
+            Some(Resource::new("test://a", "a"))
+        }
+        fn subscribe(&mut self, _: JsonStr<'_>, _: bool) -> bool {
+            false
+        }
+        fn read(&mut self, _: &ReadRequest<'_>, r: &mut ReadResult<'_, '_>) -> Dispatch {
+            r.not_found();
+            Dispatch::Done
+        }
+    }
+    struct Server(NotFound);
+    impl ServerHandler for Server {
+        fn resources(&mut self) -> Option<&mut dyn ResourceSet> {
+            Some(&mut self.0)
+        }
+    }
+
+    for (rev, code) in [("2026-07-28", -32602), ("2025-06-18", -32002)] {
+        let mut s = session();
+        let mut server = Server(NotFound);
+        let mut out = [0u8; MIN_OUTPUT];
+        let meta = if rev == "2026-07-28" {
+            format!(r#","_meta":{{{MODERN_META}}}"#)
+        } else {
+            let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+            let _ = s
+                .handle(&mut server, 0, init.as_bytes(), &mut out)
+                .expect("handle");
+            String::new()
+        };
+        let msg = format!(
+            r#"{{"jsonrpc":"2.0","id":13,"method":"resources/read","params":{{"uri":"{}"{meta}}}}}"#,
+            escaped_emoji(100)
+        );
+        let incoming = s
+            .handle(&mut server, 0, msg.as_bytes(), &mut out)
+            .expect("handle");
+        let tx = incoming.transmit().expect("an immediate reply");
+        let reply: Value = serde_json::from_slice(&out[..tx.len]).expect("JSON");
+        assert_eq!(reply["id"], 13, "{rev}: {reply}");
+        assert_eq!(reply["error"]["code"], code, "{rev}: {reply}");
+        if let Err(e) = validate_server_message(rev, Some("resources/read"), &reply) {
+            panic!("{rev}: {e}");
+        }
+    }
+}

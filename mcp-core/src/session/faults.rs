@@ -138,6 +138,10 @@ fn write_fault_full(w: &mut JsonWriter<'_>, id: Option<&str>, f: &Fault<'_>, det
     let has_data = !matches!(detail, Detail::None | Detail::Name(_) | Detail::Text(_));
     #[cfg(not(feature = "prompts"))]
     let has_data = !matches!(detail, Detail::None | Detail::Name(_));
+    // `data.uri` is optional and, escaped, up to 256 characters of 12 bytes: like the
+    // message detail, it goes before the id does.
+    #[cfg(feature = "resources")]
+    let has_data = has_data && (detailed || !matches!(detail, Detail::Uri(_)));
     let (mut parts, mut n) = ([StrPart::Text(""); 7], 1);
     parts[0] = StrPart::Text(f.message);
     let mut push = |p| {
@@ -195,10 +199,11 @@ pub(super) fn write_supported_versions(w: &mut JsonWriter<'_>) {
     w.end_array();
 }
 
-/// The longest prefix of escaped JSON string content with at most `max` characters, cut
-/// only between characters: never inside an escape, and never between the two halves of a
-/// `\uD83D\uDE00` surrogate pair (which would leave a lone surrogate no parser accepts).
-/// Also returns whether anything was cut.
+/// The longest prefix of escaped JSON string content with at most `max` characters and at
+/// most `4 * max` bytes (escapes take up to 12 bytes a character; unescaped text is never
+/// cut by the byte bound), cut only between characters: never inside an escape, and never
+/// between the two halves of a `\uD83D\uDE00` surrogate pair (which would leave a lone
+/// surrogate no parser accepts). Also returns whether anything was cut.
 pub(super) fn truncate_escaped(raw: &str, max: usize) -> (&str, bool) {
     let bytes = raw.as_bytes();
     // `\uD8..`-`\uDB..` opens a surrogate pair; the scanner accepted only text where a
@@ -211,9 +216,6 @@ pub(super) fn truncate_escaped(raw: &str, max: usize) -> (&str, bool) {
     };
     let (mut i, mut count) = (0usize, 0usize);
     while i < bytes.len() {
-        if count == max {
-            return (raw.get(..i).unwrap_or(""), true);
-        }
         let step = match (bytes.get(i), bytes.get(i + 1)) {
             (Some(b'\\'), Some(b'u')) if high_surrogate(i + 2) => 12,
             (Some(b'\\'), Some(b'u')) => 6,
@@ -226,6 +228,9 @@ pub(super) fn truncate_escaped(raw: &str, max: usize) -> (&str, bool) {
             },
             (None, _) => 1,
         };
+        if count == max || i.saturating_add(step) > max.saturating_mul(4) {
+            return (raw.get(..i).unwrap_or(""), true);
+        }
         i = i.saturating_add(step).min(bytes.len());
         count += 1;
     }
@@ -251,10 +256,14 @@ mod tests {
         }
         assert_eq!(truncate_escaped(&["a", pair].concat(), 1), ("a", true));
         assert_eq!(
-            truncate_escaped(&["a", pair].concat(), 2),
+            truncate_escaped(&["a", pair].concat(), 4),
             (["a", pair].concat().as_str(), false)
         );
         assert_eq!(truncate_escaped("\\n\\u0041é", 2), ("\\n\\u0041", true));
+        // The byte bound: two pairs are 24 bytes, more than 4 * 3.
+        assert_eq!(truncate_escaped(&[pair, pair].concat(), 3), (pair, true));
+        assert_eq!(truncate_escaped(&["a", pair].concat(), 2), ("a", true));
+        assert_eq!(truncate_escaped("ééé", 3), ("ééé", false));
     }
 }
 

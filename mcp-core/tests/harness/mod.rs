@@ -156,18 +156,26 @@ fn validate_at(rev: &str, def: &str, value: &Value, base: &str) -> Result<(), St
     }
 }
 
-/// Result definition for a successful response to `method`, by revision.
-fn result_def(rev: &str, method: Option<&str>) -> &'static str {
+/// Result definition for a successful response to `method`, by revision (an
+/// `input_required` result of 2026-07-28 is an `InputRequiredResult` whatever the method).
+fn result_def(rev: &str, method: Option<&str>, result: &Value) -> &'static str {
+    if result.get("resultType").and_then(Value::as_str) == Some("input_required")
+        && has_def(rev, "InputRequiredResult")
+    {
+        return "InputRequiredResult";
+    }
     let named = match method {
         Some("initialize") => "InitializeResult",
-        Some("ping") | Some("logging/setLevel") => "EmptyResult",
+        Some("ping")
+        | Some("logging/setLevel")
+        | Some("resources/subscribe")
+        | Some("resources/unsubscribe") => "EmptyResult",
         Some("tools/list") => "ListToolsResult",
         Some("tools/call") => "CallToolResult",
         Some("server/discover") => "DiscoverResult",
         Some("resources/list") => "ListResourcesResult",
         Some("resources/templates/list") => "ListResourceTemplatesResult",
         Some("resources/read") => "ReadResourceResult",
-        Some("resources/subscribe") | Some("resources/unsubscribe") => "EmptyResult",
         Some("prompts/list") => "ListPromptsResult",
         Some("prompts/get") => "GetPromptResult",
         Some("completion/complete") => "CompleteResult",
@@ -194,18 +202,27 @@ fn first_def(rev: &str, names: &[&'static str]) -> Result<&'static str, String> 
 ///
 /// * `result` present: the envelope against `JSONRPCResultResponse` (≥ 2025-11-25) or
 ///   `JSONRPCResponse`, and `msg["result"]` against the result type of `request_method`
-///   (`initialize` → `InitializeResult`, `ping` / `logging/setLevel` → `EmptyResult`,
-///   `tools/list` → `ListToolsResult`, `tools/call` → `CallToolResult`, `server/discover` →
-///   `DiscoverResult`; `Result` when the method is unknown or the revision lacks the type).
+///   (`initialize` → `InitializeResult`, `ping` / `logging/setLevel` /
+///   `resources/(un)subscribe` → `EmptyResult`, `tools/list` → `ListToolsResult`,
+///   `tools/call` → `CallToolResult`, `server/discover` → `DiscoverResult`, `resources/list`,
+///   `resources/templates/list`, `resources/read`, `prompts/list`, `prompts/get`,
+///   `completion/complete`, `subscriptions/listen` → their `…Result`; an `input_required`
+///   result → `InputRequiredResult`; `Result` when the method is unknown or the revision
+///   lacks the type).
 /// * `error` present: `JSONRPCErrorResponse` (≥ 2025-11-25) or `JSONRPCError`; where the
 ///   revision defines them, code -32022 also against `UnsupportedProtocolVersionError` and
 ///   -32021 against `MissingRequiredClientCapabilityError`.
-/// * `id` without `result` / `error`: a server-to-client request, against `JSONRPCRequest`.
+/// * `id` without `result` / `error`: a server-to-client request, against `JSONRPCRequest`
+///   and, where the revision defines it, `CreateMessageRequest`, `ElicitRequest` or
+///   `ListRootsRequest`.
 /// * otherwise a notification, by method: `notifications/progress` → `ProgressNotification`,
-///   `notifications/message` → `LoggingMessageNotification`,
-///   `notifications/tools/list_changed` → `ToolListChangedNotification`,
-///   `notifications/cancelled` → `CancelledNotification`, anything else (and in addition to
-///   the specific type) → `JSONRPCNotification`.
+///   `notifications/message` → `LoggingMessageNotification`, `notifications/{tools,prompts,
+///   resources}/list_changed` → `{Tool,Prompt,Resource}ListChangedNotification`,
+///   `notifications/resources/updated` → `ResourceUpdatedNotification`,
+///   `notifications/cancelled` → `CancelledNotification`,
+///   `notifications/subscriptions/acknowledged` → `SubscriptionsAcknowledgedNotification`
+///   (where defined), anything else (and in addition to the specific type) →
+///   `JSONRPCNotification`.
 ///
 /// `request_method` is the method of the request being answered (ignored for
 /// notifications). All failures are collected into the error string.
@@ -225,21 +242,16 @@ pub fn validate_server_message(
             msg,
             "",
         ));
-        // 2026-07-28: a result with `resultType: "input_required"` is an
-        // `InputRequiredResult` (which must carry `inputRequests` or `requestState`).
-        let input_required = result.get("resultType").and_then(Value::as_str)
-            == Some("input_required")
-            && has_def(rev, "InputRequiredResult");
-        if input_required {
-            checks.push(("InputRequiredResult", result, "/result"));
-            if result.get("inputRequests").is_none() && result.get("requestState").is_none() {
-                return Err(format!(
-                    "[{rev}] InputRequiredResult without inputRequests or requestState: {msg}"
-                ));
-            }
-        } else {
-            checks.push((result_def(rev, request_method), result, "/result"));
+        let def = result_def(rev, request_method, result);
+        if def == "InputRequiredResult"
+            && result.get("inputRequests").is_none()
+            && result.get("requestState").is_none()
+        {
+            return Err(format!(
+                "[{rev}] InputRequiredResult without inputRequests or requestState: {msg}"
+            ));
         }
+        checks.push((def, result, "/result"));
     } else if obj.contains_key("error") {
         checks.push((
             first_def(rev, &["JSONRPCErrorResponse", "JSONRPCError"])?,
@@ -271,16 +283,25 @@ pub fn validate_server_message(
     } else if obj.contains_key("id") {
         // A request from the server to the client (e.g. sampling, elicitation, ping).
         checks.push(("JSONRPCRequest", msg, ""));
+        let specific = match obj.get("method").and_then(Value::as_str) {
+            Some("sampling/createMessage") => Some("CreateMessageRequest"),
+            Some("elicitation/create") => Some("ElicitRequest"),
+            Some("roots/list") => Some("ListRootsRequest"),
+            _ => None,
+        };
+        if let Some(def) = specific.filter(|d| has_def(rev, d)) {
+            checks.push((def, msg, ""));
+        }
     } else {
         checks.push(("JSONRPCNotification", msg, ""));
         let specific = match obj.get("method").and_then(Value::as_str) {
             Some("notifications/progress") => Some("ProgressNotification"),
             Some("notifications/message") => Some("LoggingMessageNotification"),
             Some("notifications/tools/list_changed") => Some("ToolListChangedNotification"),
-            Some("notifications/cancelled") => Some("CancelledNotification"),
-            Some("notifications/resources/updated") => Some("ResourceUpdatedNotification"),
-            Some("notifications/resources/list_changed") => Some("ResourceListChangedNotification"),
             Some("notifications/prompts/list_changed") => Some("PromptListChangedNotification"),
+            Some("notifications/resources/list_changed") => Some("ResourceListChangedNotification"),
+            Some("notifications/resources/updated") => Some("ResourceUpdatedNotification"),
+            Some("notifications/cancelled") => Some("CancelledNotification"),
             Some("notifications/subscriptions/acknowledged") => {
                 Some("SubscriptionsAcknowledgedNotification")
             }
