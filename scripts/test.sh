@@ -30,6 +30,11 @@ for features in "" "serde" "deferred" "listen" "batch" "resources" "prompts" "co
   cargo clippy -p mcp-core --no-default-features --features "$features" --quiet -- -D warnings
 done
 
+step "feature matrix (mcp-tokio)"
+for features in "" "http" "stdio" "socket" "client" "client,http"; do
+  cargo clippy -p mcp-tokio --no-default-features --features "$features" --quiet -- -D warnings
+done
+
 step "unit, integration and doc tests"
 cargo test --workspace
 

@@ -2,4 +2,5 @@
 //! (which includes `checks.rs` and `seeds.rs` with `#[path]`, so they must stay free of
 //! libFuzzer).
 pub mod checks;
+pub mod http_checks;
 pub mod seeds;

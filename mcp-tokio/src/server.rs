@@ -1,11 +1,16 @@
 //! Servers: one drive loop per connection around a `mcp_core::Session`.
 
+#[cfg(feature = "socket")]
 use std::io;
 use std::sync::Arc;
 
 use mcp_core::{Config, ListKind, SecretKey, ServerHandler, ServerInfo, ToolSet};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{watch, Semaphore};
+#[cfg(feature = "socket")]
+use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::watch;
+#[cfg(feature = "socket")]
+use tokio::sync::Semaphore;
 
 use crate::driver::Connection;
 use crate::prompts::{ErrorReply, PromptFn, PromptOutput, PromptRequest};
