@@ -823,6 +823,19 @@ fn session_ids_are_checked() {
     let r = post(s.addr, &[("Mcp-Session-Id", &id)], &ping(2));
     assert_eq!(r.status, 200, "{r}");
     assert_eq!(r.reply(&json!(2))["result"], json!({}));
+    // The session's requests may name its revision, not another one (nor an unknown one).
+    for wrong in ["2025-06-18", "1999-01-01"] {
+        let headers = [
+            ("Mcp-Session-Id", id.as_str()),
+            ("MCP-Protocol-Version", wrong),
+        ];
+        post(s.addr, &headers, &ping(3)).rpc_error(400, -32600);
+    }
+    let right = [
+        ("Mcp-Session-Id", id.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    assert_eq!(post(s.addr, &right, &ping(4)).status, 200);
 
     // A second initialize on the live session: a JSON-RPC error, the session unchanged.
     let r = post(s.addr, &[("Mcp-Session-Id", &id)], &initialize_body(3));

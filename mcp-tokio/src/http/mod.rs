@@ -79,6 +79,8 @@ const SHED_WAIT: Duration = Duration::from_millis(200);
 struct Entry {
     tx: mpsc::Sender<Inbound>,
     last: Instant,
+    /// The revision the session negotiated.
+    version: mcp_core::ProtocolVersion,
 }
 
 struct State {
@@ -95,7 +97,7 @@ impl State {
     }
 
     /// The session with this id, marked as used now.
-    fn session(&self, id: &str) -> Option<mpsc::Sender<Inbound>> {
+    fn session(&self, id: &str) -> Option<(mpsc::Sender<Inbound>, mcp_core::ProtocolVersion)> {
         let mut sessions = self.sessions();
         let entry = sessions.get_mut(id)?;
         if entry.tx.is_closed() {
@@ -103,7 +105,7 @@ impl State {
             return None;
         }
         entry.last = Instant::now();
-        Some(entry.tx.clone())
+        Some((entry.tx.clone(), entry.version))
     }
 
     /// Starts a session's drive loop; returns its inbox.
@@ -358,7 +360,20 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
     }
     let (inbox, fresh) = match session_id {
         Some(id) => match state.session(id) {
-            Some(tx) => (tx, false),
+            // A session's requests name its revision (or none: 2025-03-26 clients send none).
+            Some((_, negotiated)) if version.is_some_and(|v| v != negotiated.as_str()) => {
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    -32600,
+                    &format!(
+                        "MCP-Protocol-Version header {:?} does not match the session's {}",
+                        version.unwrap_or(""),
+                        negotiated.as_str()
+                    ),
+                )
+            }
+            Some((tx, _)) => (tx, false),
             None => return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found"),
         },
         None => {
@@ -392,13 +407,14 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
         );
     };
     let mut new_session = None;
-    if fresh && !stateless && outcome.version.is_some() {
+    if let Some(negotiated) = outcome.version.filter(|_| fresh && !stateless) {
         let id = session_id_new();
         state.sessions().insert(
             id.clone(),
             Entry {
                 tx: inbox,
                 last: Instant::now(),
+                version: negotiated,
             },
         );
         new_session = Some(id);
@@ -459,7 +475,7 @@ async fn get(state: &Arc<State>, req: &Request<Incoming>) -> Response<Body> {
             "GET streams are text/event-stream",
         );
     }
-    let Some(inbox) = state.session(id) else {
+    let Some((inbox, _)) = state.session(id) else {
         return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
     };
     let (sink, frames) = mpsc::channel(routes::SINK_FRAMES);
