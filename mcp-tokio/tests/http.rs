@@ -187,3 +187,45 @@ async fn listen_stream_over_http_and_shutdown() {
     assert_eq!(closed["resultType"], "complete");
     task.await.unwrap();
 }
+
+#[tokio::test]
+async fn idle_sessions_expire() {
+    let tools = Tools::new();
+    tools.add(
+        ToolDef::new("echo", OBJECT),
+        Handler::sync(|_, r| {
+            r.text("hi");
+        }),
+    );
+    let info = Info {
+        name: "expiry".into(),
+        version: "0".into(),
+        ..Default::default()
+    };
+    let server = Server::new(info, tools);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let mut config = mcp_tokio::http::HttpConfig::default();
+    config.session_idle = Duration::from_millis(200);
+    let s = server.clone();
+    let task = tokio::spawn(async move { s.serve_http_with(listener, config).await.unwrap() });
+    let client = Client::connect_http(&url).await.unwrap();
+    assert_eq!(
+        client.call_tool("echo", json!({})).await.unwrap().text(),
+        "hi"
+    );
+    // Used within the idle time, the session lives on.
+    for _ in 0..3 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(client.call_tool("echo", json!({})).await.is_ok());
+    }
+    // Idle for longer, it is gone: its id gets 404, which the client reports as a failure.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let err = client.call_tool("echo", json!({})).await.unwrap_err();
+    assert!(
+        err.to_string().contains("404") || err.to_string().contains("Session not found"),
+        "{err}"
+    );
+    server.shutdown();
+    task.await.unwrap();
+}

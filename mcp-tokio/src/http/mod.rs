@@ -151,7 +151,10 @@ impl Server {
         let permits = Arc::new(tokio::sync::Semaphore::new(
             self.inner.limits.max_connections,
         ));
-        let mut sweep = tokio::time::interval(Duration::from_secs(5));
+        // Idle sessions are looked for often enough to end within 1.5x their idle time.
+        let every = (state.config.session_idle / 2)
+            .clamp(Duration::from_millis(10), Duration::from_secs(5));
+        let mut sweep = tokio::time::interval(every);
         // Bumped when a connection arrives at the limit: idle connections close.
         let (shed, _) = tokio::sync::watch::channel(0u64);
         let mut tasks = tokio::task::JoinSet::new();
