@@ -13,10 +13,15 @@ const SAMPLING_PARAMS: &str =
 /// A 2025-06-18 session whose client declared sampling and elicitation (not roots), with
 /// one deferred `needs_sampling` call in flight.
 fn session_with_call() -> (Pair, mcp_core::CallToken) {
+    session_at("2025-06-18")
+}
+
+/// The same at another revision.
+fn session_at(version: &str) -> (Pair, mcp_core::CallToken) {
     let mut p = Pair::new();
     p.send(
         &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
-            "protocolVersion":"2025-06-18",
+            "protocolVersion":version,
             "capabilities":{"sampling":{},"elicitation":{}},
             "clientInfo":{"name":"t","version":"1"}}})
         .to_string(),
@@ -144,4 +149,19 @@ fn refusals() {
         &mut m.out,
     );
     assert_eq!(stateless, Err(CallError::Stateless));
+}
+
+#[test]
+fn elicitation_needs_a_revision_that_has_it() {
+    let form = r#"{"message":"?","requestedSchema":{"type":"object","properties":{}}}"#;
+    for (version, allowed) in [("2025-03-26", false), ("2025-06-18", true)] {
+        let (mut p, token) = session_at(version);
+        let r = p
+            .session
+            .request(token, ClientMethod::Elicit, form, 1000, &mut p.out);
+        assert_eq!(r.is_ok(), allowed, "{version}: {r:?}");
+        if !allowed {
+            assert_eq!(r, Err(CallError::ClientCapability));
+        }
+    }
 }

@@ -126,7 +126,7 @@ impl Session<'_> {
     ///
     /// Refused with [`CallError::Stateless`] for 2026-07-28 calls, with
     /// [`CallError::ClientCapability`] when the client did not declare what the method
-    /// needs, with [`CallError::RequestPending`] while the call's previous request is
+    /// needs (or its revision predates it: elicitation needs 2025-06-18), with [`CallError::RequestPending`] while the call's previous request is
     /// unanswered, and with [`CallError::InvalidParams`] for params that are not a one-line
     /// JSON object.
     pub fn request(
@@ -145,7 +145,10 @@ impl Session<'_> {
         if slot.version.is_modern() {
             return Err(CallError::Stateless);
         }
-        if !slot.caps.contains(method.capability()) {
+        // Elicitation exists from 2025-06-18: an older session cannot have the capability.
+        let too_old = method == ClientMethod::Elicit
+            && slot.version < crate::version::ProtocolVersion::V2025_06_18;
+        if too_old || !slot.caps.contains(method.capability()) {
             return Err(CallError::ClientCapability);
         }
         if slot.out_state != OutState::Idle {
