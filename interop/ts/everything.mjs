@@ -43,6 +43,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { sleep, waitFor } from './util.mjs';
+import { ELICIT_ANSWERS, SAMPLING_ANSWERS, DEFAULT_SAMPLING_ANSWER, ROOTS, TOOL_LOGS, SEP1034_MESSAGE, SEP1330_MESSAGE, oneField, textOf } from './fixtures.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SERVER_CMD =
@@ -111,7 +112,6 @@ const ELICITATION_SCHEMA = {
   },
   required: ['username', 'email'],
 };
-const SEP1034_MESSAGE = 'Please review and update the form fields with defaults';
 const SEP1034_SCHEMA = {
   type: 'object',
   properties: {
@@ -123,7 +123,6 @@ const SEP1034_SCHEMA = {
   },
   required: [],
 };
-const SEP1330_MESSAGE = 'Please select options from the enum fields';
 const SEP1330_SCHEMA = {
   type: 'object',
   properties: {
@@ -166,43 +165,8 @@ const SEP1330_SCHEMA = {
   },
   required: [],
 };
-const oneField = (name, type) => ({ type: 'object', properties: { [name]: { type } }, required: [name] });
-
-// The conformance suite's answers, by elicitation message / sampling prompt.
-const ELICIT_ANSWERS = {
-  'Please provide your information': { username: 'testuser', email: 'test@example.com' },
-  [SEP1034_MESSAGE]: { name: 'Jane Smith', age: 25, score: 88, status: 'inactive', verified: false },
-  [SEP1330_MESSAGE]: {
-    untitledSingle: 'option1',
-    titledSingle: 'value1',
-    legacyEnum: 'opt1',
-    untitledMulti: ['option1', 'option2'],
-    titledMulti: ['value1', 'value2'],
-  },
-  'What is your name?': { name: 'Alice' },
-  'Step 1: What is your name?': { name: 'Alice' },
-  'Step 2: What is your favorite color?': { color: 'blue' },
-  'Please confirm': { ok: true },
-  'What context should the prompt use?': { context: 'test context' },
-  'Elicitation input': { value: 'typed' },
-  'Streaming elicitation: please provide a value': { value: 'streamed' },
-};
-const SAMPLING_ANSWERS = {
-  'What is the capital of France?': 'The capital of France is Paris.',
-  'Generate a greeting': 'Hello there!',
-};
-const DEFAULT_SAMPLING_ANSWER = 'This is a test response from the client';
-const ROOTS = [{ uri: 'file:///test/root', name: 'Test Root' }];
-const TOOL_LOGS = ['Tool execution started', 'Tool processing data', 'Tool execution completed'];
 
 
-/** The single text block of a successful result. */
-function textOf(result) {
-  assert.notEqual(result.isError, true, `unexpected tool error: ${JSON.stringify(result)}`);
-  assert.equal(result.content.length, 1, JSON.stringify(result.content));
-  assert.equal(result.content[0].type, 'text');
-  return result.content[0].text;
-}
 
 function errorText(result) {
   assert.equal(result.isError, true, `expected isError: ${JSON.stringify(result)}`);
