@@ -4879,8 +4879,9 @@ pub mod session {
         }
 
         /// `Session::request` from a call: sent (with a fresh, unique id) exactly when the
-        /// call is a live legacy call whose client declared the capability and has no
-        /// request waiting; refused with the documented error otherwise.
+        /// call is a live legacy call whose client declared the capability (in a revision
+        /// that has the method) and has no request waiting; refused with the documented
+        /// error otherwise.
         fn request(&mut self, pick: u8, method: u8, timeout: u16, bad: bool) {
             let Some(token) = self.pick(pick) else { return };
             let (cm, params) = match method % 3 {
@@ -4898,7 +4899,10 @@ pub mod session {
                 Err(CallError::UnknownCall)
             } else if t.rev == MODERN {
                 Err(CallError::Stateless)
-            } else if !t.caps.contains(cm.capability()) {
+            } else if !t.caps.contains(cm.capability())
+                // Elicitation exists from 2025-06-18 (revisions compare as dates).
+                || (cm == ClientMethod::Elicit && t.rev.as_str() < "2025-06-18")
+            {
                 Err(CallError::ClientCapability)
             } else if t.out.is_some() {
                 Err(CallError::RequestPending)
