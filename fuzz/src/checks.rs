@@ -1264,19 +1264,22 @@ pub mod session {
         }
     }
 
-    /// `inputResponses` of a retry: absent, an object, null (as absent) or invalid.
+    /// `inputResponses` of a retry: absent, an object of result objects, or invalid (null,
+    /// not an object, an entry that is not an object).
     fn responses_text(r: u8) -> Option<String> {
         match r % 8 {
             1 => Some(r#"{"q":{"action":"accept","content":{"name":"x"}}}"#.into()),
             2 => Some("null".into()),
             3 => Some("[1]".into()),
+            4 => Some(r#"{"q":12345}"#.into()),
             _ => None,
         }
     }
 
-    /// Whether `responses_text` gives something the server accepts (absent, object, null).
+    /// Whether `responses_text` gives something the server accepts (absent, or an object
+    /// of objects).
     fn responses_ok(r: u8) -> bool {
-        r % 8 != 3
+        !matches!(r % 8, 2..=4)
     }
 
     /// `prompts/get` arguments.
