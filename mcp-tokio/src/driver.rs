@@ -27,6 +27,29 @@ pub(crate) struct Running {
     cancel: watch::Sender<bool>,
 }
 
+/// Timeouts of a byte-stream connection (`None`: no limit).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Policy {
+    write: Option<std::time::Duration>,
+    idle: Option<std::time::Duration>,
+    line: Option<std::time::Duration>,
+}
+
+impl Policy {
+    /// The socket timeouts of `limits`.
+    pub(crate) fn sockets(limits: &crate::Limits) -> Policy {
+        Policy {
+            write: Some(limits.write_timeout),
+            idle: Some(limits.idle_timeout),
+            line: Some(limits.line_timeout),
+        }
+    }
+}
+
+/// Output waiting beyond this is written before more input is read (a burst of small
+/// requests cannot queue an unbounded amount of replies).
+const FLUSH_AT: usize = 256 << 10;
+
 /// The drive loop of one connection.
 pub(crate) struct Connection<'s, W> {
     shared: &'s Shared,
@@ -49,6 +72,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         shared: &Shared,
         mut reader: R,
         writer: W,
+        policy: Policy,
     ) -> Result<(), Error> {
         let info = shared.info.core();
         let mut slots = vec![CallSlot::EMPTY; shared.limits.max_calls.max(1)];
@@ -75,13 +99,23 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         let mut chunk = vec![0u8; 64 << 10];
         // Set at EOF: stop reading, let running calls finish until this deadline.
         let mut draining: Option<tokio::time::Instant> = None;
-        let result = loop {
+        // The last complete line, and when the line now buffered began (socket timeouts).
+        let mut last_line = tokio::time::Instant::now();
+        let mut line_began: Option<tokio::time::Instant> = None;
+        let result = 'serve: loop {
             if draining.is_some() && conn.running.is_empty() {
                 break Ok(());
             }
-            let deadline = draining.unwrap_or_else(|| {
-                tokio::time::Instant::now() + std::time::Duration::from_secs(3600)
-            });
+            let far = tokio::time::Instant::now() + std::time::Duration::from_secs(3600);
+            let deadline = draining.unwrap_or(far);
+            // Idle: nothing asked and nothing running; a started line must complete.
+            let idle_at = policy
+                .idle
+                .filter(|_| conn.running.is_empty() && session.calls_in_flight() == 0)
+                .map_or(far, |t| last_line + t);
+            let line_at = line_began
+                .zip(policy.line)
+                .map_or(far, |(began, t)| began + t);
             tokio::select! {
                 biased;
                 // (mapped to `()` so the watch guard is not held across the awaits below)
@@ -94,6 +128,10 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                     conn.lists_changed(&mut session, &mut lists, &mut seen_lists)?;
                 }
                 _ = tokio::time::sleep_until(deadline), if draining.is_some() => break Ok(()),
+                _ = tokio::time::sleep_until(idle_at.min(line_at)), if draining.is_none() => {
+                    tracing::debug!("closing a connection: idle, or a line did not complete in time");
+                    break Ok(());
+                }
                 // The earliest deadline of a request to the client (session clock: UNIX ms).
                 _ = tokio::time::sleep(std::time::Duration::from_millis(
                         session.poll_timeout().unwrap_or(0).saturating_sub(now_ms()))),
@@ -122,6 +160,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                         let taken = framer.push(input);
                         input = input.get(taken..).unwrap_or(&[]);
                         while let Some(frame) = framer.next_frame() {
+                            last_line = tokio::time::Instant::now();
                             match frame {
                                 Frame::Line(line) => conn.message(&mut session, line)?,
                                 Frame::Oversized { .. } => {
@@ -130,18 +169,43 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                                     conn.send(tx)?;
                                 }
                             }
+                            // Backpressure: write what is owed before reading on.
+                            if conn.pending.len() >= FLUSH_AT {
+                                if let Err(e) = conn.flush_within(policy.write).await {
+                                    break 'serve Err(Error::Io(e));
+                                }
+                            }
                         }
                     }
+                    line_began = match (framer.buffered(), line_began) {
+                        (0, _) => None,
+                        (_, Some(t)) => Some(t),
+                        (_, None) => Some(tokio::time::Instant::now()),
+                    };
                 }
             }
-            conn.flush().await?;
+            if let Err(e) = conn.flush_within(policy.write).await {
+                break Err(Error::Io(e));
+            }
+            conn.shrink();
         };
         for (_, r) in conn.running.drain() {
             r.abort.abort();
         }
-        let _ = conn.flush().await;
-        // Waits until queued output is written (stdio) and closes our side (sockets).
-        let _ = conn.writer.shutdown().await;
+        if result.is_ok() {
+            let _ = conn.flush_within(policy.write).await;
+        }
+        // Waits until queued output is written (stdio) and closes our side (sockets); a peer
+        // that stopped reading is not waited for.
+        let shutdown = conn.writer.shutdown();
+        match policy.write {
+            Some(t) => {
+                let _ = tokio::time::timeout(t, shutdown).await;
+            }
+            None => {
+                let _ = shutdown.await;
+            }
+        }
         result
     }
 
@@ -535,6 +599,35 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         self.pending.extend_from_slice(frame);
         self.pending.push(b'\n');
         Ok(())
+    }
+
+    /// [`flush`](Self::flush), failing with `TimedOut` when the peer takes in nothing for
+    /// `limit`.
+    async fn flush_within(&mut self, limit: Option<std::time::Duration>) -> io::Result<()> {
+        match limit {
+            None => self.flush().await,
+            Some(t) => tokio::time::timeout(t, self.flush())
+                .await
+                .unwrap_or_else(|_| {
+                    Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the peer stopped reading",
+                    ))
+                }),
+        }
+    }
+
+    /// Gives back memory a large answer needed (buffers grow on demand and shrink back).
+    fn shrink(&mut self) {
+        let initial = self
+            .shared
+            .limits
+            .initial_response
+            .max(mcp_core::MIN_OUTPUT);
+        if self.out.len() > initial {
+            self.out.truncate(initial);
+            self.out.shrink_to_fit();
+        }
     }
 
     async fn flush(&mut self) -> io::Result<()> {

@@ -53,6 +53,15 @@ pub struct Limits {
     /// How long a request to the client ([`Context::request`]) may stay unanswered before
     /// it is cancelled and fails with [`RequestError::TimedOut`](crate::RequestError::TimedOut).
     pub request_timeout: std::time::Duration,
+    /// Sockets (not stdio): a write that makes no progress for this long closes the
+    /// connection, so a peer that sends but never reads cannot stall its drive loop.
+    pub write_timeout: std::time::Duration,
+    /// Sockets (not stdio): a connection with no request and nothing running for this long
+    /// is closed.
+    pub idle_timeout: std::time::Duration,
+    /// Sockets (not stdio): a line that has started must be complete within this long, or
+    /// the connection is closed (a trickling peer cannot hold a connection slot).
+    pub line_timeout: std::time::Duration,
 }
 
 impl Default for Limits {
@@ -65,6 +74,9 @@ impl Default for Limits {
             max_connections: 1024,
             drain_timeout: std::time::Duration::from_secs(1),
             request_timeout: std::time::Duration::from_secs(60),
+            write_timeout: std::time::Duration::from_secs(30),
+            idle_timeout: std::time::Duration::from_secs(300),
+            line_timeout: std::time::Duration::from_secs(30),
         }
     }
 }
@@ -227,13 +239,15 @@ impl Server {
         }
     }
 
-    /// Serves one connection until EOF, an I/O error or shutdown.
+    /// Serves one connection until EOF, an I/O error, shutdown, or one of the socket
+    /// timeouts of [`Limits`] (write, idle, line).
     pub async fn serve_connection<R, W>(&self, reader: R, writer: W) -> Result<(), Error>
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin,
     {
-        Connection::run(&self.inner, reader, writer).await
+        let policy = crate::driver::Policy::sockets(&self.inner.limits);
+        Connection::run(&self.inner, reader, writer, policy).await
     }
 
     /// Serves stdin/stdout until stdin closes, Ctrl-C, or shutdown. Only protocol frames go
@@ -248,7 +262,8 @@ impl Server {
         });
         let stdin = crate::stdio::ThreadStdin::spawn();
         let stdout = crate::stdio::ThreadStdout::spawn();
-        self.serve_connection(stdin, stdout).await
+        // A person may type at a stdio server, and its client may go quiet for hours.
+        Connection::run(&self.inner, stdin, stdout, crate::driver::Policy::default()).await
     }
 
     /// Accepts TCP connections until shutdown; one session per connection.

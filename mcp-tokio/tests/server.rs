@@ -399,3 +399,96 @@ async fn core_features_are_enabled() {
     assert_eq!(deferred["id"], 2);
     assert_eq!(deferred["result"]["content"][0]["text"], "slept 10");
 }
+
+/// A server with short socket timeouts (write, idle and line: `t`).
+fn timed_server(t: Duration) -> Server {
+    let tools = Tools::new();
+    tools.add(
+        ToolDef::new("nap", OBJECT),
+        Handler::async_fn(|_, _| async {
+            tokio::time::sleep(Duration::from_millis(600)).await;
+            ToolOutput::text("rested")
+        }),
+    );
+    let limits = Limits {
+        write_timeout: t,
+        idle_timeout: t,
+        line_timeout: t,
+        ..Limits::default()
+    };
+    Server::with(
+        info(),
+        mcp_core::Config::new(mcp_core::SecretKey([0x5a; 16])),
+        limits,
+        tools,
+    )
+}
+
+#[tokio::test]
+async fn a_peer_that_never_reads_is_closed_after_the_write_timeout() {
+    let server = timed_server(Duration::from_millis(300));
+    // A small pipe: the server's replies fill it quickly.
+    let (client, server_side) = tokio::io::duplex(4096);
+    let (sr, sw) = tokio::io::split(server_side);
+    let s = server.clone();
+    let task = tokio::spawn(async move { s.serve_connection(sr, sw).await });
+    let (_unread, mut cw) = tokio::io::split(client);
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}});
+    let mut burst = format!("{init}\n");
+    for id in 1..2000 {
+        burst.push_str(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n"
+        ));
+    }
+    // The writes may block too once the server stops reading: do not wait on them.
+    tokio::spawn(async move {
+        let _ = cw.write_all(burst.as_bytes()).await;
+        std::future::pending::<()>().await;
+    });
+    let ended = tokio::time::timeout(Duration::from_secs(5), task)
+        .await
+        .expect("the connection ends within 5 s")
+        .unwrap();
+    match ended {
+        Err(mcp_tokio::Error::Io(e)) => assert_eq!(e.kind(), std::io::ErrorKind::TimedOut),
+        other => panic!("expected a write timeout, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn idle_and_trickling_connections_are_closed() {
+    let server = timed_server(Duration::from_millis(200));
+    // Idle: nothing at all.
+    let (peer, task) = pipe(&server);
+    let ended = tokio::time::timeout(Duration::from_secs(3), task).await;
+    assert!(matches!(ended, Ok(Ok(Ok(())))), "{ended:?}");
+    drop(peer);
+    // Trickling: a line that never completes, while bytes keep coming slower than needed.
+    let (mut peer, task) = pipe(&server);
+    peer.writer.write_all(b"{\"jsonrpc\":").await.unwrap();
+    let trickle = tokio::spawn(async move {
+        for _ in 0..20 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if peer.writer.write_all(b" ").await.is_err() {
+                break;
+            }
+        }
+    });
+    let ended = tokio::time::timeout(Duration::from_secs(3), task).await;
+    assert!(matches!(ended, Ok(Ok(Ok(())))), "{ended:?}");
+    trickle.abort();
+}
+
+#[tokio::test]
+async fn a_running_call_keeps_its_connection_open() {
+    let server = timed_server(Duration::from_millis(200));
+    let (mut peer, task) = pipe(&server);
+    peer.initialize().await;
+    // The call outlives the idle timeout; its connection must not be closed under it.
+    peer.call(1, "nap", json!({})).await;
+    let r = peer.recv().await;
+    assert_eq!(r["result"]["content"][0]["text"], "rested", "{r}");
+    // Then, idle again, the connection is closed.
+    let ended = tokio::time::timeout(Duration::from_secs(3), task).await;
+    assert!(matches!(ended, Ok(Ok(Ok(())))), "{ended:?}");
+}
