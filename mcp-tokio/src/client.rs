@@ -75,6 +75,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use conn::Shared;
+pub use conn::MAX_QUEUED_LINES;
 pub use error::{Error, Result};
 pub use types::{
     CallOptions, CallToolResult, ClientOptions, Era, Implementation, Notification, Progress,

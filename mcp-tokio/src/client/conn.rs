@@ -41,11 +41,16 @@ struct State {
     closed: bool,
 }
 
+/// Lines the client queues for a server that does not read before it gives up on it.
+pub const MAX_QUEUED_LINES: usize = 4096;
+
 /// State shared by the client, its tasks and its in-flight requests.
 pub(crate) struct Shared {
     state: Mutex<State>,
     handlers: Mutex<Vec<Handler>>,
     out: mpsc::UnboundedSender<Outgoing>,
+    /// Lines queued for the writer and not yet written.
+    queued: std::sync::atomic::AtomicUsize,
     next_id: AtomicU64,
     next_token: AtomicU64,
     /// `_meta` members added to every request (2026-07-28), or `None` (legacy).
@@ -63,6 +68,7 @@ impl Shared {
             state: Mutex::new(State::default()),
             handlers: Mutex::new(Vec::new()),
             out,
+            queued: std::sync::atomic::AtomicUsize::new(0),
             next_id: AtomicU64::new(1),
             next_token: AtomicU64::new(1),
             modern_meta: Mutex::new(None),
@@ -86,16 +92,33 @@ impl Shared {
         lock(&self.state).closed
     }
 
+    /// Counts a line into the writer's queue; a server that has not read
+    /// [`MAX_QUEUED_LINES`] of them ends the connection (it cannot grow our memory).
+    fn admit(&self) -> bool {
+        let queued = self.queued.fetch_add(1, Ordering::Relaxed) + 1;
+        if queued > MAX_QUEUED_LINES {
+            tracing::warn!("the server reads nothing: {queued} messages queued; closing");
+            self.close(&Error::Malformed(format!(
+                "the server stopped reading ({MAX_QUEUED_LINES} messages queued)"
+            )));
+            return false;
+        }
+        true
+    }
+
     /// Queues a line for the writer without waiting.
     pub(crate) fn send_line(&self, line: String) -> bool {
         tracing::trace!(target: "mcp_tokio::client", "→ {line}");
-        self.out.send(Outgoing::Line(line, None)).is_ok()
+        self.admit() && self.out.send(Outgoing::Line(line, None)).is_ok()
     }
 
     /// Queues a line and waits until it is written.
     pub(crate) async fn write_line(&self, line: String) -> Result<()> {
         tracing::trace!(target: "mcp_tokio::client", "→ {line}");
         let (ack, done) = oneshot::channel();
+        if !self.admit() {
+            return Err(Error::Closed);
+        }
         self.out
             .send(Outgoing::Line(line, Some(ack)))
             .map_err(|_| Error::Closed)?;
@@ -511,6 +534,7 @@ pub(crate) async fn write_loop<W>(
                 if result.is_ok() {
                     result = writer.flush().await;
                 }
+                shared.queued.fetch_sub(1, Ordering::Relaxed);
                 let failed = result
                     .as_ref()
                     .err()
