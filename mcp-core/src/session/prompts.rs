@@ -2,6 +2,7 @@
 //! rendered inline or deferred.
 
 use super::faults::{Detail, Fault, InlineText};
+use super::tools::{arguments_param, name_param};
 use super::{Ctx, Incoming, Reply, Session};
 use crate::inflight::CallKind;
 use crate::json::{JsonWriter, Kind, RawJson};
@@ -20,21 +21,8 @@ pub(super) fn prompt_request<'i>(
     key: &SecretKey,
     now: u64,
 ) -> Result<GetPromptRequest<'i>, Fault<'i>> {
-    let name = p.name.and_then(|n| n.as_string()).ok_or(Fault::new(
-        code::INVALID_PARAMS,
-        "params.name must be a string",
-    ))?;
-    let arguments = match p.arguments {
-        None => RawJson { text: "{}" },
-        Some(a) if a.is_null() => RawJson { text: "{}" },
-        Some(a) if a.kind() == Kind::Object => a,
-        Some(_) => {
-            return Err(Fault::new(
-                code::INVALID_PARAMS,
-                "params.arguments must be an object",
-            ))
-        }
-    };
+    let name = name_param(p)?;
+    let arguments = arguments_param(p)?;
     #[cfg(feature = "mrtr")]
     let input = super::calls::input_context(p, Method::PromptsGet, name.raw(), key, now)?;
     #[cfg(not(feature = "mrtr"))]
@@ -87,10 +75,7 @@ impl Session<'_> {
         let Some(prompts) = server.prompts() else {
             return Err(Fault::new(code::METHOD_NOT_FOUND, "Method not found"));
         };
-        let name = p.name.and_then(|n| n.as_string()).ok_or(Fault::new(
-            code::INVALID_PARAMS,
-            "params.name must be a string",
-        ))?;
+        let name = name_param(p)?;
         let index = prompts
             .find(name)
             .ok_or(Fault::new(code::INVALID_PARAMS, "Unknown prompt").with(Detail::Name(name)))?;

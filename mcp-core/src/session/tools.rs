@@ -3,12 +3,33 @@
 use super::faults::{Detail, Fault};
 use super::{Ctx, Incoming, Reply, Session};
 use crate::inflight::CallKind;
-use crate::json::{JsonWriter, Kind, RawJson, StrPart};
+use crate::json::{JsonStr, JsonWriter, Kind, RawJson, StrPart};
 use crate::jsonrpc::{self, code, RequestId};
 use crate::mac::SecretKey;
 use crate::server::ServerHandler;
 use crate::tools::{CallRequest, ClientCaps, Dispatch, ToolResult};
 use crate::wire::{Method, Params};
+
+/// `params.name` (`tools/call`, `prompts/get`) as a string.
+pub(super) fn name_param<'i>(p: &Params<'i>) -> Result<JsonStr<'i>, Fault<'i>> {
+    p.name.and_then(|n| n.as_string()).ok_or(Fault::new(
+        code::INVALID_PARAMS,
+        "params.name must be a string",
+    ))
+}
+
+/// `params.arguments` (`tools/call`, `prompts/get`): an object, `{}` when absent or null.
+pub(super) fn arguments_param<'i>(p: &Params<'i>) -> Result<RawJson<'i>, Fault<'i>> {
+    match p.arguments {
+        None => Ok(RawJson { text: "{}" }),
+        Some(a) if a.is_null() => Ok(RawJson { text: "{}" }),
+        Some(a) if a.kind() == Kind::Object => Ok(a),
+        Some(_) => Err(Fault::new(
+            code::INVALID_PARAMS,
+            "params.arguments must be an object",
+        )),
+    }
+}
 
 /// The `tools/call` view of checked params, for the tool at `index`.
 pub(super) fn tool_request<'i>(
@@ -18,21 +39,8 @@ pub(super) fn tool_request<'i>(
     key: &SecretKey,
     now: u64,
 ) -> Result<CallRequest<'i>, Fault<'i>> {
-    let name = p.name.and_then(|n| n.as_string()).ok_or(Fault::new(
-        code::INVALID_PARAMS,
-        "params.name must be a string",
-    ))?;
-    let args = match p.arguments {
-        None => RawJson { text: "{}" },
-        Some(a) if a.is_null() => RawJson { text: "{}" },
-        Some(a) if a.kind() == Kind::Object => a,
-        Some(_) => {
-            return Err(Fault::new(
-                code::INVALID_PARAMS,
-                "params.arguments must be an object",
-            ))
-        }
-    };
+    let name = name_param(p)?;
+    let args = arguments_param(p)?;
     #[cfg(feature = "mrtr")]
     let input = super::calls::input_context(p, Method::ToolsCall, name.raw(), key, now)?;
     #[cfg(not(feature = "mrtr"))]
@@ -87,10 +95,7 @@ impl Session<'_> {
                 "tools/call requires params",
             ));
         }
-        let name = p.name.and_then(|n| n.as_string()).ok_or(Fault::new(
-            code::INVALID_PARAMS,
-            "params.name must be a string",
-        ))?;
+        let name = name_param(p)?;
         let index = tools
             .find(name)
             .ok_or(Fault::new(code::INVALID_PARAMS, "Unknown tool").with(Detail::Name(name)))?;
