@@ -41,3 +41,58 @@ function textOf(result) {
   assert.equal(result.content[0].type, 'text');
   return result.content[0].text;
 }
+
+// The fixture lists and schemas of the `everything` server (contract §2–§4, §10).
+export const TOOLS = [
+  'test_simple_text', 'test_image_content', 'test_audio_content', 'test_embedded_resource',
+  'test_multiple_content_types', 'test_tool_with_logging', 'test_tool_with_progress', 'test_error_handling',
+  'test_reconnection', 'test_sampling', 'test_elicitation', 'test_elicitation_sep1034_defaults',
+  'test_elicitation_sep1330_enums', 'json_schema_2020_12_tool', 'test_custom_header', 'test_missing_capability',
+  'test_streaming_elicitation', 'test_logging_tool', 'test_trigger_tool_change', 'test_trigger_prompt_change',
+  'test_input_required_result_elicitation', 'test_input_required_result_sampling',
+  'test_input_required_result_list_roots', 'test_input_required_result_request_state',
+  'test_input_required_result_multiple_inputs', 'test_input_required_result_multi_round',
+  'test_input_required_result_tampered_state', 'test_input_required_result_capabilities',
+];
+export const PROMPTS = [
+  'test_simple_prompt', 'test_prompt_with_arguments', 'test_prompt_with_embedded_resource',
+  'test_prompt_with_image', 'test_input_required_result_prompt',
+];
+export const RESOURCES = [
+  ['test://static-text', 'static-text', 'text/plain'],
+  ['test://static-binary', 'static-binary', 'image/png'],
+  ['test://watched-resource', 'watched-resource', 'text/plain'],
+];
+export const TEMPLATE = 'test://template/{id}/data';
+// §10: the conformance suite's constant, which must come back from tools/list unchanged.
+export const JSON_SCHEMA_2020_12 = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  $defs: {
+    address: {
+      $anchor: 'addressDef',
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
+  },
+  properties: {
+    name: { type: 'string' },
+    address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
+  },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
+  additionalProperties: false,
+};
+export const ELICITATION_SCHEMA = {
+  type: 'object',
+  properties: {
+    username: { type: 'string', description: "User's response" },
+    email: { type: 'string', description: "User's email address" },
+  },
+  required: ['username', 'email'],
+};

@@ -41,7 +41,7 @@ import {
   SUBSCRIPTION_ID_META_KEY,
 } from '@modelcontextprotocol/client';
 import { sleep, waitFor } from './util.mjs';
-import { ELICIT_ANSWERS, SAMPLING_ANSWERS, DEFAULT_SAMPLING_ANSWER, ROOTS, TOOL_LOGS, SEP1034_MESSAGE, SEP1330_MESSAGE, oneField, textOf } from './fixtures.mjs';
+import { ELICIT_ANSWERS, SAMPLING_ANSWERS, DEFAULT_SAMPLING_ANSWER, ROOTS, TOOL_LOGS, SEP1034_MESSAGE, SEP1330_MESSAGE, oneField, textOf, TOOLS, PROMPTS, RESOURCES, TEMPLATE, JSON_SCHEMA_2020_12, ELICITATION_SCHEMA } from './fixtures.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SERVER_CMD =
@@ -62,27 +62,6 @@ const LIST_TTL_MS = 300000; // §12
 // ---- the fixture contract -------------------------------------------------------------------
 
 const SERVER_NAME = 'mcp-rs-everything';
-const TOOLS = [
-  'test_simple_text', 'test_image_content', 'test_audio_content', 'test_embedded_resource',
-  'test_multiple_content_types', 'test_tool_with_logging', 'test_tool_with_progress', 'test_error_handling',
-  'test_reconnection', 'test_sampling', 'test_elicitation', 'test_elicitation_sep1034_defaults',
-  'test_elicitation_sep1330_enums', 'json_schema_2020_12_tool', 'test_custom_header', 'test_missing_capability',
-  'test_streaming_elicitation', 'test_logging_tool', 'test_trigger_tool_change', 'test_trigger_prompt_change',
-  'test_input_required_result_elicitation', 'test_input_required_result_sampling',
-  'test_input_required_result_list_roots', 'test_input_required_result_request_state',
-  'test_input_required_result_multiple_inputs', 'test_input_required_result_multi_round',
-  'test_input_required_result_tampered_state', 'test_input_required_result_capabilities',
-];
-const PROMPTS = [
-  'test_simple_prompt', 'test_prompt_with_arguments', 'test_prompt_with_embedded_resource',
-  'test_prompt_with_image', 'test_input_required_result_prompt',
-];
-const RESOURCES = [
-  ['test://static-text', 'static-text', 'text/plain'],
-  ['test://static-binary', 'static-binary', 'image/png'],
-  ['test://watched-resource', 'watched-resource', 'text/plain'],
-];
-const TEMPLATE = 'test://template/{id}/data';
 // §1: what server/discover declares in this era (resources without subscribe: 2026 has listen).
 const CAPABILITIES = {
   tools: { listChanged: true },
@@ -93,42 +72,7 @@ const CAPABILITIES = {
 };
 const SUPPORTED_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 
-// §10: the conformance suite's constant, which must come back from tools/list unchanged.
-const JSON_SCHEMA_2020_12 = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  type: 'object',
-  $defs: {
-    address: {
-      $anchor: 'addressDef',
-      type: 'object',
-      properties: { street: { type: 'string' }, city: { type: 'string' } },
-    },
-  },
-  properties: {
-    name: { type: 'string' },
-    address: { $ref: '#/$defs/address' },
-    contactMethod: { type: 'string', enum: ['phone', 'email'] },
-    phone: { type: 'string' },
-    email: { type: 'string' },
-  },
-  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
-  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
-  then: { required: ['phone'] },
-  else: { required: ['email'] },
-  additionalProperties: false,
-};
-
-const ELICITATION_SCHEMA = {
-  type: 'object',
-  properties: {
-    username: { type: 'string', description: "User's response" },
-    email: { type: 'string', description: "User's email address" },
-  },
-  required: ['username', 'email'],
-};
-
 // ---- helpers ---------------------------------------------------------------------------------
-
 
 function jsonAfter(text, prefix) {
   assert.ok(text.startsWith(prefix), `${JSON.stringify(text)} starts with ${JSON.stringify(prefix)}`);
