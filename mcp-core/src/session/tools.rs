@@ -11,6 +11,7 @@ use crate::tools::{CallRequest, ClientCaps, Dispatch, ToolResult};
 use crate::wire::{Method, Params};
 
 /// `params.name` (`tools/call`, `prompts/get`) as a string.
+#[inline]
 pub(super) fn name_param<'i>(p: &Params<'i>) -> Result<JsonStr<'i>, Fault<'i>> {
     p.name.and_then(|n| n.as_string()).ok_or(Fault::new(
         code::INVALID_PARAMS,
@@ -19,6 +20,7 @@ pub(super) fn name_param<'i>(p: &Params<'i>) -> Result<JsonStr<'i>, Fault<'i>> {
 }
 
 /// `params.arguments` (`tools/call`, `prompts/get`): an object, `{}` when absent or null.
+#[inline]
 pub(super) fn arguments_param<'i>(p: &Params<'i>) -> Result<RawJson<'i>, Fault<'i>> {
     match p.arguments {
         None => Ok(RawJson { text: "{}" }),
