@@ -525,15 +525,23 @@ async fn delete(state: &Arc<State>, req: &Request<Incoming>) -> Response<Body> {
 /// transport specifies; legacy replies are 200 except the error to a first request that
 /// did not start a session (no `initialize`, no session id): 400.
 fn status_for(frame: &[u8], modern: bool, sessionless: bool) -> StatusCode {
-    let code = serde_json::from_slice::<Value>(frame)
+    use mcp_core::jsonrpc::code as c;
+    // Zero-copy: a result of any size is scanned, never built into a tree.
+    let code = mcp_core::json::parse(frame, mcp_core::json::Limits::default())
         .ok()
         .and_then(|v| v.get("error")?.get("code")?.as_i64());
-    match code {
+    let bad_request = [
+        c::PARSE_ERROR,
+        c::INVALID_REQUEST,
+        c::INVALID_PARAMS,
+        c::HEADER_MISMATCH,
+        c::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        c::UNSUPPORTED_PROTOCOL_VERSION,
+    ];
+    match code.and_then(|n| i32::try_from(n).ok()) {
         None => StatusCode::OK,
-        Some(-32601) if modern => StatusCode::NOT_FOUND,
-        Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022) if modern => {
-            StatusCode::BAD_REQUEST
-        }
+        Some(c::METHOD_NOT_FOUND) if modern => StatusCode::NOT_FOUND,
+        Some(code) if modern && bad_request.contains(&code) => StatusCode::BAD_REQUEST,
         Some(_) if sessionless && !modern => StatusCode::BAD_REQUEST,
         Some(_) => StatusCode::OK,
     }
