@@ -46,6 +46,26 @@ impl Policy {
     }
 }
 
+/// Sleeps until `at`; never wakes for `None`. The timer is created on first poll, so a
+/// disabled `select!` branch costs nothing.
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Sleeps until the session-clock time `at` (UNIX ms); never wakes for `None`.
+async fn sleep_until_ms(at: Option<u64>) {
+    match at {
+        Some(ms) => {
+            let wait = ms.saturating_sub(now_ms());
+            tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
 /// Output waiting beyond this is written before more input is read (a burst of small
 /// requests cannot queue an unbounded amount of replies).
 const FLUSH_AT: usize = 256 << 10;
@@ -106,16 +126,19 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             if draining.is_some() && conn.running.is_empty() {
                 break Ok(());
             }
-            let far = tokio::time::Instant::now() + std::time::Duration::from_secs(3600);
-            let deadline = draining.unwrap_or(far);
-            // Idle: nothing asked and nothing running; a started line must complete.
+            // Idle: nothing asked and nothing running; a started line must complete. Deadlines
+            // are only computed (and timers only created) when a timeout applies: the clock
+            // is not read and no timer is touched per request otherwise.
             let idle_at = policy
                 .idle
                 .filter(|_| conn.running.is_empty() && session.calls_in_flight() == 0)
-                .map_or(far, |t| last_line + t);
-            let line_at = line_began
-                .zip(policy.line)
-                .map_or(far, |(began, t)| began + t);
+                .map(|t| last_line + t);
+            let line_at = line_began.zip(policy.line).map(|(began, t)| began + t);
+            let wake = match (idle_at, line_at) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let request_deadline = session.poll_timeout();
             tokio::select! {
                 biased;
                 // (mapped to `()` so the watch guard is not held across the awaits below)
@@ -127,15 +150,13 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                 Ok(()) = lists.changed() => {
                     conn.lists_changed(&mut session, &mut lists, &mut seen_lists)?;
                 }
-                _ = tokio::time::sleep_until(deadline), if draining.is_some() => break Ok(()),
-                _ = tokio::time::sleep_until(idle_at.min(line_at)), if draining.is_none() => {
+                () = sleep_until(draining), if draining.is_some() => break Ok(()),
+                () = sleep_until(wake), if draining.is_none() && wake.is_some() => {
                     tracing::debug!("closing a connection: idle, or a line did not complete in time");
                     break Ok(());
                 }
                 // The earliest deadline of a request to the client (session clock: UNIX ms).
-                _ = tokio::time::sleep(std::time::Duration::from_millis(
-                        session.poll_timeout().unwrap_or(0).saturating_sub(now_ms()))),
-                    if session.poll_timeout().is_some() => {
+                () = sleep_until_ms(request_deadline), if request_deadline.is_some() => {
                     session.handle_timeout(now_ms());
                     conn.drain(&mut session)?;
                 }
@@ -156,11 +177,12 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                         Err(e) => break Err(Error::Io(e)),
                     };
                     let mut input = chunk.get(..n).unwrap_or(&[]);
+                    let mut lines = 0usize;
                     while !input.is_empty() {
                         let taken = framer.push(input);
                         input = input.get(taken..).unwrap_or(&[]);
                         while let Some(frame) = framer.next_frame() {
-                            last_line = tokio::time::Instant::now();
+                            lines += 1;
                             match frame {
                                 Frame::Line(line) => conn.message(&mut session, line)?,
                                 Frame::Oversized { .. } => {
@@ -177,10 +199,13 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                             }
                         }
                     }
-                    line_began = match (framer.buffered(), line_began) {
-                        (0, _) => None,
-                        (_, Some(t)) => Some(t),
-                        (_, None) => Some(tokio::time::Instant::now()),
+                    if lines > 0 && policy.idle.is_some() {
+                        last_line = tokio::time::Instant::now();
+                    }
+                    line_began = match (framer.buffered(), line_began, policy.line) {
+                        (0, _, _) | (_, _, None) => None,
+                        (_, Some(t), _) => Some(t),
+                        (_, None, Some(_)) => Some(tokio::time::Instant::now()),
                     };
                 }
             }
@@ -705,6 +730,7 @@ impl Connection<'_, tokio::io::Sink> {
             if !open && idle && conn.running.is_empty() {
                 break;
             }
+            let request_deadline = session.poll_timeout();
             tokio::select! {
                 biased;
                 () = async { let _ = stop.wait_for(|s| *s).await; } => {
@@ -718,9 +744,7 @@ impl Connection<'_, tokio::io::Sink> {
                 Ok(()) = lists.changed() => {
                     conn.lists_changed(&mut session, &mut lists, &mut seen_lists)?;
                 }
-                _ = tokio::time::sleep(std::time::Duration::from_millis(
-                        session.poll_timeout().unwrap_or(0).saturating_sub(now_ms()))),
-                    if session.poll_timeout().is_some() => {
+                () = sleep_until_ms(request_deadline), if request_deadline.is_some() => {
                     session.handle_timeout(now_ms());
                     conn.drain(&mut session)?;
                 }
