@@ -78,11 +78,11 @@ where
         };
         // The handshake must complete (session id, version) before anything else goes out.
         if msg.get("method").and_then(Value::as_str) == Some("initialize") {
-            bridge.post(msg).await;
+            bridge.post(msg, line).await;
             continue;
         }
         let b = bridge.clone();
-        posts.spawn(async move { b.post(msg).await });
+        posts.spawn(async move { b.post(msg, line).await });
         while posts.try_join_next().is_some() {}
     }
     posts.abort_all();
@@ -153,13 +153,15 @@ impl Bridge {
         }
     }
 
-    async fn post(self: &Arc<Self>, msg: Value) {
+    /// POSTs one message: `line` is its text as the client wrote it (sent as is), `msg` the
+    /// parsed view the headers are taken from.
+    async fn post(self: &Arc<Self>, msg: Value, line: String) {
         let id = msg.get("method").and(msg.get("id")).cloned();
         let initialize = msg.get("method").and_then(Value::as_str) == Some("initialize");
         let req = self
             .request(Method::POST, Some(&msg))
             .header(CONTENT_TYPE, "application/json")
-            .body(Full::new(Bytes::from(msg.to_string())));
+            .body(Full::new(Bytes::from(line)));
         let Ok(req) = req else {
             return self.fail(id.as_ref(), "unsendable request".into()).await;
         };
