@@ -262,7 +262,7 @@ impl<'a> Session<'a> {
     /// A free slot for a call or subscription with this id: refuses an id already in
     /// flight (-32600) and a full table (-32603 with `data.limit`).
     #[cfg(any(feature = "deferred", feature = "listen"))]
-    pub(super) fn free_slot_for<'i>(&self, id: RequestId<'i>) -> Result<usize, Fault<'i>> {
+    pub(super) fn free_slot_for<'i>(&mut self, id: RequestId<'i>) -> Result<usize, Fault<'i>> {
         if self
             .slots
             .iter()
@@ -273,13 +273,11 @@ impl<'a> Session<'a> {
                 "Request id is already in use by a call in flight",
             ));
         }
-        self.slots
-            .iter()
-            .position(|s| s.state == SlotState::Free)
-            .ok_or(
-                Fault::new(code::INTERNAL_ERROR, "Too many calls in flight")
-                    .with(super::faults::Detail::Limit(self.slots.len())),
-            )
+        let free = self.slots.iter().position(|s| s.state == SlotState::Free);
+        free.or_else(|| self.slots.grow()).ok_or(
+            Fault::new(code::INTERNAL_ERROR, "Too many calls in flight")
+                .with(super::faults::Detail::Limit(self.slots.limit())),
+        )
     }
 
     /// Takes a slot for a deferred request: `params` is the request's `params` (a slice of

@@ -92,6 +92,71 @@ impl Config {
     }
 }
 
+/// Where a session's call slots live: a caller-owned slice, or (feature `alloc`) a vector
+/// that grows on demand up to a maximum. Either way the session sees a slice.
+#[derive(Debug)]
+enum Slots<'a> {
+    Borrowed(&'a mut [CallSlot]),
+    #[cfg(feature = "alloc")]
+    Growing {
+        slots: alloc::vec::Vec<CallSlot>,
+        /// (Read only where calls can be deferred.)
+        #[cfg_attr(not(any(feature = "deferred", feature = "listen")), allow(dead_code))]
+        max: usize,
+    },
+}
+
+impl Slots<'_> {
+    /// How many calls can be in flight at once (reported with "Too many calls in flight").
+    #[cfg(any(feature = "deferred", feature = "listen"))]
+    fn limit(&self) -> usize {
+        match self {
+            Slots::Borrowed(s) => s.len(),
+            #[cfg(feature = "alloc")]
+            Slots::Growing { max, .. } => *max,
+        }
+    }
+
+    /// Adds free slots if the storage can grow; returns the index of the first new one.
+    #[cfg(any(feature = "deferred", feature = "listen"))]
+    fn grow(&mut self) -> Option<usize> {
+        match self {
+            Slots::Borrowed(_) => None,
+            #[cfg(feature = "alloc")]
+            Slots::Growing { slots, max } => {
+                let had = slots.len();
+                let want = had.saturating_mul(2).clamp(4, *max);
+                if want <= had {
+                    return None;
+                }
+                slots.resize(want, CallSlot::EMPTY);
+                Some(had)
+            }
+        }
+    }
+}
+
+impl core::ops::Deref for Slots<'_> {
+    type Target = [CallSlot];
+    fn deref(&self) -> &[CallSlot] {
+        match self {
+            Slots::Borrowed(s) => s,
+            #[cfg(feature = "alloc")]
+            Slots::Growing { slots, .. } => slots,
+        }
+    }
+}
+
+impl core::ops::DerefMut for Slots<'_> {
+    fn deref_mut(&mut self) -> &mut [CallSlot] {
+        match self {
+            Slots::Borrowed(s) => s,
+            #[cfg(feature = "alloc")]
+            Slots::Growing { slots, .. } => slots,
+        }
+    }
+}
+
 /// Caller-owned memory of a session: `CALLS` deferred calls can be in flight at once.
 #[derive(Debug)]
 pub struct SessionStorage<const CALLS: usize> {
@@ -240,7 +305,7 @@ const fn list_bit(kind: ListKind) -> u8 {
 pub struct Session<'a> {
     info: &'a ServerInfo<'a>,
     config: Config,
-    slots: &'a mut [CallSlot],
+    slots: Slots<'a>,
     phase: Phase,
     client_caps: ClientCaps,
     log_level: LogLevel,
@@ -279,6 +344,28 @@ impl<'a> Session<'a> {
         for slot in slots.iter_mut() {
             *slot = CallSlot::EMPTY;
         }
+        Self::over(info, config, Slots::Borrowed(slots))
+    }
+
+    /// A new session whose call slots are allocated on demand (feature `alloc`): none
+    /// while every call is answered synchronously, then doubling up to `max_calls` (at
+    /// most 65,535) as deferred calls and subscriptions are in flight at once. An adapter
+    /// with many mostly idle connections pays for the concurrency each one actually used,
+    /// not for its limit. Slots are not given back while the session lives (a call token
+    /// names its slot).
+    #[cfg(feature = "alloc")]
+    pub fn with_growing_slots(info: &'a ServerInfo<'a>, config: Config, max_calls: usize) -> Self {
+        Self::over(
+            info,
+            config,
+            Slots::Growing {
+                slots: alloc::vec::Vec::new(),
+                max: max_calls.min(usize::from(u16::MAX)),
+            },
+        )
+    }
+
+    fn over(info: &'a ServerInfo<'a>, config: Config, slots: Slots<'a>) -> Self {
         Session {
             info,
             config,
