@@ -16,6 +16,7 @@
 //! | a write without progress | 30 s, [`ClientOptions::write_timeout`] | the connection closes; pending requests fail with [`Error::WriteTimeout`] |
 //! | a started incoming line | 30 s to complete, [`ClientOptions::line_timeout`] | the connection closes; pending requests fail with [`Error::LineTimeout`] |
 //! | an incoming line | 16 MiB, [`ClientOptions::max_line`] | the line is discarded; pending requests fail with [`Error::Oversized`]; the connection keeps working |
+//! | over HTTP, a JSON response body or SSE event | [`ClientOptions::max_line`] | not read further; the request fails with a -32603 [`Error::Protocol`] |
 //! | lines queued for a server that does not read | [`MAX_QUEUED_LINES`] | the connection closes |
 //! | answers to the server's requests queued | [`MAX_QUEUED_REPLY_BYTES`] | the connection closes |
 //! | [`notifications`](Client::notifications) not yet received | [`MAX_QUEUED_NOTIFICATIONS`] | further ones are dropped and counted ([`Client::dropped_notifications`]) |
@@ -261,7 +262,12 @@ impl Client {
         let (client_side, bridge_side) = tokio::io::duplex(1 << 20);
         let (bridge_reader, bridge_writer) = tokio::io::split(bridge_side);
         let (client_reader, client_writer) = tokio::io::split(client_side);
-        let bridge = tokio::spawn(http::run(url, bridge_reader, bridge_writer));
+        let bridge = tokio::spawn(http::run(
+            url,
+            bridge_reader,
+            bridge_writer,
+            options.max_line,
+        ));
         let client = Client::start(client_reader, client_writer, options, None, None);
         lock(&client.inner.tasks).push(bridge);
         client.handshake().await?;

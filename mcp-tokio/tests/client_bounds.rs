@@ -550,3 +550,112 @@ async fn progress_into_a_full_bounded_channel_is_dropped_and_counted() {
     })
     .await;
 }
+
+// ---- Streamable HTTP -----------------------------------------------------------------------
+
+/// A raw HTTP/1.1 server for one request: reads it, then answers with `content_type` and a
+/// chunked body that starts with `head` and goes on with 64 KiB chunks of `p` (ending with
+/// `tail` only after `cap` bytes, for a client without the limit). Returns how many bytes it
+/// wrote and whether a write failed (the client hung up).
+#[cfg(feature = "http")]
+async fn endless_http_answer(
+    content_type: &'static str,
+    head: &'static str,
+    tail: &'static str,
+    cap: usize,
+) -> (String, JoinHandle<(usize, bool)>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let task = tokio::spawn(async move {
+        let (stream, _) = listener.accept().await.unwrap();
+        let (r, mut w) = stream.into_split();
+        let mut r = BufReader::new(r);
+        let mut length = 0usize;
+        loop {
+            let mut line = String::new();
+            r.read_line(&mut line).await.unwrap();
+            let line = line.trim_end().to_ascii_lowercase();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(v) = line.strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0u8; length];
+        r.read_exact(&mut body).await.unwrap();
+        let request: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(request["method"], "initialize");
+        let answer = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ntransfer-encoding: chunked\r\n\r\n{:x}\r\n{head}\r\n",
+            head.len()
+        );
+        if w.write_all(answer.as_bytes()).await.is_err() {
+            return (0, true);
+        }
+        let chunk = format!("{:x}\r\n{}\r\n", 64 << 10, "p".repeat(64 << 10));
+        let mut written = 0;
+        while written < cap {
+            if w.write_all(chunk.as_bytes()).await.is_err() {
+                return (written, true);
+            }
+            written += 64 << 10;
+        }
+        // The failing case: end the body so the client is not stuck forever.
+        let end = format!("{:x}\r\n{tail}\r\n0\r\n\r\n", tail.len());
+        let _ = w.write_all(end.as_bytes()).await;
+        (written, false)
+    });
+    (url, task)
+}
+
+#[cfg(feature = "http")]
+async fn check_endless_http_answer(
+    content_type: &'static str,
+    head: &'static str,
+    tail: &'static str,
+) {
+    const CAP: usize = 256 << 20;
+    bounded(async {
+        let (url, server) = endless_http_answer(content_type, head, tail, CAP).await;
+        let options = ClientOptions {
+            max_line: 1 << 20,
+            ..ClientOptions::default()
+        };
+        let started = Instant::now();
+        let err = Client::connect_http_with(&url, options).await.unwrap_err();
+        // The request timeout is 60 s: the limit ended the handshake, long before that.
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let Error::Protocol { code, message, .. } = &err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(*code, -32603);
+        assert!(message.contains("1048576-byte limit"), "{message}");
+        // The client stopped reading the body and hung up.
+        let (written, hung_up) = server.await.unwrap();
+        assert!(hung_up && written < CAP, "{written} bytes written");
+    })
+    .await;
+}
+
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn an_endless_json_response_body_is_not_buffered() {
+    check_endless_http_answer(
+        "application/json",
+        r#"{"jsonrpc":"2.0","id":1,"result":{"padding":""#,
+        r#""}}"#,
+    )
+    .await;
+}
+
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn an_endless_sse_event_is_not_buffered() {
+    check_endless_http_answer(
+        "text/event-stream",
+        r#"data: {"jsonrpc":"2.0","id":1,"result":{"padding":""#,
+        "\"}}\n\n",
+    )
+    .await;
+}

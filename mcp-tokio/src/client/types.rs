@@ -107,7 +107,9 @@ pub struct ClientOptions {
     /// request with [`CallOptions::with_timeout`].
     pub request_timeout: Duration,
     /// Longest accepted incoming line in bytes, without the newline (default 16 MiB); see
-    /// [`Error::Oversized`](super::Error::Oversized).
+    /// [`Error::Oversized`](super::Error::Oversized). Over HTTP, also the longest JSON
+    /// response body or SSE event read: a longer one is dropped unread and its request fails
+    /// with a -32603 [`Error::Protocol`](super::Error::Protocol) naming the limit.
     pub max_line: usize,
     /// How long [`Client::close`](super::Client::close) waits for the queued output to be
     /// written and for a child process to exit after closing its stdin, before killing it
