@@ -679,8 +679,9 @@ impl Client {
     /// Ends the connection: writes what is queued and closes the write half (a child's
     /// stdin), waiting at most [`ClientOptions::close_timeout`] (less if the server reads
     /// nothing for [`ClientOptions::write_timeout`]); then for a child waits up to
-    /// `close_timeout` for it to exit, killing it after that. Pending requests fail with
-    /// [`Error::Closed`]. Returns the child's exit status, if there is a child.
+    /// `close_timeout` for it to exit, killing it after that. Requests still pending fail
+    /// with [`Error::Closed`] (or with what ended the connection first, such as
+    /// [`Error::WriteTimeout`]). Returns the child's exit status, if there is a child.
     pub async fn close(self) -> Result<Option<ExitStatus>> {
         let inner = &self.inner;
         let grace = inner.options.close_timeout;
