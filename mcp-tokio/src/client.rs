@@ -9,6 +9,21 @@
 //! with [`CallOptions`]); a timed-out, [cancelled](Client::cancel) or dropped request sends
 //! `notifications/cancelled` to the server (never for `initialize`).
 //!
+//! A hostile or stuck server cannot hang the client or grow its memory:
+//!
+//! | bound | default | when exceeded |
+//! |---|---|---|
+//! | a write without progress | 30 s, [`ClientOptions::write_timeout`] | the connection closes; pending requests fail with [`Error::WriteTimeout`] |
+//! | a started incoming line | 30 s to complete, [`ClientOptions::line_timeout`] | the connection closes; pending requests fail with [`Error::LineTimeout`] |
+//! | an incoming line | 16 MiB, [`ClientOptions::max_line`] | the line is discarded; pending requests fail with [`Error::Oversized`]; the connection keeps working |
+//! | over HTTP, a JSON response body or SSE event | [`ClientOptions::max_line`] | not read further; the request fails with a -32603 [`Error::Protocol`] |
+//! | lines queued for a server that does not read | [`MAX_QUEUED_LINES`] | the connection closes |
+//! | answers to the server's requests queued | [`MAX_QUEUED_REPLY_BYTES`] | the connection closes |
+//! | [`notifications`](Client::notifications) not yet received | [`MAX_QUEUED_NOTIFICATIONS`] | further ones are dropped and counted ([`Client::dropped_notifications`]) |
+//! | progress in a bounded channel | its capacity | further ones are dropped and counted |
+//!
+//! After the connection closed, every call fails at once with [`Error::Closed`].
+//!
 //! Requests from the server are answered by the reader task: `ping` with `{}`, anything
 //! else (`roots/list`, `sampling/createMessage`, `elicitation/create`, ...) with -32601, so
 //! do not declare those capabilities in [`ClientOptions::capabilities`].
@@ -30,8 +45,9 @@
 //!     .await?;
 //! assert_eq!(sum.structured_content, Some(json!({"sum": 42.0})));
 //!
-//! // Progress and a per-call timeout; the handle's id can be cancelled meanwhile.
-//! let (tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
+//! // Progress (into a bounded channel) and a per-call timeout; the handle's id can be
+//! // cancelled meanwhile.
+//! let (tx, mut progress) = tokio::sync::mpsc::channel(64);
 //! let options = CallOptions::new()
 //!     .with_progress(tx)
 //!     .with_timeout(Duration::from_secs(10));
@@ -75,7 +91,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use conn::Shared;
-pub use conn::MAX_QUEUED_LINES;
+pub use conn::{MAX_QUEUED_LINES, MAX_QUEUED_REPLY_BYTES};
 pub use error::{Error, Result};
 pub use types::{
     CallOptions, CallToolResult, ClientOptions, Era, Implementation, Notification, Progress,
@@ -85,6 +101,11 @@ pub use types::{
 
 /// Most `tools/list` pages [`Client::list_tools`] follows before giving up.
 pub const MAX_PAGES: usize = 10_000;
+
+/// Capacity of each [`Client::notifications`] channel: a notification that finds it full is
+/// dropped and counted in [`Client::dropped_notifications`] (notifications are fire-and-forget
+/// in MCP; a consumer that falls this far behind cannot make the client grow).
+pub const MAX_QUEUED_NOTIFICATIONS: usize = 1024;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -241,7 +262,12 @@ impl Client {
         let (client_side, bridge_side) = tokio::io::duplex(1 << 20);
         let (bridge_reader, bridge_writer) = tokio::io::split(bridge_side);
         let (client_reader, client_writer) = tokio::io::split(client_side);
-        let bridge = tokio::spawn(http::run(url, bridge_reader, bridge_writer));
+        let bridge = tokio::spawn(http::run(
+            url,
+            bridge_reader,
+            bridge_writer,
+            options.max_line,
+        ));
         let client = Client::start(client_reader, client_writer, options, None, None);
         lock(&client.inner.tasks).push(bridge);
         client.handshake().await?;
@@ -305,8 +331,14 @@ impl Client {
             reader,
             Arc::clone(&shared),
             options.max_line,
+            options.line_timeout,
         ));
-        let write_task = tokio::spawn(conn::write_loop(writer, rx, Arc::clone(&shared)));
+        let write_task = tokio::spawn(conn::write_loop(
+            writer,
+            rx,
+            Arc::clone(&shared),
+            options.write_timeout,
+        ));
         Client {
             inner: Arc::new(Inner {
                 shared,
@@ -480,7 +512,8 @@ impl Client {
     }
 
     /// Sends a notification (`params` of `Value::Null` sends none) and waits until it is
-    /// written.
+    /// written (at most [`ClientOptions::write_timeout`] without progress: then the connection
+    /// closes and this fails with [`Error::WriteTimeout`]).
     pub async fn notify(&self, method: &str, params: Value) -> Result<()> {
         let mut msg = json!({"jsonrpc": "2.0", "method": method});
         if !params.is_null() {
@@ -505,13 +538,27 @@ impl Client {
     }
 
     /// A channel receiving the notifications [`on_notification`](Client::on_notification)
-    /// sees from now on.
-    pub fn notifications(&self) -> mpsc::UnboundedReceiver<Notification> {
-        let (tx, rx) = mpsc::unbounded_channel();
+    /// sees from now on. It holds at most [`MAX_QUEUED_NOTIFICATIONS`]; a notification that
+    /// finds it full is dropped, logged and counted in
+    /// [`dropped_notifications`](Client::dropped_notifications).
+    pub fn notifications(&self) -> mpsc::Receiver<Notification> {
+        let (tx, rx) = mpsc::channel(MAX_QUEUED_NOTIFICATIONS);
+        let dropped = Arc::clone(self.inner.shared.dropped());
         self.on_notification(move |n| {
-            let _ = tx.send(n.clone());
+            if let Err(mpsc::error::TrySendError::Full(_)) = tx.try_send(n.clone()) {
+                conn::count_drop(&dropped, "notification");
+            }
         });
         rx
+    }
+
+    /// How many notifications and progress updates were dropped because their bounded channel
+    /// ([`notifications`](Client::notifications), a bounded [`ProgressSink`]) was full.
+    pub fn dropped_notifications(&self) -> u64 {
+        self.inner
+            .shared
+            .dropped()
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// `ping` (legacy era; a 2026-07-28 server answers -32601).
@@ -629,10 +676,12 @@ impl Client {
 
     // ---- closing ----------------------------------------------------------------------------
 
-    /// Ends the connection: closes the write half (a child's stdin), then for a child waits
-    /// up to [`ClientOptions::close_timeout`] for it to exit, killing it after that. Pending
-    /// requests fail with [`Error::Closed`]. Returns the child's exit status, if there is a
-    /// child.
+    /// Ends the connection: writes what is queued and closes the write half (a child's
+    /// stdin), waiting at most [`ClientOptions::close_timeout`] (less if the server reads
+    /// nothing for [`ClientOptions::write_timeout`]); then for a child waits up to
+    /// `close_timeout` for it to exit, killing it after that. Requests still pending fail
+    /// with [`Error::Closed`] (or with what ended the connection first, such as
+    /// [`Error::WriteTimeout`]). Returns the child's exit status, if there is a child.
     pub async fn close(self) -> Result<Option<ExitStatus>> {
         let inner = &self.inner;
         let grace = inner.options.close_timeout;

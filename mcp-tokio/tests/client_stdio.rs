@@ -511,7 +511,7 @@ async fn modern_progress() {
 /// Asserts that the server stopped a cancelled `slow_count` (30 ms a step): after a grace
 /// period for notifications already in flight, no progress reaches the general callbacks
 /// (the cancelled request's own sink is gone by then).
-async fn assert_progress_stops(notes: &mut mpsc::UnboundedReceiver<Notification>) {
+async fn assert_progress_stops(notes: &mut mpsc::Receiver<Notification>) {
     tokio::time::sleep(Duration::from_millis(200)).await;
     while notes.try_recv().is_ok() {}
     tokio::time::sleep(Duration::from_millis(300)).await;

@@ -3,14 +3,15 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use mcp_core::framing::{Frame, LineFramer};
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
 
 use super::error::{Error, Result};
 use super::types::{Notification, Progress, ProgressSink};
@@ -22,11 +23,16 @@ pub(crate) type Handler = Arc<dyn Fn(&Notification) + Send + Sync>;
 
 /// A message for the writer task.
 pub(crate) enum Outgoing {
-    /// One serialized JSON-RPC message (the newline is added by the writer), with an optional
-    /// acknowledgement of the write.
-    Line(String, Option<oneshot::Sender<io::Result<()>>>),
+    /// One serialized JSON-RPC message (the newline is added by the writer).
+    Line {
+        line: String,
+        /// Acknowledges the write.
+        ack: Option<oneshot::Sender<Result<()>>>,
+        /// Bytes counted in [`Shared::reply_bytes`] (an answer to a server's request), or 0.
+        reply: usize,
+    },
     /// Flush, shut down and drop the write half, then acknowledge.
-    Shutdown(oneshot::Sender<io::Result<()>>),
+    Shutdown(oneshot::Sender<Result<()>>),
 }
 
 struct Pending {
@@ -44,13 +50,26 @@ struct State {
 /// Lines the client queues for a server that does not read before it gives up on it.
 pub const MAX_QUEUED_LINES: usize = 4096;
 
+/// Bytes of answers to the server's own requests (`ping`, and the -32601 of anything else)
+/// the client queues before it gives up on the connection: they echo the server's ids, which
+/// may be long, so [`MAX_QUEUED_LINES`] alone would not bound their memory. One answer is
+/// always admitted, so the bound is this plus one answer (at most
+/// [`ClientOptions::max_line`](super::ClientOptions::max_line) and a few bytes).
+pub const MAX_QUEUED_REPLY_BYTES: usize = 16 << 20;
+
 /// State shared by the client, its tasks and its in-flight requests.
 pub(crate) struct Shared {
     state: Mutex<State>,
     handlers: Mutex<Vec<Handler>>,
     out: mpsc::UnboundedSender<Outgoing>,
     /// Lines queued for the writer and not yet written.
-    queued: std::sync::atomic::AtomicUsize,
+    queued: AtomicUsize,
+    /// Bytes of those lines that answer the server's requests.
+    reply_bytes: AtomicUsize,
+    /// Set (once) when the connection closes: the reader and writer tasks stop.
+    stop: watch::Sender<bool>,
+    /// Notifications and progress dropped because a bounded channel was full.
+    dropped: Arc<AtomicU64>,
     next_id: AtomicU64,
     next_token: AtomicU64,
     /// `_meta` members added to every request (2026-07-28), or `None` (legacy).
@@ -68,7 +87,10 @@ impl Shared {
             state: Mutex::new(State::default()),
             handlers: Mutex::new(Vec::new()),
             out,
-            queued: std::sync::atomic::AtomicUsize::new(0),
+            queued: AtomicUsize::new(0),
+            reply_bytes: AtomicUsize::new(0),
+            stop: watch::Sender::new(false),
+            dropped: Arc::new(AtomicU64::new(0)),
             next_id: AtomicU64::new(1),
             next_token: AtomicU64::new(1),
             modern_meta: Mutex::new(None),
@@ -92,9 +114,19 @@ impl Shared {
         lock(&self.state).closed
     }
 
-    /// Counts a line into the writer's queue; a server that has not read
-    /// [`MAX_QUEUED_LINES`] of them ends the connection (it cannot grow our memory).
-    fn admit(&self) -> bool {
+    /// The counter behind [`Client::dropped_notifications`](super::Client::dropped_notifications).
+    pub(crate) fn dropped(&self) -> &Arc<AtomicU64> {
+        &self.dropped
+    }
+
+    /// Counts a line into the writer's queue (`reply`: its bytes, if it answers a request of
+    /// the server). A closed connection admits nothing; a server that has not read
+    /// [`MAX_QUEUED_LINES`] lines or [`MAX_QUEUED_REPLY_BYTES`] of answers ends the
+    /// connection (it cannot grow our memory).
+    fn admit(&self, reply: usize) -> bool {
+        if self.is_closed() {
+            return false;
+        }
         let queued = self.queued.fetch_add(1, Ordering::Relaxed) + 1;
         if queued > MAX_QUEUED_LINES {
             tracing::warn!("the server reads nothing: {queued} messages queued; closing");
@@ -103,30 +135,66 @@ impl Shared {
             )));
             return false;
         }
+        if reply > 0 {
+            let before = self.reply_bytes.fetch_add(reply, Ordering::Relaxed);
+            if before >= MAX_QUEUED_REPLY_BYTES {
+                tracing::warn!(
+                    "the server reads nothing: {before} bytes of answers to its requests queued; closing"
+                );
+                self.close(&Error::Malformed(format!(
+                    "the server stopped reading ({before} bytes of answers to its requests queued)"
+                )));
+                return false;
+            }
+        }
         true
     }
 
     /// Queues a line for the writer without waiting.
     pub(crate) fn send_line(&self, line: String) -> bool {
         tracing::trace!(target: "mcp_tokio::client", "→ {line}");
-        self.admit() && self.out.send(Outgoing::Line(line, None)).is_ok()
+        self.admit(0)
+            && self
+                .out
+                .send(Outgoing::Line {
+                    line,
+                    ack: None,
+                    reply: 0,
+                })
+                .is_ok()
+    }
+
+    /// Queues an answer to one of the server's requests, counted against
+    /// [`MAX_QUEUED_REPLY_BYTES`].
+    fn send_reply(&self, line: String) -> bool {
+        tracing::trace!(target: "mcp_tokio::client", "→ {line}");
+        let reply = line.len() + 1;
+        self.admit(reply)
+            && self
+                .out
+                .send(Outgoing::Line {
+                    line,
+                    ack: None,
+                    reply,
+                })
+                .is_ok()
     }
 
     /// Queues a line and waits until it is written.
     pub(crate) async fn write_line(&self, line: String) -> Result<()> {
         tracing::trace!(target: "mcp_tokio::client", "→ {line}");
         let (ack, done) = oneshot::channel();
-        if !self.admit() {
+        if !self.admit(0) {
             return Err(Error::Closed);
         }
         self.out
-            .send(Outgoing::Line(line, Some(ack)))
+            .send(Outgoing::Line {
+                line,
+                ack: Some(ack),
+                reply: 0,
+            })
             .map_err(|_| Error::Closed)?;
-        match done.await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(Error::Io(e)),
-            Err(_) => Err(Error::Closed),
-        }
+        done.await.unwrap_or(Err(Error::Closed))
     }
 
     /// Asks the writer to shut down its half and waits for it.
@@ -135,10 +203,7 @@ impl Shared {
         if self.out.send(Outgoing::Shutdown(ack)).is_err() {
             return Ok(()); // The writer is already gone.
         }
-        match done.await {
-            Ok(r) => r.map_err(Error::Io),
-            Err(_) => Ok(()),
-        }
+        done.await.unwrap_or(Ok(()))
     }
 
     /// Sends `notifications/cancelled` for `id`.
@@ -171,7 +236,8 @@ impl Shared {
         }
     }
 
-    /// Marks the connection closed and fails every pending request with `error`.
+    /// Marks the connection closed, fails every pending request with `error` and stops the
+    /// reader and writer tasks (what is still queued for the server is dropped).
     pub(crate) fn close(&self, error: &Error) {
         let pending: Vec<Pending> = {
             let mut state = lock(&self.state);
@@ -182,6 +248,7 @@ impl Shared {
         for p in pending {
             let _ = p.tx.send(Err(error.duplicate()));
         }
+        self.stop.send_replace(true);
     }
 
     /// Fails every pending request with `error`, leaving the connection open.
@@ -402,7 +469,11 @@ impl Shared {
             let sink = key.and_then(|k| lock(&self.state).progress.get(&k).cloned());
             if let Some(sink) = sink {
                 match params.cloned().map(serde_json::from_value::<Progress>) {
-                    Some(Ok(progress)) => sink.deliver(progress),
+                    Some(Ok(progress)) => {
+                        if !sink.deliver(progress) {
+                            count_drop(&self.dropped, "progress notification");
+                        }
+                    }
                     _ => tracing::warn!("ignoring a malformed progress notification"),
                 }
                 return;
@@ -427,7 +498,18 @@ impl Shared {
                 "message": format!("Method not found: this client does not handle {method}")
             }})
         };
-        self.send_line(reply.to_string());
+        self.send_reply(reply.to_string());
+    }
+}
+
+/// Counts a notification a full bounded channel could not take, with a warning at the first
+/// drop and at every power of two after it (a flood does not flood the log as well).
+pub(crate) fn count_drop(dropped: &AtomicU64, what: &str) {
+    let n = dropped.fetch_add(1, Ordering::Relaxed) + 1;
+    if n.is_power_of_two() {
+        tracing::warn!("a {what} found its channel full and was dropped ({n} dropped so far)");
+    } else {
+        tracing::debug!("a {what} found its channel full and was dropped");
     }
 }
 
@@ -476,11 +558,31 @@ impl Drop for Guard {
     }
 }
 
-/// The reader task: frames lines with a bounded [`LineFramer`] and dispatches them.
-pub(crate) async fn read_loop<R>(mut reader: R, shared: Arc<Shared>, max_line: usize)
-where
+/// Reads into `buf`, giving up at `deadline` (`None`: never). The read is polled before the
+/// timer, so data already there is taken even after the deadline.
+async fn read_by<R: AsyncRead + Unpin>(
+    reader: &mut R,
+    buf: &mut [u8],
+    deadline: Option<Instant>,
+) -> Option<io::Result<usize>> {
+    match deadline {
+        None => Some(reader.read(buf).await),
+        Some(at) => tokio::time::timeout_at(at, reader.read(buf)).await.ok(),
+    }
+}
+
+/// The reader task: frames lines with a bounded [`LineFramer`] and dispatches them. A line
+/// that has started must end within `line_timeout`, or the connection is closed with
+/// [`Error::LineTimeout`]. Stops when the connection closes.
+pub(crate) async fn read_loop<R>(
+    mut reader: R,
+    shared: Arc<Shared>,
+    max_line: usize,
+    line_timeout: Duration,
+) where
     R: AsyncRead + Unpin,
 {
+    let mut stop = shared.stop.subscribe();
     let mut storage = vec![0u8; max_line.max(1)];
     let mut framer = LineFramer::new(&mut storage);
     let limit = framer.max_len();
@@ -492,17 +594,33 @@ where
             shared.fail_pending(&Error::Oversized { limit });
         }
     };
+    // When the line now in the framer (or being discarded) must have ended.
+    let mut line_deadline: Option<Instant> = None;
     let end = loop {
-        let n = match reader.read(&mut chunk).await {
-            Ok(0) => break Error::Closed,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
+        let read = tokio::select! {
+            biased;
+            // (mapped to `()` so the watch guard is not held across the awaits below)
+            () = async { let _ = stop.wait_for(|s| *s).await; } => break None,
+            read = read_by(&mut reader, &mut chunk, line_deadline) => read,
+        };
+        let n = match read {
+            None => {
+                tracing::warn!(
+                    "a line from the server did not complete within {line_timeout:?}: closing"
+                );
+                break Some(Error::LineTimeout(line_timeout));
+            }
+            Some(Ok(0)) => break Some(Error::Closed),
+            Some(Ok(n)) => n,
+            Some(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Some(Err(e)) => {
                 tracing::warn!("reading from the server failed: {e}");
-                break Error::Io(e);
+                break Some(Error::Io(e));
             }
         };
         let mut rest = chunk.get(..n).unwrap_or_default();
+        // A newline ends the line in progress: what is left after it began in this read.
+        let ended = rest.contains(&b'\n');
         while !rest.is_empty() {
             let taken = framer.push(rest);
             rest = rest.get(taken..).unwrap_or_default();
@@ -510,46 +628,104 @@ where
                 on_frame(frame);
             }
         }
+        let mid_line = framer.buffered() > 0 || framer.is_discarding();
+        line_deadline = match line_deadline {
+            _ if !mid_line => None,
+            Some(at) if !ended => Some(at),
+            _ => Instant::now().checked_add(line_timeout),
+        };
     };
-    while let Some(frame) = framer.finish() {
-        on_frame(frame);
+    let Some(end) = end else {
+        return; // Closed elsewhere.
+    };
+    if !matches!(end, Error::LineTimeout(_)) {
+        // A last line without its newline (never the one that timed out).
+        while let Some(frame) = framer.finish() {
+            on_frame(frame);
+        }
+        tracing::debug!("the server closed the connection");
     }
-    tracing::debug!("the server closed the connection");
     shared.close(&end);
 }
 
-/// The writer task: writes each queued line plus `\n` and flushes.
+/// Writes all of `buf` and flushes; fails with [`Error::WriteTimeout`] when a write or the
+/// flush makes no progress for `limit`.
+async fn write_within<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    mut buf: &[u8],
+    limit: Duration,
+) -> Result<()> {
+    while !buf.is_empty() {
+        match tokio::time::timeout(limit, writer.write(buf)).await {
+            Err(_elapsed) => return Err(Error::WriteTimeout(limit)),
+            Ok(Ok(0)) => return Err(Error::Io(io::ErrorKind::WriteZero.into())),
+            Ok(Ok(n)) => buf = buf.get(n..).unwrap_or_default(),
+            Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
+            Ok(Err(e)) => return Err(Error::Io(e)),
+        }
+    }
+    match tokio::time::timeout(limit, writer.flush()).await {
+        Err(_elapsed) => Err(Error::WriteTimeout(limit)),
+        Ok(r) => r.map_err(Error::Io),
+    }
+}
+
+/// The writer task: writes each queued line plus `\n` and flushes. A write that makes no
+/// progress for `write_timeout` closes the connection with [`Error::WriteTimeout`]. Stops
+/// when the connection closes (dropping what is still queued) or after a shutdown.
 pub(crate) async fn write_loop<W>(
     mut writer: W,
     mut rx: mpsc::UnboundedReceiver<Outgoing>,
     shared: Arc<Shared>,
+    write_timeout: Duration,
 ) where
     W: AsyncWrite + Unpin,
 {
-    while let Some(msg) = rx.recv().await {
+    let mut stop = shared.stop.subscribe();
+    loop {
+        let msg = tokio::select! {
+            biased;
+            () = async { let _ = stop.wait_for(|s| *s).await; } => return,
+            msg = rx.recv() => match msg {
+                Some(msg) => msg,
+                None => return,
+            },
+        };
         match msg {
-            Outgoing::Line(mut line, ack) => {
+            Outgoing::Line {
+                mut line,
+                ack,
+                reply,
+            } => {
                 line.push('\n');
-                let mut result = writer.write_all(line.as_bytes()).await;
-                if result.is_ok() {
-                    result = writer.flush().await;
-                }
+                let result = tokio::select! {
+                    biased;
+                    () = async { let _ = stop.wait_for(|s| *s).await; } => Err(Error::Closed),
+                    result = write_within(&mut writer, line.as_bytes(), write_timeout) => result,
+                };
                 shared.queued.fetch_sub(1, Ordering::Relaxed);
-                let failed = result
-                    .as_ref()
-                    .err()
-                    .map(|e| io::Error::new(e.kind(), e.to_string()));
+                if reply > 0 {
+                    shared.reply_bytes.fetch_sub(reply, Ordering::Relaxed);
+                }
+                let failed = result.as_ref().err().map(Error::duplicate);
                 if let Some(ack) = ack {
                     let _ = ack.send(result);
                 }
-                if let Some(e) = failed {
-                    tracing::warn!("writing to the server failed: {e}");
-                    shared.close(&Error::Io(e));
-                    return;
+                match failed {
+                    None => {}
+                    Some(Error::Closed) => return,
+                    Some(e) => {
+                        tracing::warn!("writing to the server failed: {e}");
+                        shared.close(&e);
+                        return;
+                    }
                 }
             }
             Outgoing::Shutdown(ack) => {
-                let result = writer.shutdown().await;
+                let result = match tokio::time::timeout(write_timeout, writer.shutdown()).await {
+                    Err(_elapsed) => Err(Error::WriteTimeout(write_timeout)),
+                    Ok(r) => r.map_err(Error::Io),
+                };
                 drop(writer);
                 let _ = ack.send(result);
                 return;

@@ -1,5 +1,7 @@
 //! The client's error type.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 /// Everything a client operation can fail with.
@@ -26,8 +28,8 @@ pub enum Error {
     /// [`CallHandle::cancel`](super::CallHandle::cancel).
     #[error("the request was cancelled")]
     Cancelled,
-    /// The connection is closed (end of stream, [`Client::close`](super::Client::close), or the
-    /// client was dropped).
+    /// The connection is closed (end of stream, [`Client::close`](super::Client::close), the
+    /// client was dropped, or an earlier failure such as [`Error::WriteTimeout`] ended it).
     #[error("the connection is closed")]
     Closed,
     /// A message from the server, or a result inside one, does not have the expected shape.
@@ -46,6 +48,18 @@ pub enum Error {
         /// The configured maximum line length.
         limit: usize,
     },
+    /// The server took in none of the client's output for
+    /// [`ClientOptions::write_timeout`](super::ClientOptions::write_timeout) (it stopped
+    /// reading): the client closed the connection. Every request pending at that moment fails
+    /// with this error; later calls fail at once with [`Error::Closed`].
+    #[error("the server read nothing for {0:?}: connection closed")]
+    WriteTimeout(Duration),
+    /// A line from the server that had started did not end within
+    /// [`ClientOptions::line_timeout`](super::ClientOptions::line_timeout) (a stalled or
+    /// trickling server): the client closed the connection. Every request pending at that
+    /// moment fails with this error; later calls fail at once with [`Error::Closed`].
+    #[error("a message from the server did not complete within {0:?}: connection closed")]
+    LineTimeout(Duration),
 }
 
 impl Error {
@@ -77,6 +91,8 @@ impl Error {
             Error::Malformed(m) => Error::Malformed(m.clone()),
             Error::Version(m) => Error::Version(m.clone()),
             Error::Oversized { limit } => Error::Oversized { limit: *limit },
+            Error::WriteTimeout(t) => Error::WriteTimeout(*t),
+            Error::LineTimeout(t) => Error::LineTimeout(*t),
         }
     }
 }

@@ -10,12 +10,13 @@
 //! | SSE responses | every event's data is a message; a stream that ends before its request's response is resumed with GET and `Last-Event-ID` (a few attempts, honouring `retry`) |
 //! | session stream | a GET once the session is initialized, for server-initiated messages |
 //! | HTTP errors | a JSON-RPC error body is passed on; otherwise the request gets a -32603 error naming the status |
+//! | large responses | a JSON body or one SSE event (or line of the stream) longer than [`ClientOptions::max_line`](super::ClientOptions::max_line) is not read further: the request gets a -32603 error naming the limit |
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
 use hyper::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode, Uri};
@@ -43,11 +44,14 @@ struct Bridge {
     url: Uri,
     session: Mutex<Session>,
     out: mpsc::Sender<String>,
+    /// Longest JSON body or SSE event read (the client's `max_line`).
+    max_message: usize,
 }
 
 /// Runs the bridge: reads the client's lines from `from_client`, writes the server's
-/// messages to `to_client`, until the client closes its side.
-pub(crate) async fn run<R, W>(url: Uri, from_client: R, mut to_client: W)
+/// messages to `to_client`, until the client closes its side. Bodies and events longer than
+/// `max_message` bytes are not read (their request fails).
+pub(crate) async fn run<R, W>(url: Uri, from_client: R, mut to_client: W, max_message: usize)
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -69,6 +73,7 @@ where
         url,
         session: Mutex::new(Session::default()),
         out,
+        max_message,
     });
     let mut reader = BufReader::new(from_client).lines();
     let mut posts = tokio::task::JoinSet::new();
@@ -188,17 +193,23 @@ impl Bridge {
             self.read_sse(resp.into_body(), id.as_ref(), initialize)
                 .await
         } else {
-            let body = resp.into_body().collect().await.map(|b| b.to_bytes());
-            match body
-                .ok()
-                .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-            {
-                Some(reply) => {
-                    self.seen(&reply, initialize);
-                    self.deliver(&reply).await;
+            let limited = Limited::new(resp.into_body(), self.max_message);
+            match limited.collect().await.map(|b| b.to_bytes()) {
+                Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
+                    self.too_long(id.as_ref(), "response body").await;
                     true
                 }
-                None => status == StatusCode::ACCEPTED || id.is_none(),
+                body => match body
+                    .ok()
+                    .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+                {
+                    Some(reply) => {
+                        self.seen(&reply, initialize);
+                        self.deliver(&reply).await;
+                        true
+                    }
+                    None => status == StatusCode::ACCEPTED || id.is_none(),
+                },
             }
         };
         if !answered {
@@ -208,6 +219,17 @@ impl Bridge {
         if initialize {
             self.open_session_stream();
         }
+    }
+
+    /// Fails request `id` (or logs, for the session stream): the server sent a `what` longer
+    /// than the client's `max_line`, which was not read further.
+    async fn too_long(&self, id: Option<&Value>, what: &str) {
+        let why = format!(
+            "the server's {what} exceeds the client's {}-byte limit (ClientOptions::max_line)",
+            self.max_message
+        );
+        tracing::warn!("{why}: dropped");
+        self.fail(id, why).await;
     }
 
     /// Notes the negotiated version from an `initialize` response.
@@ -234,13 +256,17 @@ impl Bridge {
         let mut last_id: Option<String> = None;
         let mut retry = Duration::from_millis(500);
         for attempt in 0..=RESUME_ATTEMPTS {
-            let mut parser = SseParser::default();
+            let mut parser = SseParser::new(self.max_message);
             let mut stream = body;
             while let Some(Ok(frame)) = stream.frame().await {
                 let Ok(data) = frame.into_data() else {
                     continue;
                 };
-                for event in parser.push(&data) {
+                let Some(events) = parser.push(&data) else {
+                    self.too_long(id, "SSE event").await;
+                    return true;
+                };
+                for event in events {
                     if let Some(e) = event.id {
                         last_id = Some(e);
                     }
@@ -331,45 +357,94 @@ struct SseEvent {
     data: String,
 }
 
-/// An incremental `text/event-stream` parser (the fields MCP uses: `data`, `id`, `retry`).
-#[derive(Default)]
+/// Room beyond the limit for a line's field name and line end (`data: ` and `\r\n`).
+const LINE_SLACK: usize = 16;
+
+/// An incremental `text/event-stream` parser (the fields MCP uses: `data`, `id`, `retry`),
+/// holding at most `limit` bytes of an event's data (and [`LINE_SLACK`] more of a line).
 struct SseParser {
     buf: Vec<u8>,
+    /// `buf[..scanned]` holds no newline.
+    scanned: usize,
     event: SseEvent,
     has_data: bool,
+    limit: usize,
+    /// A line or an event's data went past `limit`.
+    overflow: bool,
 }
 
 impl SseParser {
-    fn push(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
+    fn new(limit: usize) -> Self {
+        SseParser {
+            buf: Vec::new(),
+            scanned: 0,
+            event: SseEvent::default(),
+            has_data: false,
+            limit,
+            overflow: false,
+        }
+    }
+
+    /// The events `chunk` completes; `None` once a line or an event's data is longer than
+    /// the limit (the stream must not be read further).
+    fn push(&mut self, chunk: &[u8]) -> Option<Vec<SseEvent>> {
+        if self.overflow {
+            return None;
+        }
         self.buf.extend_from_slice(chunk);
         let mut events = Vec::new();
-        while let Some(nl) = self.buf.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = self.buf.drain(..=nl).collect();
-            let line = String::from_utf8_lossy(&line);
-            let line = line.trim_end_matches(['\n', '\r']);
-            if line.is_empty() {
-                if self.has_data || self.event.id.is_some() {
-                    events.push(std::mem::take(&mut self.event));
-                }
-                self.has_data = false;
-                continue;
-            }
-            let (field, value) = line.split_once(':').unwrap_or((line, ""));
-            let value = value.strip_prefix(' ').unwrap_or(value);
-            match field {
-                "data" => {
-                    if self.has_data {
-                        self.event.data.push('\n');
-                    }
-                    self.event.data.push_str(value);
-                    self.has_data = true;
-                }
-                "id" => self.event.id = Some(value.to_owned()),
-                "retry" => self.event.retry = value.parse().ok(),
-                _ => {}
+        while let Some(nl) = self
+            .buf
+            .get(self.scanned..)
+            .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
+        {
+            let line: Vec<u8> = self.buf.drain(..=self.scanned + nl).collect();
+            self.scanned = 0;
+            self.line(&line, &mut events);
+            if self.overflow {
+                return None;
             }
         }
-        events
+        self.scanned = self.buf.len();
+        // What is left is one unfinished line.
+        if self.buf.len() > self.limit.saturating_add(LINE_SLACK) {
+            self.overflow = true;
+            return None;
+        }
+        Some(events)
+    }
+
+    fn line(&mut self, line: &[u8], events: &mut Vec<SseEvent>) {
+        if line.len() > self.limit.saturating_add(LINE_SLACK) {
+            self.overflow = true;
+            return;
+        }
+        let line = String::from_utf8_lossy(line);
+        let line = line.trim_end_matches(['\n', '\r']);
+        if line.is_empty() {
+            if self.has_data || self.event.id.is_some() {
+                events.push(std::mem::take(&mut self.event));
+            }
+            self.has_data = false;
+            return;
+        }
+        let (field, value) = line.split_once(':').unwrap_or((line, ""));
+        let value = value.strip_prefix(' ').unwrap_or(value);
+        match field {
+            "data" => {
+                if self.has_data {
+                    self.event.data.push('\n');
+                }
+                self.event.data.push_str(value);
+                self.has_data = true;
+                if self.event.data.len() > self.limit {
+                    self.overflow = true;
+                }
+            }
+            "id" => self.event.id = Some(value.to_owned()),
+            "retry" => self.event.retry = value.parse().ok(),
+            _ => {}
+        }
     }
 }
 
@@ -379,9 +454,12 @@ mod tests {
 
     #[test]
     fn sse_parser() {
-        let mut p = SseParser::default();
-        assert!(p.push(b"id: 1-0\nretry: 500\ndata: \n").is_empty());
-        let e = p.push(b"\nevent: message\nid: 1-1\ndata: {\"a\"").pop();
+        let mut p = SseParser::new(1 << 20);
+        assert!(p.push(b"id: 1-0\nretry: 500\ndata: \n").unwrap().is_empty());
+        let e = p
+            .push(b"\nevent: message\nid: 1-1\ndata: {\"a\"")
+            .unwrap()
+            .pop();
         assert_eq!(
             e,
             Some(SseEvent {
@@ -390,12 +468,40 @@ mod tests {
                 data: String::new()
             })
         );
-        let e = p.push(b":1}\r\n\r\n");
+        let e = p.push(b":1}\r\n\r\n").unwrap();
         assert_eq!(e.len(), 1);
         assert_eq!(e[0].data, "{\"a\":1}");
         assert_eq!(e[0].id.as_deref(), Some("1-1"));
-        let two = p.push(b"data: x\ndata: y\n\n: comment\n\n");
+        let two = p.push(b"data: x\ndata: y\n\n: comment\n\n").unwrap();
         assert_eq!(two.len(), 1);
         assert_eq!(two[0].data, "x\ny");
+        // A line split over many chunks.
+        for part in [&b"da"[..], b"ta: ", b"{\"b\":", b"2}\n", b"\n"] {
+            let e = p.push(part).unwrap();
+            if part == b"\n" {
+                assert_eq!(e.len(), 1);
+                assert_eq!(e[0].data, "{\"b\":2}");
+            } else {
+                assert!(e.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn sse_parser_limits() {
+        // A line that never ends.
+        let mut p = SseParser::new(16);
+        assert!(p.push(b"data: 0123456789abcdef").is_some());
+        assert!(p.push(b"0123456789abcdef").is_none());
+        assert!(p.push(b"\n\n").is_none(), "stays failed");
+        // An event whose data lines add up past the limit, completed in the same chunk.
+        let mut p = SseParser::new(16);
+        assert!(p.push(b"data: 0123456789\ndata: 0123456789\n\n").is_none());
+        // At the limit is fine.
+        let mut p = SseParser::new(16);
+        let e = p.push(b"data: 0123456789abcdef\r\n\r\n").unwrap();
+        assert_eq!(e[0].data, "0123456789abcdef");
+        let e = p.push(b"data: 01234567\ndata: 0123456\n\n").unwrap();
+        assert_eq!(e[0].data, "01234567\n0123456");
     }
 }

@@ -107,11 +107,27 @@ pub struct ClientOptions {
     /// request with [`CallOptions::with_timeout`].
     pub request_timeout: Duration,
     /// Longest accepted incoming line in bytes, without the newline (default 16 MiB); see
-    /// [`Error::Oversized`](super::Error::Oversized).
+    /// [`Error::Oversized`](super::Error::Oversized). Over HTTP, also the longest JSON
+    /// response body or SSE event read: a longer one is dropped unread and its request fails
+    /// with a -32603 [`Error::Protocol`](super::Error::Protocol) naming the limit.
     pub max_line: usize,
-    /// How long [`Client::close`](super::Client::close) waits for a child process to exit
-    /// after closing its stdin before killing it (default 5 s).
+    /// How long [`Client::close`](super::Client::close) waits for the queued output to be
+    /// written and for a child process to exit after closing its stdin, before killing it
+    /// (default 5 s).
     pub close_timeout: Duration,
+    /// How long a write to the server may make no progress (not one byte taken) before the
+    /// client closes the connection (default 30 s): pending requests fail with
+    /// [`Error::WriteTimeout`](super::Error::WriteTimeout), later calls with
+    /// [`Error::Closed`](super::Error::Closed). A server that stops reading cannot hang a call,
+    /// a [`notify`](super::Client::notify) or [`close`](super::Client::close). Applies to
+    /// every transport (over HTTP, to the local bridge, which never stalls that long).
+    pub write_timeout: Duration,
+    /// How long a line from the server may take to complete once its first byte has arrived
+    /// (default 30 s); then the client closes the connection and pending requests fail with
+    /// [`Error::LineTimeout`](super::Error::LineTimeout). A server that stalls or trickles
+    /// in the middle of a message cannot hold the client. Time between messages is not
+    /// limited (that is [`request_timeout`](Self::request_timeout)'s job).
+    pub line_timeout: Duration,
 }
 
 impl Default for ClientOptions {
@@ -123,6 +139,8 @@ impl Default for ClientOptions {
             request_timeout: Duration::from_secs(60),
             max_line: 16 * 1024 * 1024,
             close_timeout: Duration::from_secs(5),
+            write_timeout: Duration::from_secs(30),
+            line_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -263,13 +281,18 @@ pub struct Notification {
 }
 
 /// Where the progress notifications of one request go.
+///
+/// The server decides how many progress notifications it sends: with a server you do not
+/// trust, use a bounded channel (`mpsc::channel(n)`), which cannot grow past `n`.
 #[derive(Clone)]
 pub enum ProgressSink {
     /// Called on the client's reader task: return quickly.
     Callback(Arc<dyn Fn(Progress) + Send + Sync>),
-    /// An unbounded channel.
+    /// An unbounded channel: every notification stays queued until it is received, so a
+    /// consumer that falls behind a chatty server grows without limit.
     Unbounded(mpsc::UnboundedSender<Progress>),
-    /// A bounded channel; a notification that finds it full is dropped (and logged).
+    /// A bounded channel; a notification that finds it full is dropped, logged and counted in
+    /// [`Client::dropped_notifications`](super::Client::dropped_notifications).
     Bounded(mpsc::Sender<Progress>),
 }
 
@@ -279,18 +302,21 @@ impl ProgressSink {
         ProgressSink::Callback(Arc::new(f))
     }
 
-    pub(crate) fn deliver(&self, progress: Progress) {
+    /// Delivers `progress`; returns `false` if a bounded channel was full and it was dropped
+    /// (a closed channel is not a drop: its receiver is gone on purpose).
+    pub(crate) fn deliver(&self, progress: Progress) -> bool {
         match self {
             ProgressSink::Callback(f) => f(progress),
             ProgressSink::Unbounded(tx) => {
                 let _ = tx.send(progress);
             }
             ProgressSink::Bounded(tx) => {
-                if tx.try_send(progress).is_err() {
-                    tracing::debug!("progress channel full or closed: notification dropped");
+                if let Err(mpsc::error::TrySendError::Full(_)) = tx.try_send(progress) {
+                    return false;
                 }
             }
         }
+        true
     }
 }
 
