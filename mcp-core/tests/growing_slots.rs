@@ -41,7 +41,10 @@ fn slots_grow_to_the_maximum_and_tokens_survive_growth() {
     let full = call(&mut s, 6, &mut out).expect_err("the sixth call is refused");
     assert_eq!(full["id"], 6, "{full}");
     assert_eq!(full["error"]["code"], -32603, "{full}");
-    assert_eq!(full["error"]["data"]["limit"], 5, "the maximum is reported: {full}");
+    assert_eq!(
+        full["error"]["data"]["limit"], 5,
+        "the maximum is reported: {full}"
+    );
     // The first token (handed out before the storage grew) completes its call.
     let tx = s
         .complete(tokens[0], &mut out, |r| {
@@ -57,7 +60,12 @@ fn slots_grow_to_the_maximum_and_tokens_survive_growth() {
     let full = call(&mut s, 8, &mut out).expect_err("full again");
     assert_eq!(full["error"]["data"]["limit"], 5, "{full}");
     for t in &tokens[1..] {
-        assert!(s.complete(*t, &mut out, |r| { r.text("ok"); }).expect("complete").is_some());
+        assert!(s
+            .complete(*t, &mut out, |r| {
+                r.text("ok");
+            })
+            .expect("complete")
+            .is_some());
     }
     assert_eq!(s.calls_in_flight(), 1);
 }

@@ -5,18 +5,18 @@ use std::collections::HashMap;
 use std::io;
 
 use futures::FutureExt;
-use mcp_core::framing::{Frame, LineFramer};
-use mcp_core::inflight::CallSlot;
+use mcp_core::framing::Frame;
 use mcp_core::session::Request;
 use mcp_core::tools::ClientCaps;
 use mcp_core::{
     CallError, CallToken, ClientOutcome, Event, ListKind, ProtocolVersion, Session, Transmit,
 };
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
 use crate::context::{Command, Context, RequestError};
+use crate::lines::LineBuf;
 use crate::prompts::{ErrorReply, PromptRequest};
 use crate::registry::{Args, Snapshot, ToolOutput};
 use crate::server::{now_ms, Combined, Shared};
@@ -70,12 +70,24 @@ async fn sleep_until_ms(at: Option<u64>) {
 /// requests cannot queue an unbounded amount of replies).
 const FLUSH_AT: usize = 256 << 10;
 
+/// Capacity of the outgoing queue kept between writes; more is given back.
+const PENDING_RETAIN: usize = 4 << 10;
+
+thread_local! {
+    /// The output buffer of every drive loop on this thread. The core writes a frame into it
+    /// and [`Connection::send`] copies the frame to the connection's queue at once, so it is
+    /// only needed during a synchronous stretch of work, never across an `await`: an idle
+    /// connection holds none.
+    static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 /// The drive loop of one connection.
 pub(crate) struct Connection<'s, W> {
     shared: &'s Shared,
     writer: W,
     /// Frames waiting to be written (each with its newline); written after every wake-up.
     pending: Vec<u8>,
+    /// The thread's output buffer while lent ([`lend`](Self::lend)); empty otherwise.
     out: Vec<u8>,
     snapshot: Snapshot,
     running: HashMap<CallToken, Running>,
@@ -95,10 +107,9 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         policy: Policy,
     ) -> Result<(), Error> {
         let info = shared.info.core();
-        let mut slots = vec![CallSlot::EMPTY; shared.limits.max_calls.max(1)];
-        let mut session = Session::from_slots(&info, shared.config, &mut slots);
-        let mut frame_buf = vec![0u8; shared.limits.max_frame.max(mcp_core::MIN_OUTPUT)];
-        let mut framer = LineFramer::new(&mut frame_buf);
+        let mut session =
+            Session::with_growing_slots(&info, shared.config, shared.limits.max_calls.max(1));
+        let mut framer = LineBuf::new(shared.limits.max_frame.max(mcp_core::MIN_OUTPUT));
         let (tx, mut rx) = mpsc::channel(256);
         let mut versions = shared.tools.watch();
         let mut lists = shared.lists.subscribe();
@@ -107,8 +118,8 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         let mut conn = Connection {
             shared,
             writer,
-            pending: Vec::with_capacity(64 << 10),
-            out: vec![0; shared.limits.initial_response.max(mcp_core::MIN_OUTPUT)],
+            pending: Vec::new(),
+            out: Vec::new(),
             snapshot: shared.tools.snapshot(),
             running: HashMap::new(),
             waiting: HashMap::new(),
@@ -116,7 +127,6 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             #[cfg(feature = "http")]
             routes: None,
         };
-        let mut chunk = vec![0u8; 64 << 10];
         // Set at EOF: stop reading, let running calls finish until this deadline.
         let mut draining: Option<tokio::time::Instant> = None;
         // The last complete line, and when the line now buffered began (socket timeouts).
@@ -160,42 +170,39 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                     session.handle_timeout(now_ms());
                     conn.drain(&mut session)?;
                 }
-                read = reader.read(&mut chunk), if draining.is_none() => {
-                    let n = match read {
+                read = framer.read_from(&mut reader), if draining.is_none() => {
+                    match read {
                         Ok(0) => {
                             while let Some(frame) = framer.finish() {
                                 if let Frame::Line(line) = frame {
-                                    let line = line.to_vec();
-                                    conn.message(&mut session, &line)?;
+                                    conn.message(&mut session, line)?;
                                 }
                             }
                             draining = Some(tokio::time::Instant::now() + shared.limits.drain_timeout);
+                            conn.give_back();
                             conn.flush().await?;
                             continue;
                         }
-                        Ok(n) => n,
+                        Ok(_) => {}
                         Err(e) => break Err(Error::Io(e)),
-                    };
-                    let mut input = chunk.get(..n).unwrap_or(&[]);
+                    }
                     let mut lines = 0usize;
-                    while !input.is_empty() {
-                        let taken = framer.push(input);
-                        input = input.get(taken..).unwrap_or(&[]);
-                        while let Some(frame) = framer.next_frame() {
-                            lines += 1;
-                            match frame {
-                                Frame::Line(line) => conn.message(&mut session, line)?,
-                                Frame::Oversized { .. } => {
-                                    let limit = shared.limits.max_frame;
-                                    let tx = session.handle_oversized(limit, &mut conn.out).map_err(Error::Core)?;
-                                    conn.send(tx)?;
-                                }
+                    while let Some(frame) = framer.next_frame() {
+                        lines += 1;
+                        match frame {
+                            Frame::Line(line) => conn.message(&mut session, line)?,
+                            Frame::Oversized { .. } => {
+                                let limit = shared.limits.max_frame;
+                                conn.lend();
+                                let tx = session.handle_oversized(limit, &mut conn.out).map_err(Error::Core)?;
+                                conn.send(tx)?;
                             }
-                            // Backpressure: write what is owed before reading on.
-                            if conn.pending.len() >= FLUSH_AT {
-                                if let Err(e) = conn.flush_within(policy.write).await {
-                                    break 'serve Err(Error::Io(e));
-                                }
+                        }
+                        // Backpressure: write what is owed before reading on.
+                        if conn.pending.len() >= FLUSH_AT {
+                            conn.give_back();
+                            if let Err(e) = conn.flush_within(policy.write).await {
+                                break 'serve Err(Error::Io(e));
                             }
                         }
                     }
@@ -209,10 +216,11 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                     };
                 }
             }
+            conn.give_back();
             if let Err(e) = conn.flush_within(policy.write).await {
                 break Err(Error::Io(e));
             }
-            conn.shrink();
+            framer.shrink();
         };
         for (_, r) in conn.running.drain() {
             r.abort.abort();
@@ -236,6 +244,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
 
     /// Handles one incoming line.
     fn message(&mut self, session: &mut Session<'_>, line: &[u8]) -> Result<(), Error> {
+        self.lend();
         let provider = self.shared.provider.as_ref().map(|p| {
             // A provider that panicked keeps serving: its state is plain data.
             p.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -344,6 +353,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         versions: &mut watch::Receiver<u64>,
         lists: (&mut watch::Receiver<[u64; 3]>, &mut [u64; 3]),
     ) -> Result<(), Error> {
+        self.lend();
         if versions.has_changed().unwrap_or(false) {
             versions.borrow_and_update();
             self.tools_changed(session)?;
@@ -360,6 +370,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
 
     /// The tool registry changed: take a new snapshot and announce it.
     fn tools_changed(&mut self, session: &mut Session<'_>) -> Result<(), Error> {
+        self.lend();
         self.snapshot = self.shared.tools.snapshot();
         session.tools_changed();
         self.drain(session)
@@ -372,6 +383,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         lists: &mut watch::Receiver<[u64; 3]>,
         seen: &mut [u64; 3],
     ) -> Result<(), Error> {
+        self.lend();
         let now = *lists.borrow_and_update();
         let kinds = [
             ListKind::Prompts,
@@ -455,6 +467,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         token: CallToken,
         why: &str,
     ) -> Result<(), Error> {
+        self.lend();
         let code = mcp_core::jsonrpc::code::INTERNAL_ERROR;
         let sent = match session.fail(token, code, why, &mut self.out) {
             Ok(Some(tx)) => self.send(tx),
@@ -472,6 +485,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         token: CallToken,
         mut answer: impl FnMut(&mut Session<'_>, &mut [u8]) -> Result<Option<Transmit>, CallError>,
     ) -> Result<(), Error> {
+        self.lend();
         self.running.remove(&token);
         self.waiting.remove(&token);
         let why = loop {
@@ -507,6 +521,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
 
     /// Applies a message from a tool task.
     fn command(&mut self, session: &mut Session<'_>, cmd: Command) -> Result<(), Error> {
+        self.lend();
         match cmd {
             Command::Request {
                 token,
@@ -581,6 +596,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
 
     /// Drains core output and events after every input or command.
     fn drain(&mut self, session: &mut Session<'_>) -> Result<(), Error> {
+        self.lend();
         loop {
             match session.poll_transmit(&mut self.out) {
                 Ok(Some(tx)) => self.send(tx)?,
@@ -642,17 +658,38 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         }
     }
 
-    /// Gives back memory a large answer needed (buffers grow on demand and shrink back).
-    fn shrink(&mut self) {
-        let initial = self
-            .shared
+    /// Borrows this thread's output buffer ([`SCRATCH`]) for a synchronous stretch of
+    /// work; a no-op while lent.
+    fn lend(&mut self) {
+        if self.out.is_empty() {
+            self.out = SCRATCH.take();
+            let initial = self.initial_out();
+            if self.out.len() < initial {
+                self.out.resize(initial, 0);
+            }
+        }
+    }
+
+    /// Returns the output buffer to the thread before an `await` (the task may resume on
+    /// another thread), giving back what a large answer grew it by.
+    fn give_back(&mut self) {
+        if self.out.is_empty() {
+            return;
+        }
+        let mut out = std::mem::take(&mut self.out);
+        let initial = self.initial_out();
+        if out.len() > initial {
+            out.truncate(initial);
+            out.shrink_to_fit();
+        }
+        SCRATCH.set(out);
+    }
+
+    fn initial_out(&self) -> usize {
+        self.shared
             .limits
             .initial_response
-            .max(mcp_core::MIN_OUTPUT);
-        if self.out.len() > initial {
-            self.out.truncate(initial);
-            self.out.shrink_to_fit();
-        }
+            .max(mcp_core::MIN_OUTPUT)
     }
 
     async fn flush(&mut self) -> io::Result<()> {
@@ -660,9 +697,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             self.writer.write_all(&self.pending).await?;
             self.writer.flush().await?;
             self.pending.clear();
-            if self.pending.capacity() > 1 << 20 {
-                self.pending.shrink_to(64 << 10);
-            }
+            self.pending.shrink_to(PENDING_RETAIN);
         }
         Ok(())
     }
@@ -697,8 +732,8 @@ impl Connection<'_, tokio::io::Sink> {
     ) -> Result<(), Error> {
         use crate::http::routes::{Inbound, Routes};
         let info = shared.info.core();
-        let mut slots = vec![CallSlot::EMPTY; shared.limits.max_calls.max(1)];
-        let mut session = Session::from_slots(&info, shared.config, &mut slots);
+        let mut session =
+            Session::with_growing_slots(&info, shared.config, shared.limits.max_calls.max(1));
         let (tx, mut rx) = mpsc::channel(256);
         let mut versions = shared.tools.watch();
         let mut lists = shared.lists.subscribe();
@@ -708,14 +743,7 @@ impl Connection<'_, tokio::io::Sink> {
             shared,
             writer: tokio::io::sink(),
             pending: Vec::new(),
-            // Small at first (there may be a thousand idle sessions); grows for large answers.
-            out: vec![
-                0;
-                shared
-                    .limits
-                    .initial_response
-                    .clamp(mcp_core::MIN_OUTPUT, 8 << 10)
-            ],
+            out: Vec::new(),
             snapshot: shared.tools.snapshot(),
             running: HashMap::new(),
             waiting: HashMap::new(),
@@ -774,6 +802,7 @@ impl Connection<'_, tokio::io::Sink> {
                 },
                 _ = sweep.tick(), if !idle => conn.cancel_abandoned(&mut session)?,
             }
+            conn.give_back();
         }
         for (_, r) in conn.running.drain() {
             r.abort.abort();
@@ -784,6 +813,7 @@ impl Connection<'_, tokio::io::Sink> {
     /// Shutdown: every open `subscriptions/listen` stream gets its closing response
     /// (`resultType: complete`) before the session ends.
     fn close_listens(&mut self, session: &mut Session<'_>) -> Result<(), Error> {
+        self.lend();
         let open = self
             .routes
             .as_ref()
@@ -800,6 +830,7 @@ impl Connection<'_, tokio::io::Sink> {
 
     /// Cancels the calls and listen streams whose HTTP response has no reader any more.
     fn cancel_abandoned(&mut self, session: &mut Session<'_>) -> Result<(), Error> {
+        self.lend();
         let gone = self
             .routes
             .as_ref()

@@ -35,6 +35,7 @@ mod context;
 mod driver;
 #[cfg(feature = "http")]
 pub mod http;
+mod lines;
 mod prompts;
 mod registry;
 mod server;
