@@ -35,7 +35,7 @@
 use std::fmt;
 
 use std::io::{self, ErrorKind, Read, Write};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mcp_core::framing::{Frame, LineFramer};
 use mcp_core::json::JsonWriter;
@@ -75,27 +75,78 @@ OPTIONS:
     --page-size N     tools per tools/list page (1-65535) [default: 50]
     -h, --help        print this help to stderr and exit
 
+SOCKET LIMITS (the tcp binary; stdio has no connection limit and no timeouts):
+    --max-connections N    concurrent connections (1-1000000); further ones get a
+                           JSON-RPC error line and are closed [default: 1024]
+    --idle-timeout SECS    close a connection with no request and no call running for
+                           this long [default: 300]
+    --line-timeout SECS    close a connection whose started line is not complete within
+                           this long [default: 30]
+    --write-timeout SECS   close a connection whose peer takes in no output for this long
+                           [default: 30]
+    SECS is a positive number of seconds up to 31536000 (a year); fractions such as 0.5
+    are allowed.
+
 Requests are read from stdin, one JSON-RPC message per line; replies are written to stdout.
 Logs go to stderr. The server exits with status 0 when stdin is closed.";
 
+/// Longest timeout `--idle-timeout`, `--line-timeout` and `--write-timeout` accept, in
+/// seconds (a year).
+pub const MAX_TIMEOUT_SECS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// Most connections `--max-connections` accepts.
+pub const MAX_CONNECTIONS: usize = 1_000_000;
+
 // ---- command line -------------------------------------------------------------------------
 
-/// Command-line options of the `calculator` binary.
+/// Command-line options of the `calculator` and `tcp` binaries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
     /// Number of generated `extra_tool_NNN` tools.
     pub extra_tools: usize,
     /// `tools/list` page size.
     pub page_size: u16,
+    /// Concurrent socket connections ([`mcp_tokio::Limits::max_connections`]).
+    pub max_connections: usize,
+    /// Sockets: close a connection idle this long ([`mcp_tokio::Limits::idle_timeout`]).
+    pub idle_timeout: Duration,
+    /// Sockets: a started line must complete within this long
+    /// ([`mcp_tokio::Limits::line_timeout`]).
+    pub line_timeout: Duration,
+    /// Sockets: a write that makes no progress for this long closes the connection
+    /// ([`mcp_tokio::Limits::write_timeout`]).
+    pub write_timeout: Duration,
 }
 
 impl Default for Options {
     fn default() -> Self {
+        let limits = mcp_tokio::Limits::default();
         Options {
             extra_tools: 0,
             page_size: DEFAULT_PAGE_SIZE,
+            max_connections: limits.max_connections,
+            idle_timeout: limits.idle_timeout,
+            line_timeout: limits.line_timeout,
+            write_timeout: limits.write_timeout,
         }
     }
+}
+
+/// Parses a timeout in seconds: a positive decimal number (fractions allowed) up to
+/// [`MAX_TIMEOUT_SECS`].
+fn parse_seconds(flag: &str, v: &str) -> Result<Duration, String> {
+    v.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0 && *s <= MAX_TIMEOUT_SECS)
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            format!(
+                "{flag}: expected a positive number of seconds up to {MAX_TIMEOUT_SECS} \
+                 (e.g. 30 or 0.5), got {v:?}"
+            )
+        })
 }
 
 /// What the command line asks for.
@@ -142,6 +193,25 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, Str
                     .ok()
                     .filter(|&n| n >= 1)
                     .ok_or_else(|| format!("--page-size: expected 1 to 65535, got {v:?}"))?;
+            }
+            "--max-connections" => {
+                let v = value("--max-connections")?;
+                options.max_connections = v
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=MAX_CONNECTIONS).contains(n))
+                    .ok_or_else(|| {
+                        format!("--max-connections: expected 1 to {MAX_CONNECTIONS}, got {v:?}")
+                    })?;
+            }
+            "--idle-timeout" => {
+                options.idle_timeout = parse_seconds(&flag, &value("--idle-timeout")?)?;
+            }
+            "--line-timeout" => {
+                options.line_timeout = parse_seconds(&flag, &value("--line-timeout")?)?;
+            }
+            "--write-timeout" => {
+                options.write_timeout = parse_seconds(&flag, &value("--write-timeout")?)?;
             }
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -1067,13 +1137,101 @@ mod tests {
             args(&["--extra-tools", "120", "--page-size=7"]),
             Ok(Command::Serve(Options {
                 extra_tools: 120,
-                page_size: 7
+                page_size: 7,
+                ..Options::default()
             }))
         );
         assert_eq!(args(&["--help"]), Ok(Command::Help));
         assert!(args(&["--page-size", "0"]).is_err());
         assert!(args(&["--extra-tools"]).is_err());
         assert!(args(&["--bogus"]).is_err());
+    }
+
+    #[test]
+    fn socket_limits_on_the_command_line() {
+        let args = |a: &[&str]| parse_args(a.iter().map(|s| s.to_string()));
+        let limits = mcp_tokio::Limits::default();
+        let defaults = Options::default();
+        assert_eq!(defaults.max_connections, limits.max_connections);
+        assert_eq!(defaults.idle_timeout, limits.idle_timeout);
+        assert_eq!(defaults.line_timeout, limits.line_timeout);
+        assert_eq!(defaults.write_timeout, limits.write_timeout);
+        // The defaults USAGE states are the library's.
+        for (flag, default) in [
+            ("--max-connections N", limits.max_connections as u64),
+            ("--idle-timeout SECS", limits.idle_timeout.as_secs()),
+            ("--line-timeout SECS", limits.line_timeout.as_secs()),
+            ("--write-timeout SECS", limits.write_timeout.as_secs()),
+        ] {
+            let text = USAGE.split_once(flag).expect(flag).1;
+            let stated = text.split_once("[default: ").expect(flag).1;
+            assert!(
+                stated.starts_with(&format!("{default}]")),
+                "USAGE states another default for {flag} than {default}"
+            );
+        }
+        assert_eq!(
+            args(&[
+                "--max-connections",
+                "50",
+                "--idle-timeout=0.5",
+                "--line-timeout",
+                "2",
+                "--write-timeout",
+                "1.25",
+                "--page-size",
+                "9",
+            ]),
+            Ok(Command::Serve(Options {
+                page_size: 9,
+                max_connections: 50,
+                idle_timeout: Duration::from_millis(500),
+                line_timeout: Duration::from_secs(2),
+                write_timeout: Duration::from_millis(1250),
+                ..Options::default()
+            }))
+        );
+        assert_eq!(
+            args(&["--idle-timeout", "31536000", "--max-connections=1000000"]),
+            Ok(Command::Serve(Options {
+                idle_timeout: Duration::from_secs(31_536_000),
+                max_connections: 1_000_000,
+                ..Options::default()
+            }))
+        );
+        // The tiniest positive value that is still a duration.
+        assert_eq!(
+            args(&["--line-timeout", "0.001"]),
+            Ok(Command::Serve(Options {
+                line_timeout: Duration::from_millis(1),
+                ..Options::default()
+            }))
+        );
+        let error = |a: &[&str]| args(a).expect_err(&format!("{a:?} should be refused"));
+        for bad in [
+            "0", "-1", "", "abc", "nan", "inf", "-inf", "1e400", "31536001", "1s", "0x10", "1e-10",
+        ] {
+            for flag in ["--idle-timeout", "--line-timeout", "--write-timeout"] {
+                let e = error(&[flag, bad]);
+                assert!(
+                    e.starts_with(&format!("{flag}: expected a positive number of seconds")),
+                    "{flag} {bad:?}: {e}"
+                );
+                assert!(e.contains(&format!("{bad:?}")), "{flag} {bad:?}: {e}");
+            }
+        }
+        for bad in ["0", "-1", "1000001", "many", "1.5", ""] {
+            let e = error(&["--max-connections", bad]);
+            assert_eq!(
+                e,
+                format!("--max-connections: expected 1 to 1000000, got {bad:?}")
+            );
+        }
+        assert_eq!(error(&["--write-timeout"]), "--write-timeout needs a value");
+        assert_eq!(
+            error(&["--max-connections"]),
+            "--max-connections needs a value"
+        );
     }
 }
 
@@ -1168,7 +1326,7 @@ pub fn calculator_tools(extra_tools: usize, seed: u64) -> mcp_tokio::Tools {
 }
 
 /// The calculator's server: identity, session config (page size, cursor key) and
-/// generous connection limits.
+/// generous connection limits (the socket limits and timeouts from `options`).
 pub fn calculator_server(options: &Options) -> mcp_tokio::Server {
     let info = server_info();
     let info = mcp_tokio::Info {
@@ -1181,6 +1339,10 @@ pub fn calculator_server(options: &Options) -> mcp_tokio::Server {
     };
     let limits = mcp_tokio::Limits {
         max_frame: LINE_LIMIT,
+        max_connections: options.max_connections,
+        idle_timeout: options.idle_timeout,
+        line_timeout: options.line_timeout,
+        write_timeout: options.write_timeout,
         ..Default::default()
     };
     mcp_tokio::Server::with(

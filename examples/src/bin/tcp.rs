@@ -3,20 +3,26 @@
 //!
 //! ```text
 //! cargo run -p mcp-examples --bin tcp -- [--listen 127.0.0.1:7878] [--unix PATH] [--extra-tools N] [--page-size N]
+//!     [--max-connections N] [--idle-timeout SECS] [--line-timeout SECS] [--write-timeout SECS]
 //! ```
 //!
 //! Prints `listening on <addr>` (and `listening on unix:<path>`) to stderr once bound;
-//! `--listen 127.0.0.1:0` picks a free port. Stops on Ctrl-C.
+//! `--listen 127.0.0.1:0` picks a free port. Stops gracefully on Ctrl-C (SIGINT) or
+//! SIGTERM: no new connections, every connection closes after writing the replies it owes,
+//! and the process exits with status 0.
 
 use std::process::ExitCode;
 
 use mcp_examples::{calculator_server, init_logging, parse_args, Command, USAGE};
 
 const TCP_USAGE: &str = "\
-usage: tcp [--listen ADDR] [--unix PATH] [calculator options]
+usage: tcp [--listen ADDR] [--unix PATH] [calculator options] [socket limits]
 
   --listen ADDR   TCP address to bind (default 127.0.0.1:7878; port 0 picks one)
   --unix PATH     also serve on a Unix socket at PATH (removed first if it exists)
+
+Socket limits: --max-connections N, --idle-timeout SECS, --line-timeout SECS,
+--write-timeout SECS (see below). Stops gracefully on Ctrl-C (SIGINT) or SIGTERM.
 ";
 
 #[tokio::main]
@@ -45,6 +51,40 @@ async fn main() -> ExitCode {
     };
     init_logging();
     let server = calculator_server(&options);
+    // The signal handlers are installed before the address is printed: a signal sent as soon
+    // as the server announces itself stops it gracefully instead of killing it.
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (mut interrupt, mut terminate) = match (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) {
+            (Ok(i), Ok(t)) => (i, t),
+            (Err(e), _) | (_, Err(e)) => {
+                eprintln!("tcp: cannot handle SIGINT/SIGTERM: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let stopper = server.shutdown_handle();
+        tokio::spawn(async move {
+            let name = tokio::select! {
+                _ = interrupt.recv() => "SIGINT",
+                _ = terminate.recv() => "SIGTERM",
+            };
+            tracing::info!("{name}: shutting down");
+            stopper.shutdown();
+        });
+    }
+    #[cfg(not(unix))]
+    {
+        let stopper = server.shutdown_handle();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                stopper.shutdown();
+            }
+        });
+    }
     let listener = match tokio::net::TcpListener::bind(&listen).await {
         Ok(l) => l,
         Err(e) => {
@@ -72,12 +112,6 @@ async fn main() -> ExitCode {
             }
         }
     }
-    let stopper = server.shutdown_handle();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            stopper.shutdown();
-        }
-    });
     let tcp = server.serve_tcp(listener).await;
     while tasks.join_next().await.is_some() {}
     match tcp {
