@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use futures::FutureExt;
 use mcp_core::framing::Frame;
@@ -27,12 +29,14 @@ pub(crate) struct Running {
     cancel: watch::Sender<bool>,
 }
 
-/// Timeouts of a byte-stream connection (`None`: no limit).
-#[derive(Clone, Copy, Debug, Default)]
+/// Timeouts of a byte-stream connection (`None`: no limit), and how its accept loop sees it.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Policy {
     write: Option<std::time::Duration>,
     idle: Option<std::time::Duration>,
     line: Option<std::time::Duration>,
+    /// Set by an accept loop that may shed this connection while it is idle.
+    pub(crate) tracker: Option<Arc<Tracker>>,
 }
 
 impl Policy {
@@ -42,7 +46,76 @@ impl Policy {
             write: Some(limits.write_timeout),
             idle: Some(limits.idle_timeout),
             line: Some(limits.line_timeout),
+            tracker: None,
         }
+    }
+}
+
+/// How long a connection must have been idle before it may be shed to make room for a new
+/// one at the connection limit.
+pub(crate) const SHED_MIN_IDLE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// After shutdown, how long a socket is still read (and the input dropped) after our side
+/// was closed, so that closing with unread input does not reset the connection and destroy
+/// replies the peer has not read yet.
+const LINGER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// One connection as its accept loop sees it: whether it is idle (nothing buffered, asked
+/// or running) and since when, and a way to ask it to close.
+#[derive(Debug, Default)]
+pub(crate) struct Tracker {
+    /// Session-clock ms when it became idle; 0 while busy; [`Tracker::SHEDDING`] once chosen.
+    idle_since: AtomicU64,
+    shed: tokio::sync::Notify,
+}
+
+impl Tracker {
+    const SHEDDING: u64 = u64::MAX;
+
+    /// Records a change between busy and idle (the clock is read on a transition only).
+    fn set_idle(&self, idle: bool) {
+        let current = self.idle_since.load(Ordering::Relaxed);
+        if idle && current == 0 {
+            let _ = self.idle_since.compare_exchange(
+                0,
+                now_ms().max(1),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+        } else if !idle && current != 0 && current != Self::SHEDDING {
+            let _ =
+                self.idle_since
+                    .compare_exchange(current, 0, Ordering::Relaxed, Ordering::Relaxed);
+        }
+    }
+
+    /// When it became idle, if it is idle and not already being shed.
+    pub(crate) fn idle_since(&self) -> Option<u64> {
+        match self.idle_since.load(Ordering::Relaxed) {
+            0 | Self::SHEDDING => None,
+            t => Some(t),
+        }
+    }
+
+    /// Asks the connection to close (it finishes what it is writing first). False if it
+    /// stopped being idle or was already chosen meanwhile.
+    pub(crate) fn shed(&self, since: u64) -> bool {
+        let chosen = self
+            .idle_since
+            .compare_exchange(since, Self::SHEDDING, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok();
+        if chosen {
+            self.shed.notify_one();
+        }
+        chosen
+    }
+}
+
+/// Completes when the accept loop sheds this connection; never without a tracker.
+async fn shed(tracker: Option<&Tracker>) {
+    match tracker {
+        Some(t) => t.shed.notified().await,
+        None => std::future::pending().await,
     }
 }
 
@@ -132,9 +205,19 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         // The last complete line, and when the line now buffered began (socket timeouts).
         let mut last_line = tokio::time::Instant::now();
         let mut line_began: Option<tokio::time::Instant> = None;
+        // Whether the loop ended because the server is shutting down (then the socket
+        // lingers: see [`LINGER`]).
+        let mut stopping = false;
         let result = 'serve: loop {
             if draining.is_some() && conn.running.is_empty() {
                 break Ok(());
+            }
+            if let Some(t) = &policy.tracker {
+                t.set_idle(
+                    conn.running.is_empty()
+                        && session.calls_in_flight() == 0
+                        && framer.buffered() == 0,
+                );
             }
             // Idle: nothing asked and nothing running; a started line must complete. Deadlines
             // are only computed (and timers only created) when a timeout applies: the clock
@@ -152,7 +235,14 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             tokio::select! {
                 biased;
                 // (mapped to `()` so the watch guard is not held across the awaits below)
-                () = async { let _ = stop.wait_for(|s| *s).await; } => break Ok(()),
+                () = async { let _ = stop.wait_for(|s| *s).await; } => {
+                    stopping = true;
+                    break Ok(());
+                }
+                () = shed(policy.tracker.as_deref()) => {
+                    tracing::debug!("closing an idle connection to make room for a new one");
+                    break Ok(());
+                }
                 Some(cmd) = rx.recv() => {
                     conn.commands(&mut session, cmd, &mut rx, &mut versions, (&mut lists, &mut seen_lists))?;
                 }
@@ -198,6 +288,9 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                                 conn.send(tx)?;
                             }
                         }
+                        // Fairness: a connection that pipelines without pause yields to the
+                        // others (and to shutdown) once its task's budget is spent.
+                        tokio::task::consume_budget().await;
                         // Backpressure: write what is owed before reading on.
                         if conn.pending.len() >= FLUSH_AT {
                             conn.give_back();
@@ -238,6 +331,16 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             None => {
                 let _ = shutdown.await;
             }
+        }
+        if stopping && policy.write.is_some() {
+            // Read until the peer closes too (or briefly): closing a socket with unread
+            // input resets it, and the peer's kernel may then drop replies not yet read.
+            let _ = tokio::time::timeout(LINGER, async {
+                while let Ok(1..) = framer.read_from(&mut reader).await {
+                    framer.clear();
+                }
+            })
+            .await;
         }
         result
     }

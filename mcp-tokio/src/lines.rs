@@ -141,6 +141,13 @@ impl LineBuf {
         self.buf.get(a..a + len).map(Frame::Line)
     }
 
+    /// Drops everything buffered (input read after the connection stopped serving).
+    pub(crate) fn clear(&mut self) {
+        self.buf.clear();
+        self.start = 0;
+        self.scan = 0;
+    }
+
     /// Gives back capacity beyond [`RETAIN`] once everything buffered has been taken.
     pub(crate) fn shrink(&mut self) {
         if self.buffered() == 0 && self.buf.capacity() > RETAIN {

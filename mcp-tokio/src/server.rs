@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use mcp_core::{Config, ListKind, SecretKey, ServerHandler, ServerInfo, ToolSet};
 #[cfg(feature = "socket")]
+use std::time::Duration;
+#[cfg(feature = "socket")]
 use tokio::io::AsyncWriteExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::watch;
@@ -13,6 +15,8 @@ use tokio::sync::watch;
 use tokio::sync::Semaphore;
 
 use crate::driver::Connection;
+#[cfg(feature = "socket")]
+use crate::driver::{Tracker, SHED_MIN_IDLE};
 use crate::prompts::{ErrorReply, PromptFn, PromptOutput, PromptRequest};
 use crate::registry::{Snapshot, Tools};
 use crate::{Context, Error};
@@ -45,7 +49,10 @@ pub struct Limits {
     pub initial_response: usize,
     /// Largest response a deferred call may produce; larger ones get a `-32603`.
     pub max_response: usize,
-    /// Concurrent socket connections; further ones are refused with a JSON-RPC error line.
+    /// Concurrent socket connections. At the limit, the connection that has been idle
+    /// longest (nothing buffered, asked or running for at least 1 s) is closed to make room
+    /// for the new one; only when none is idle is the new one refused with a JSON-RPC error
+    /// line.
     pub max_connections: usize,
     /// After the peer closes its side (EOF), how long calls still running may take to
     /// finish and be answered before the connection closes.
@@ -297,12 +304,15 @@ impl Server {
         let mut stop = self.inner.shutdown.subscribe();
         let permits = Arc::new(Semaphore::new(self.inner.limits.max_connections));
         let mut tasks = tokio::task::JoinSet::new();
+        let mut live: Vec<Arc<Tracker>> = Vec::new();
         loop {
             tokio::select! {
                 // (mapped to `()` so the watch guard is not held across the pause below)
                 () = async { let _ = stop.wait_for(|s| *s).await; } => break,
                 accepted = accept() => match accepted {
-                    Ok((stream, peer)) => self.spawn_connection(&mut tasks, &permits, stream, peer),
+                    Ok((stream, peer)) => {
+                        self.spawn_connection(&mut tasks, &permits, &mut live, stream, peer);
+                    }
                     Err(e) => {
                         tracing::warn!(error = %e, "accept failed; retrying");
                         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -315,41 +325,91 @@ impl Server {
         Ok(())
     }
 
+    /// Serves a new connection; at the limit, first sheds the connection that has been
+    /// idle longest (at least [`SHED_MIN_IDLE`]), and refuses with a JSON-RPC error line
+    /// only when none is idle.
     #[cfg(feature = "socket")]
     fn spawn_connection<S>(
         &self,
         tasks: &mut tokio::task::JoinSet<()>,
         permits: &Arc<Semaphore>,
+        live: &mut Vec<Arc<Tracker>>,
         stream: S,
         peer: String,
     ) where
         S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
     {
         let server = self.clone();
-        match permits.clone().try_acquire_owned() {
-            Ok(permit) => {
+        let tracker = Arc::new(Tracker::default());
+        if let Ok(permit) = permits.clone().try_acquire_owned() {
+            live.push(Arc::clone(&tracker));
+            tasks.spawn(server.serve_tracked(stream, peer, tracker, permit));
+            return;
+        }
+        // Forget connections that ended (their task dropped its tracker).
+        live.retain(|t| Arc::strong_count(t) > 1);
+        let oldest_idle = now_ms().saturating_sub(SHED_MIN_IDLE.as_millis() as u64);
+        let victim = live
+            .iter()
+            .filter_map(|t| Some((t.idle_since()?, t)))
+            .filter(|(since, _)| *since <= oldest_idle)
+            .min_by_key(|(since, _)| *since);
+        if let Some((since, victim)) = victim {
+            if victim.shed(since) {
+                tracing::debug!(%peer, "connection limit reached: shedding the longest idle connection");
+                live.push(Arc::clone(&tracker));
+                let permits = Arc::clone(permits);
                 tasks.spawn(async move {
-                    let (r, w) = tokio::io::split(stream);
-                    match server.serve_connection(r, w).await {
-                        Ok(()) => tracing::debug!(%peer, "connection closed"),
-                        Err(e) => tracing::debug!(%peer, error = %e, "connection ended"),
+                    // The shed connection writes what it owes and closes, freeing its permit.
+                    let wait = server
+                        .inner
+                        .limits
+                        .write_timeout
+                        .min(Duration::from_secs(5));
+                    match tokio::time::timeout(wait, permits.acquire_owned()).await {
+                        Ok(Ok(permit)) => server.serve_tracked(stream, peer, tracker, permit).await,
+                        _ => server.refuse(stream, peer).await,
                     }
-                    drop(permit);
                 });
-            }
-            Err(_) => {
-                tracing::warn!(%peer, "connection limit reached");
-                tasks.spawn(async move {
-                    let mut stream = stream;
-                    let line = format!(
-                        "{{\"jsonrpc\":\"2.0\",\"error\":{{\"code\":-32603,\"message\":\"Too many connections\",\"data\":{{\"limit\":{}}}}}}}\n",
-                        server.inner.limits.max_connections
-                    );
-                    let _ = stream.write_all(line.as_bytes()).await;
-                    let _ = stream.shutdown().await;
-                });
+                return;
             }
         }
+        tasks.spawn(server.refuse(stream, peer));
+    }
+
+    #[cfg(feature = "socket")]
+    async fn serve_tracked<S>(
+        self,
+        stream: S,
+        peer: String,
+        tracker: Arc<Tracker>,
+        permit: tokio::sync::OwnedSemaphorePermit,
+    ) where
+        S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+    {
+        let (r, w) = tokio::io::split(stream);
+        let mut policy = crate::driver::Policy::sockets(&self.inner.limits);
+        policy.tracker = Some(tracker);
+        match Connection::run(&self.inner, r, w, policy).await {
+            Ok(()) => tracing::debug!(%peer, "connection closed"),
+            Err(e) => tracing::debug!(%peer, error = %e, "connection ended"),
+        }
+        drop(permit);
+    }
+
+    /// Answers a connection over the limit with one JSON-RPC error line and closes it.
+    #[cfg(feature = "socket")]
+    async fn refuse<S>(self, mut stream: S, peer: String)
+    where
+        S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+    {
+        tracing::warn!(%peer, "connection limit reached");
+        let line = format!(
+            "{{\"jsonrpc\":\"2.0\",\"error\":{{\"code\":-32603,\"message\":\"Too many connections\",\"data\":{{\"limit\":{}}}}}}}\n",
+            self.inner.limits.max_connections
+        );
+        let _ = stream.write_all(line.as_bytes()).await;
+        let _ = stream.shutdown().await;
     }
 }
 
