@@ -67,17 +67,21 @@ pub const USAGE: &str = "\
 calculator: an MCP server (stdio, newline-delimited JSON-RPC) offering calculator tools
 
 USAGE:
-    calculator [--extra-tools N] [--page-size N]
+    calculator [--extra-tools N] [--page-size N] [--blocking]
 
 OPTIONS:
     --extra-tools N   also register N generated echo tools extra_tool_001 ... (0-10000),
                       to exercise tools/list pagination [default: 0]
     --page-size N     tools per tools/list page (1-65535) [default: 50]
+    --blocking        serve on the main thread without an async runtime
+                      (Server::serve_stdio_blocking): only the synchronous tools, so
+                      slow_count is not offered
     -h, --help        print this help to stderr and exit
 
 SOCKET LIMITS (the tcp binary; stdio has no connection limit and no timeouts):
     --max-connections N    concurrent connections (1-1000000); further ones get a
-                           JSON-RPC error line and are closed [default: 1024]
+                           JSON-RPC error line and are closed, unless a connection idle
+                           for 1 s or more can be closed to make room [default: 1024]
     --idle-timeout SECS    close a connection with no request and no call running for
                            this long [default: 300]
     --line-timeout SECS    close a connection whose started line is not complete within
@@ -116,6 +120,8 @@ pub struct Options {
     /// Sockets: a write that makes no progress for this long closes the connection
     /// ([`mcp_tokio::Limits::write_timeout`]).
     pub write_timeout: Duration,
+    /// Serve stdio without an async runtime (`--blocking`; synchronous tools only).
+    pub blocking: bool,
 }
 
 impl Default for Options {
@@ -128,6 +134,7 @@ impl Default for Options {
             idle_timeout: limits.idle_timeout,
             line_timeout: limits.line_timeout,
             write_timeout: limits.write_timeout,
+            blocking: false,
         }
     }
 }
@@ -213,6 +220,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, Str
             "--write-timeout" => {
                 options.write_timeout = parse_seconds(&flag, &value("--write-timeout")?)?;
             }
+            "--blocking" if inline.is_none() => options.blocking = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -1345,12 +1353,12 @@ pub fn calculator_server(options: &Options) -> mcp_tokio::Server {
         write_timeout: options.write_timeout,
         ..Default::default()
     };
-    mcp_tokio::Server::with(
-        info,
-        config(options.page_size),
-        limits,
-        calculator_tools(options.extra_tools, time_seed()),
-    )
+    let tools = calculator_tools(options.extra_tools, time_seed());
+    if options.blocking {
+        // No runtime to run it on (`--blocking`): not offered.
+        tools.remove("slow_count");
+    }
+    mcp_tokio::Server::with(info, config(options.page_size), limits, tools)
 }
 
 /// Logs to stderr (never stdout, which carries protocol frames), filtered by `RUST_LOG`

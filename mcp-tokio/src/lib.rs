@@ -29,6 +29,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod blocking;
 #[cfg(feature = "client")]
 pub mod client;
 mod context;

@@ -77,6 +77,26 @@ impl LineBuf {
         Ok(n)
     }
 
+    /// [`read_from`](Self::read_from) for a blocking reader. The spare capacity is zeroed
+    /// before the read (safe code cannot read into uninitialized memory).
+    pub(crate) fn read_sync<R: std::io::Read>(&mut self, reader: &mut R) -> io::Result<usize> {
+        self.compact();
+        let len = self.buf.len();
+        self.buf.reserve(self.read_size);
+        let offered = self.buf.capacity() - len;
+        self.buf.resize(len + offered, 0);
+        let got = match self.buf.get_mut(len..) {
+            Some(spare) => reader.read(spare),
+            None => Ok(0),
+        };
+        let n = got.as_ref().map_or(0, |n| (*n).min(offered));
+        self.buf.truncate(len + n);
+        if n >= offered {
+            self.read_size = (self.read_size * 2).min(READ_MAX);
+        }
+        got.map(|_| n)
+    }
+
     /// Appends bytes read elsewhere (the same as a read that returned them).
     #[cfg(test)]
     pub(crate) fn extend(&mut self, input: &[u8]) {

@@ -12,8 +12,7 @@ use std::process::ExitCode;
 
 use mcp_examples::{calculator_server, init_logging, parse_args, Command, USAGE};
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     let options = match parse_args(std::env::args().skip(1)) {
         Ok(Command::Serve(options)) => options,
         Ok(Command::Help) => {
@@ -30,9 +29,18 @@ async fn main() -> ExitCode {
     tracing::info!(
         tools = server.tools().len(),
         page_size = options.page_size,
+        blocking = options.blocking,
         "calculator serving over stdio"
     );
-    match server.serve_stdio().await {
+    let served = if options.blocking {
+        server.serve_stdio_blocking()
+    } else {
+        match tokio::runtime::Runtime::new() {
+            Ok(rt) => rt.block_on(server.serve_stdio()),
+            Err(e) => Err(mcp_tokio::Error::Io(e)),
+        }
+    };
+    match served {
         Ok(()) => {
             tracing::info!("end of input, exiting");
             ExitCode::SUCCESS

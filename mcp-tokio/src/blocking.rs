@@ -1,0 +1,191 @@
+//! A runtime-free drive loop for synchronous tool sets: one thread, blocking reads and
+//! writes, no async runtime, no thread hand-offs.
+//!
+//! The tokio drive loop serves stdio through a reader thread and a writer thread (stdin and
+//! stdout cannot be polled portably), so every request crosses threads; on a 2-core machine
+//! the context switches and wake-ups cost more than the protocol work itself (profile in the
+//! README's design notes). A server whose tools all answer synchronously does not need any
+//! of that: [`Server::serve_blocking`] reads, answers and writes on the calling thread, and
+//! writes only when no further input is already buffered (one write per batch of pipelined
+//! requests).
+//!
+//! What it does not do: run async handlers (a deferred tool call or prompt is answered with
+//! `-32603` naming the reason), time out anything, or notice shutdown while blocked in a
+//! read. Everything else (resources, prompts, completion, list-change notifications,
+//! cancellation, both protocol eras) is the same core session as on tokio.
+
+use std::io::{ErrorKind, Read, Write};
+
+use mcp_core::framing::Frame;
+use mcp_core::jsonrpc::code;
+use mcp_core::{ListKind, Session};
+
+use crate::lines::LineBuf;
+use crate::server::{now_ms, Combined, Server};
+use crate::Error;
+
+impl Server {
+    /// Serves stdin/stdout on the calling thread, without an async runtime, until stdin
+    /// closes. For synchronous tool sets: a call to an async handler is answered with
+    /// `-32603`. One thread, no runtime, no thread hand-offs; replies are written once no
+    /// complete request is left unread. It does not notice [`shutdown`](Self::shutdown) while
+    /// blocked in a read and applies no timeouts (like [`serve_stdio`](Self::serve_stdio)).
+    #[cfg(feature = "stdio")]
+    pub fn serve_stdio_blocking(&self) -> Result<(), Error> {
+        self.serve_blocking(std::io::stdin().lock(), std::io::stdout().lock())
+    }
+
+    /// Serves one byte stream on the calling thread until `reader` reaches its end (see
+    /// [`serve_stdio_blocking`](Self::serve_stdio_blocking)). Replies are written to
+    /// `writer` and flushed whenever no complete request is left unread.
+    pub fn serve_blocking<R: Read, W: Write>(
+        &self,
+        mut reader: R,
+        mut writer: W,
+    ) -> Result<(), Error> {
+        let shared = &*self.inner;
+        let info = shared.info.core();
+        let mut session =
+            Session::with_growing_slots(&info, shared.config, shared.limits.max_calls.max(1));
+        let mut lines = LineBuf::new(shared.limits.max_frame.max(mcp_core::MIN_OUTPUT));
+        let mut out = vec![0u8; shared.limits.initial_response.max(mcp_core::MIN_OUTPUT)];
+        let mut pending = Vec::new();
+        let mut snapshot = shared.tools.snapshot();
+        let mut versions = shared.tools.watch();
+        let lists = shared.lists.subscribe();
+        let mut seen_lists = *lists.borrow();
+        let mut turn = Turn {
+            session: &mut session,
+            out: &mut out,
+            pending: &mut pending,
+        };
+        loop {
+            let n = match lines.read_sync(&mut reader) {
+                Ok(n) => n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::Io(e)),
+            };
+            // Registry and list changes made by other threads since the last read.
+            if versions.has_changed().unwrap_or(false) {
+                versions.borrow_and_update();
+                snapshot = shared.tools.snapshot();
+                turn.session.tools_changed();
+            }
+            let now = *lists.borrow();
+            let kinds = [
+                ListKind::Prompts,
+                ListKind::Resources,
+                ListKind::ResourceTemplates,
+            ];
+            for ((kind, new), old) in kinds.into_iter().zip(now).zip(seen_lists) {
+                if new != old {
+                    turn.session.list_changed(kind);
+                }
+            }
+            seen_lists = now;
+            let at_end = n == 0;
+            loop {
+                let frame = if at_end {
+                    lines.finish()
+                } else {
+                    lines.next_frame()
+                };
+                let Some(frame) = frame else { break };
+                match frame {
+                    Frame::Line(line) => turn.message(shared, &mut snapshot, line)?,
+                    Frame::Oversized { .. } => {
+                        let limit = shared.limits.max_frame;
+                        let tx = turn
+                            .session
+                            .handle_oversized(limit, turn.out)
+                            .map_err(Error::Core)?;
+                        turn.send(tx.len)?;
+                    }
+                }
+                turn.drain()?;
+            }
+            if !turn.pending.is_empty() {
+                writer.write_all(turn.pending)?;
+                writer.flush()?;
+                turn.pending.clear();
+                turn.pending.shrink_to(64 << 10);
+            }
+            if at_end {
+                return Ok(());
+            }
+            lines.shrink();
+        }
+    }
+}
+
+/// The session and buffers of one read's worth of work.
+struct Turn<'t, 's> {
+    session: &'t mut Session<'s>,
+    out: &'t mut Vec<u8>,
+    pending: &'t mut Vec<u8>,
+}
+
+impl Turn<'_, '_> {
+    fn message(
+        &mut self,
+        shared: &crate::server::Shared,
+        snapshot: &mut crate::registry::Snapshot,
+        line: &[u8],
+    ) -> Result<(), Error> {
+        let provider = shared
+            .provider
+            .as_ref()
+            .map(|p| p.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        let mut handler = Combined {
+            tools: snapshot,
+            provider,
+        };
+        let mut incoming = self
+            .session
+            .handle(&mut handler, now_ms(), line, self.out)
+            .map_err(Error::Core)?;
+        drop(handler);
+        if let Some(tx) = incoming.transmit() {
+            self.send(tx.len)?;
+        }
+        // (A `subscriptions/listen` stream stays open until cancelled or the input ends; its
+        // notifications come out of `drain`.)
+        while let Some(call) = incoming.next_call(self.session) {
+            let why = "This server runs without an async runtime (serve_blocking): \
+                       handlers that answer asynchronously cannot run";
+            let token = call.token();
+            if let Ok(Some(tx)) = self
+                .session
+                .fail(token, code::INTERNAL_ERROR, why, self.out)
+            {
+                self.send(tx.len)?;
+            }
+        }
+        // No request to the client is ever sent, so a response is never awaited.
+        while incoming.next_response(self.session).is_some() {}
+        Ok(())
+    }
+
+    /// Everything the session has to say after a message (notifications, list changes).
+    fn drain(&mut self) -> Result<(), Error> {
+        loop {
+            match self.session.poll_transmit(self.out) {
+                Ok(Some(tx)) => self.send(tx.len)?,
+                Ok(None) => break,
+                Err(e) => self.out.resize(e.required, 0),
+            }
+        }
+        while self.session.poll_event().is_some() {}
+        Ok(())
+    }
+
+    fn send(&mut self, len: usize) -> Result<(), Error> {
+        let frame = self
+            .out
+            .get(..len)
+            .ok_or(Error::Internal("transmit beyond buffer"))?;
+        self.pending.extend_from_slice(frame);
+        self.pending.push(b'\n');
+        Ok(())
+    }
+}
