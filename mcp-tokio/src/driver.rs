@@ -53,6 +53,7 @@ impl Policy {
 
 /// How long a connection must have been idle before it may be shed to make room for a new
 /// one at the connection limit.
+#[cfg_attr(not(feature = "socket"), allow(dead_code))]
 pub(crate) const SHED_MIN_IDLE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// After shutdown, how long a socket is still read (and the input dropped) after our side
@@ -90,6 +91,7 @@ impl Tracker {
     }
 
     /// When it became idle, if it is idle and not already being shed.
+    #[cfg_attr(not(feature = "socket"), allow(dead_code))]
     pub(crate) fn idle_since(&self) -> Option<u64> {
         match self.idle_since.load(Ordering::Relaxed) {
             0 | Self::SHEDDING => None,
@@ -99,6 +101,7 @@ impl Tracker {
 
     /// Asks the connection to close (it finishes what it is writing first). False if it
     /// stopped being idle or was already chosen meanwhile.
+    #[cfg_attr(not(feature = "socket"), allow(dead_code))]
     pub(crate) fn shed(&self, since: u64) -> bool {
         let chosen = self
             .idle_since
