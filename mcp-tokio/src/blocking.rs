@@ -18,10 +18,11 @@ use std::io::{ErrorKind, Read, Write};
 
 use mcp_core::framing::Frame;
 use mcp_core::jsonrpc::code;
-use mcp_core::{ListKind, Session};
+use mcp_core::Session;
 
+use crate::driver::PENDING_RETAIN;
 use crate::lines::LineBuf;
-use crate::server::{now_ms, Combined, Server};
+use crate::server::{note_list_changes, now_ms, Combined, Server};
 use crate::Error;
 
 impl Server {
@@ -71,18 +72,7 @@ impl Server {
                 snapshot = shared.tools.snapshot();
                 turn.session.tools_changed();
             }
-            let now = *lists.borrow();
-            let kinds = [
-                ListKind::Prompts,
-                ListKind::Resources,
-                ListKind::ResourceTemplates,
-            ];
-            for ((kind, new), old) in kinds.into_iter().zip(now).zip(seen_lists) {
-                if new != old {
-                    turn.session.list_changed(kind);
-                }
-            }
-            seen_lists = now;
+            note_list_changes(turn.session, *lists.borrow(), &mut seen_lists);
             let at_end = n == 0;
             loop {
                 let frame = if at_end {
@@ -108,7 +98,7 @@ impl Server {
                 writer.write_all(turn.pending)?;
                 writer.flush()?;
                 turn.pending.clear();
-                turn.pending.shrink_to(64 << 10);
+                turn.pending.shrink_to(PENDING_RETAIN);
             }
             if at_end {
                 return Ok(());
@@ -132,14 +122,7 @@ impl Turn<'_, '_> {
         snapshot: &mut crate::registry::Snapshot,
         line: &[u8],
     ) -> Result<(), Error> {
-        let provider = shared
-            .provider
-            .as_ref()
-            .map(|p| p.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
-        let mut handler = Combined {
-            tools: snapshot,
-            provider,
-        };
+        let mut handler = Combined::new(shared, snapshot);
         let mut incoming = self
             .session
             .handle(&mut handler, now_ms(), line, self.out)

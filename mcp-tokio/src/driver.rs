@@ -10,9 +10,7 @@ use futures::FutureExt;
 use mcp_core::framing::Frame;
 use mcp_core::session::Request;
 use mcp_core::tools::ClientCaps;
-use mcp_core::{
-    CallError, CallToken, ClientOutcome, Event, ListKind, ProtocolVersion, Session, Transmit,
-};
+use mcp_core::{CallError, CallToken, ClientOutcome, Event, ProtocolVersion, Session, Transmit};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
@@ -21,7 +19,7 @@ use crate::context::{Command, Context, RequestError};
 use crate::lines::LineBuf;
 use crate::prompts::{ErrorReply, PromptRequest};
 use crate::registry::{Args, Snapshot, ToolOutput};
-use crate::server::{now_ms, Combined, Shared};
+use crate::server::{note_list_changes, now_ms, Combined, Shared};
 use crate::Error;
 
 pub(crate) struct Running {
@@ -147,7 +145,7 @@ async fn sleep_until_ms(at: Option<u64>) {
 const FLUSH_AT: usize = 256 << 10;
 
 /// Capacity of the outgoing queue kept between writes; more is given back.
-const PENDING_RETAIN: usize = 4 << 10;
+pub(crate) const PENDING_RETAIN: usize = 4 << 10;
 
 thread_local! {
     /// The output buffer of every drive loop on this thread. The core writes a frame into it
@@ -351,14 +349,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
     /// Handles one incoming line.
     fn message(&mut self, session: &mut Session<'_>, line: &[u8]) -> Result<(), Error> {
         self.lend();
-        let provider = self.shared.provider.as_ref().map(|p| {
-            // A provider that panicked keeps serving: its state is plain data.
-            p.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-        });
-        let mut handler = Combined {
-            tools: &mut self.snapshot,
-            provider,
-        };
+        let mut handler = Combined::new(self.shared, &mut self.snapshot);
         let mut incoming = session
             .handle(&mut handler, now_ms(), line, &mut self.out)
             .map_err(Error::Core)?;
@@ -490,18 +481,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         seen: &mut [u64; 3],
     ) -> Result<(), Error> {
         self.lend();
-        let now = *lists.borrow_and_update();
-        let kinds = [
-            ListKind::Prompts,
-            ListKind::Resources,
-            ListKind::ResourceTemplates,
-        ];
-        for ((kind, new), old) in kinds.into_iter().zip(now).zip(*seen) {
-            if new != old {
-                session.list_changed(kind);
-            }
-        }
-        *seen = now;
+        note_list_changes(session, *lists.borrow_and_update(), seen);
         self.drain(session)
     }
 

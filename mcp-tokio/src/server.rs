@@ -4,7 +4,7 @@
 use std::io;
 use std::sync::Arc;
 
-use mcp_core::{Config, ListKind, SecretKey, ServerHandler, ServerInfo, ToolSet};
+use mcp_core::{Config, ListKind, SecretKey, ServerHandler, ServerInfo, Session, ToolSet};
 #[cfg(feature = "socket")]
 use std::time::Duration;
 #[cfg(feature = "socket")]
@@ -142,10 +142,40 @@ pub(crate) fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// The lists whose changes [`Shared::lists`] counts, in its order (tool changes go through
+/// the registry).
+const COUNTED_LISTS: [ListKind; 3] = [
+    ListKind::Prompts,
+    ListKind::Resources,
+    ListKind::ResourceTemplates,
+];
+
+/// Tells `session` which lists changed between the counters `seen` and `now`, and
+/// remembers `now`.
+pub(crate) fn note_list_changes(session: &mut Session<'_>, now: [u64; 3], seen: &mut [u64; 3]) {
+    for ((kind, new), old) in COUNTED_LISTS.into_iter().zip(now).zip(*seen) {
+        if new != old {
+            session.list_changed(kind);
+        }
+    }
+    *seen = now;
+}
+
 /// The tool snapshot of a connection plus the server's other providers, as one handler.
 pub(crate) struct Combined<'a> {
     pub(crate) tools: &'a mut Snapshot,
     pub(crate) provider: Option<std::sync::MutexGuard<'a, dyn ServerHandler + Send + 'static>>,
+}
+
+impl<'a> Combined<'a> {
+    /// The handler of one message: `tools` and the server's provider, locked for it.
+    pub(crate) fn new(shared: &'a Shared, tools: &'a mut Snapshot) -> Self {
+        let provider = shared.provider.as_ref().map(|p| {
+            // A provider that panicked keeps serving: its state is plain data.
+            p.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        });
+        Combined { tools, provider }
+    }
 }
 
 impl ServerHandler for Combined<'_> {
@@ -203,11 +233,10 @@ impl Server {
     /// 2026-07-28 listen streams that opted in). Tool changes are announced by the
     /// [`Tools`] registry.
     pub fn list_changed(&self, kind: ListKind) {
-        let index = match kind {
-            ListKind::Prompts => 0,
-            ListKind::Resources => 1,
-            _ => 2,
-        };
+        let index = COUNTED_LISTS
+            .iter()
+            .position(|k| *k == kind)
+            .unwrap_or(COUNTED_LISTS.len() - 1);
         self.inner.lists.send_modify(|c| c[index] += 1);
     }
 
@@ -404,10 +433,15 @@ impl Server {
         S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
     {
         tracing::warn!(%peer, "connection limit reached");
-        let line = format!(
-            "{{\"jsonrpc\":\"2.0\",\"error\":{{\"code\":-32603,\"message\":\"Too many connections\",\"data\":{{\"limit\":{}}}}}}}\n",
-            self.inner.limits.max_connections
-        );
+        let error = serde_json::json!({
+            "jsonrpc": "2.0",
+            "error": {
+                "code": mcp_core::jsonrpc::code::INTERNAL_ERROR,
+                "message": "Too many connections",
+                "data": {"limit": self.inner.limits.max_connections},
+            },
+        });
+        let line = format!("{error}\n");
         let _ = stream.write_all(line.as_bytes()).await;
         let _ = stream.shutdown().await;
     }
