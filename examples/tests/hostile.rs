@@ -12,6 +12,7 @@
 //!
 //! `cargo test -p mcp-examples --test hostile -- --nocapture` prints the memory figures.
 
+mod common;
 #[path = "../../mcp-core/tests/harness/mod.rs"]
 mod harness;
 
@@ -24,6 +25,7 @@ use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::Mem;
 use serde_json::{json, Value};
 
 /// Longest wait for any single line from a server.
@@ -55,24 +57,6 @@ struct Proc {
     stderr: Arc<Mutex<String>>,
 }
 
-/// `VmHWM` (peak) and `VmRSS` (current), in KiB.
-#[derive(Clone, Copy, Debug)]
-struct Mem {
-    hwm_kib: u64,
-    rss_kib: u64,
-}
-
-impl std::fmt::Display for Mem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "peak {:.1} MiB, current {:.1} MiB",
-            self.hwm_kib as f64 / 1024.0,
-            self.rss_kib as f64 / 1024.0
-        )
-    }
-}
-
 impl Proc {
     /// Spawns `bin` with stderr collected on a thread; the caller takes the other pipes.
     fn spawn(bin: &str, args: &[&str], stdin: Stdio, stdout: Stdio) -> Proc {
@@ -84,20 +68,7 @@ impl Proc {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("spawn {bin}: {e}"));
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let mut pipe = child.stderr.take().expect("stderr");
-        let sink = Arc::clone(&stderr);
-        thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = pipe.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
-        });
+        let stderr = common::collect_stderr(&mut child);
         Proc { child, stderr }
     }
 
@@ -108,24 +79,8 @@ impl Proc {
             .clone()
     }
 
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
     fn memory(&self) -> Mem {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
-            .expect("read /proc/<pid>/status");
-        let field = |name: &str| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix(name))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-                .unwrap_or_else(|| panic!("no {name} in /proc/<pid>/status"))
-        };
-        Mem {
-            hwm_kib: field("VmHWM:"),
-            rss_kib: field("VmRSS:"),
-        }
+        common::memory(self.child.id())
     }
 
     fn assert_alive(&mut self) {

@@ -12,6 +12,8 @@
 //! `cargo test -p mcp-examples --test http_hostile -- --nocapture` prints the measurements
 //! (latencies, memory, connection counts). Two tests wait for the 10 s header timeout.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -53,20 +55,7 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn everything");
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let mut pipe = child.stderr.take().expect("stderr");
-        let sink = Arc::clone(&stderr);
-        thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = pipe.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
-        });
+        let stderr = common::collect_stderr(&mut child);
         let deadline = Instant::now() + TIMEOUT;
         let addr = loop {
             let text = stderr.lock().unwrap_or_else(|e| e.into_inner()).clone();
@@ -106,16 +95,8 @@ impl Server {
 
     /// `VmRSS` and `VmHWM` of the server, in KiB.
     fn memory(&self) -> (u64, u64) {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .expect("read /proc/<pid>/status");
-        let field = |name: &str| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix(name))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-                .unwrap_or_else(|| panic!("no {name} in /proc/<pid>/status"))
-        };
-        (field("VmRSS:"), field("VmHWM:"))
+        let m = common::memory(self.child.id());
+        (m.rss_kib, m.hwm_kib)
     }
 
     /// Open file descriptors of the server (sockets included).

@@ -5,6 +5,8 @@
 //! Prints calls/s and the server's peak and final RSS (`cargo test -p mcp-examples --test
 //! load_tcp -- --nocapture`).
 
+mod common;
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
@@ -79,16 +81,8 @@ impl TcpServer {
 
     /// `VmHWM` (peak) and `VmRSS` (current) of the server process, in KiB.
     fn memory_kib(&self) -> (u64, u64) {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .expect("read /proc/<pid>/status");
-        let field = |name: &str| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix(name))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-                .unwrap_or_else(|| panic!("no {name} in /proc/<pid>/status"))
-        };
-        (field("VmHWM:"), field("VmRSS:"))
+        let m = common::memory(self.child.id());
+        (m.hwm_kib, m.rss_kib)
     }
 
     fn assert_alive(&mut self) {

@@ -19,6 +19,7 @@
 //!
 //! `cargo test -p mcp-examples --test slow_peers -- --nocapture` prints the figures.
 
+mod common;
 #[path = "../../mcp-core/tests/harness/mod.rs"]
 mod harness;
 
@@ -32,6 +33,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::{mib, Mem};
 use serde_json::{json, Value};
 
 /// Longest wait for any single line (or write) on a socket.
@@ -60,28 +62,6 @@ fn serial() -> MutexGuard<'static, ()> {
 
 // ---- the server process -------------------------------------------------------------------
 
-/// `VmHWM` (peak) and `VmRSS` (current), in KiB.
-#[derive(Clone, Copy, Debug)]
-struct Mem {
-    hwm_kib: u64,
-    rss_kib: u64,
-}
-
-impl std::fmt::Display for Mem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "VmRSS {:.1} MiB (VmHWM {:.1} MiB)",
-            mib(self.rss_kib),
-            mib(self.hwm_kib)
-        )
-    }
-}
-
-fn mib(kib: u64) -> f64 {
-    kib as f64 / 1024.0
-}
-
 /// A spawned server, killed on drop; stderr is collected (and always drained, so the server
 /// never blocks on it).
 struct Server {
@@ -102,20 +82,7 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("spawn {bin}: {e}"));
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let mut pipe = child.stderr.take().expect("stderr");
-        let sink = Arc::clone(&stderr);
-        thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = pipe.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
-        });
+        let stderr = common::collect_stderr(&mut child);
         Server {
             child,
             name,
@@ -176,19 +143,7 @@ impl Server {
     }
 
     fn memory(&self) -> Mem {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .expect("read /proc/<pid>/status");
-        let field = |name: &str| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix(name))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-                .unwrap_or_else(|| panic!("no {name} in /proc/<pid>/status"))
-        };
-        Mem {
-            hwm_kib: field("VmHWM:"),
-            rss_kib: field("VmRSS:"),
-        }
+        common::memory(self.child.id())
     }
 
     /// Open file descriptors of the server process (its sockets among them).
