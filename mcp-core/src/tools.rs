@@ -579,7 +579,9 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         // The structural state after `"` + value + `"` is that of one string value.
         w.raw("\"");
         w.set_string_mode(true);
+        let from = w.len();
         write(w);
+        let to = w.len();
         w.set_string_mode(false);
         w.raw("\"");
         w.end_object();
@@ -588,7 +590,18 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         if self.version.features().structured_content {
             w.key("structuredContent");
             let at = w.len();
-            write(w);
+            // The text block holds the same JSON escaped: copy it back rather than
+            // rendering it again (feature `speed`; flash-starved targets render twice).
+            #[cfg(feature = "speed")]
+            let copied = w.value_unescaped_from(from, to);
+            #[cfg(not(feature = "speed"))]
+            let copied = {
+                let _ = (from, to);
+                false
+            };
+            if !copied {
+                write(w);
+            }
             // Before 2026-07-28 `structuredContent` must be an object.
             let object = w.written().get(at) == Some(&b'{') || w.overflowed();
             if !object && !self.version.is_modern() {

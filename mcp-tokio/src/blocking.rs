@@ -59,6 +59,7 @@ impl Server {
             session: &mut session,
             out: &mut out,
             pending: &mut pending,
+            now: 0,
         };
         loop {
             let n = match lines.read_sync(&mut reader) {
@@ -73,6 +74,8 @@ impl Server {
                 turn.session.tools_changed();
             }
             note_list_changes(turn.session, *lists.borrow(), &mut seen_lists);
+            // One clock read per read: the requests of one batch arrived together.
+            turn.now = now_ms();
             let at_end = n == 0;
             loop {
                 let frame = if at_end {
@@ -113,6 +116,8 @@ struct Turn<'t, 's> {
     session: &'t mut Session<'s>,
     out: &'t mut Vec<u8>,
     pending: &'t mut Vec<u8>,
+    /// Milliseconds since the UNIX epoch when the current batch was read.
+    now: u64,
 }
 
 impl Turn<'_, '_> {
@@ -125,7 +130,7 @@ impl Turn<'_, '_> {
         let mut handler = Combined::new(shared, snapshot);
         let mut incoming = self
             .session
-            .handle(&mut handler, now_ms(), line, self.out)
+            .handle(&mut handler, self.now, line, self.out)
             .map_err(Error::Core)?;
         drop(handler);
         if let Some(tx) = incoming.transmit() {

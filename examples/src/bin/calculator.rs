@@ -35,7 +35,10 @@ fn main() -> ExitCode {
     let served = if options.blocking {
         server.serve_stdio_blocking()
     } else {
-        match tokio::runtime::Runtime::new() {
+        match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
             Ok(rt) => rt.block_on(server.serve_stdio()),
             Err(e) => Err(mcp_tokio::Error::Io(e)),
         }

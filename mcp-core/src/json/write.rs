@@ -202,6 +202,64 @@ impl<'b> JsonWriter<'b> {
         self.before_value();
         self.emit(json.as_bytes());
     }
+    /// Writes, as a value, the JSON text that string mode wrote escaped at `from..to` of this
+    /// buffer (one level of escaping undone, so the value is byte for byte what was written
+    /// into the string). Returns `false`, writing nothing, when that text is not in the
+    /// buffer (overflow) or the room after it is too small; the caller then writes the value
+    /// again. Cheaper than a second rendering for a value that appears both as text and as
+    /// JSON (`structuredContent`).
+    #[cfg(feature = "speed")]
+    pub(crate) fn value_unescaped_from(&mut self, from: usize, to: usize) -> bool {
+        if self.overflowed() || self.string_mode || from > to || to > self.len {
+            return false;
+        }
+        // The unescaped text is never longer than the escaped one.
+        let room = self.buf.len() - self.len;
+        let comma = usize::from(!self.after_key && self.depth > 0);
+        if room < to - from + comma {
+            return false;
+        }
+        self.before_value();
+        let (done, free) = self.buf.split_at_mut(self.len);
+        let (Some(src), mut at) = (done.get(from..to), 0) else {
+            return false;
+        };
+        let mut rest = src;
+        loop {
+            // A run without escapes, copied whole, then one escape sequence.
+            let run_len = rest.iter().position(|&b| b == b'\\').unwrap_or(rest.len());
+            let (run, tail) = rest.split_at(run_len);
+            if let Some(dst) = free.get_mut(at..at + run.len()) {
+                dst.copy_from_slice(run);
+            }
+            at += run.len();
+            let (byte, used) = match tail.get(1) {
+                None => break,
+                Some(b'"') => (b'"', 2),
+                Some(b'\\') => (b'\\', 2),
+                Some(b'n') => (b'\n', 2),
+                Some(b'r') => (b'\r', 2),
+                Some(b't') => (b'\t', 2),
+                Some(b'b') => (0x08, 2),
+                Some(b'f') => (0x0c, 2),
+                // `\u00XX`: the only other form `Escape::of` writes.
+                Some(_) => {
+                    let hex = |k: usize| tail.get(k).and_then(|&h| char::from(h).to_digit(16));
+                    match (hex(4), hex(5)) {
+                        (Some(hi), Some(lo)) => ((hi * 16 + lo) as u8, 6),
+                        _ => (b'\\', 1),
+                    }
+                }
+            };
+            if let Some(slot) = free.get_mut(at) {
+                *slot = byte;
+            }
+            at += 1;
+            rest = tail.get(used..).unwrap_or_default();
+        }
+        self.len += at;
+        true
+    }
     /// `{`
     pub fn begin_object(&mut self) {
         self.before_value();
@@ -308,6 +366,21 @@ impl<'b> JsonWriter<'b> {
             return;
         }
         self.before_value();
+        // Integral values below 1e16 (where `{:?}` switches to exponent form) are written
+        // as the integer and `.0`, exactly as `{:?}` would, without the shortest-digits
+        // search (a third of a small tool call's cost when counts and sums are integers).
+        // `-0.0` keeps the general path for its sign.
+        if v.abs() < 1e16 && v == (v as i64) as f64 && !(v == 0.0 && v.is_sign_negative()) {
+            let mut digits = Digits::new();
+            digits.push_byte(b'0');
+            digits.push_byte(b'.');
+            digits.push_u64((v as i64).unsigned_abs());
+            if v < 0.0 {
+                digits.push_byte(b'-');
+            }
+            self.emit(digits.as_bytes());
+            return;
+        }
         let _ = fmt::write(&mut RawSink { w: self }, format_args!("{v:?}"));
     }
     /// `true` / `false`.
@@ -599,6 +672,105 @@ mod tests {
     extern crate std;
 
     use super::*;
+
+    #[test]
+    fn f64_fast_path_matches_debug_format() {
+        use std::format;
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut values = std::vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            5.0,
+            10.0,
+            0.5,
+            -2.5,
+            1e15,
+            -1e15,
+            9_999_999_999_999_998.0,
+            1e16,
+            -1e16,
+            1e17,
+            1e21,
+            9_007_199_254_740_993.0,
+            4_503_599_627_370_495.5,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            5e-324,
+            0.1,
+            123_456_789.0,
+            -987_654_321.0,
+        ];
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = f64::from_bits(x);
+            if v.is_finite() {
+                values.push(v);
+                values.push((v as i64) as f64);
+                values.push(((x >> 11) as i64 - (1 << 52)) as f64);
+            }
+        }
+        let mut buf = [0u8; 32];
+        for v in values {
+            let mut w = JsonWriter::new(&mut buf);
+            w.f64(v);
+            let len = w.finish().expect("fits");
+            assert_eq!(
+                core::str::from_utf8(&buf[..len]).expect("utf-8"),
+                format!("{v:?}"),
+                "{v:e}"
+            );
+        }
+    }
+
+    #[test]
+    #[cfg(feature = "speed")]
+    fn value_unescaped_from_matches_a_second_rendering() {
+        let value = |w: &mut JsonWriter<'_>| {
+            w.begin_object();
+            w.key("q\"uote\\");
+            w.string("line\nbreak\ttab\r\u{8}\u{c}\u{1}\u{1f} é ✓ \\u00e9");
+            w.key("n");
+            w.f64(-2.5);
+            w.key("raw");
+            w.raw_value(r#"["\u00e9\"\\",null]"#);
+            w.end_object();
+        };
+        let twice = render(|w| {
+            w.begin_array();
+            w.begin_string_value();
+            value(w);
+            w.end_string_value();
+            value(w);
+            w.end_array();
+        });
+        let copied = render(|w| {
+            w.begin_array();
+            w.begin_string_value();
+            let from = w.len();
+            value(w);
+            let to = w.len();
+            w.end_string_value();
+            assert!(w.value_unescaped_from(from, to));
+            w.end_array();
+        });
+        assert_eq!(copied, twice);
+        // No room for the copy: nothing is written, the caller renders again.
+        let mut small = [0u8; 40];
+        let mut w = JsonWriter::new(&mut small);
+        w.begin_array();
+        w.begin_string_value();
+        let from = w.len();
+        w.string("abcdefghijklmnop");
+        let to = w.len();
+        w.end_string_value();
+        let len = w.len();
+        assert!(!w.value_unescaped_from(from, to));
+        assert_eq!(w.len(), len);
+    }
 
     #[test]
     fn div10_matches_division() {
