@@ -70,6 +70,7 @@ extern crate alloc;
 extern crate std;
 
 #[cfg(feature = "completion")]
+pub mod args;
 pub mod completion;
 pub mod content;
 pub mod error;

@@ -558,6 +558,13 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         self.structured_with(|w| w.raw_value(json));
     }
 
+    /// Ends the content list with `output` as a JSON text block and as `structuredContent`
+    /// (see [`structured_with`](Self::structured_with)); `T::SCHEMA` is the tool's
+    /// `outputSchema`.
+    pub fn structured<T: crate::args::ToolOutput + ?Sized>(&mut self, output: &T) {
+        self.structured_dyn(&|w: &mut JsonWriter<'_>| output.write(w));
+    }
+
     /// Like [`structured_raw`](Self::structured_raw), but `write` produces the JSON value; it
     /// is called twice (once escaped into the text block, once as `structuredContent`).
     pub fn structured_with(&mut self, write: impl Fn(&mut JsonWriter<'_>)) {
