@@ -71,6 +71,8 @@ extern crate std;
 
 #[cfg(feature = "completion")]
 pub mod args;
+#[cfg(feature = "macros")]
+pub use mcp_macros::{tools, ToolArgs, ToolOutput};
 pub mod completion;
 pub mod content;
 pub mod error;

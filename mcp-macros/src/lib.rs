@@ -1,0 +1,38 @@
+//! # mcp-macros
+//!
+//! Compile-time code generation for [mcp-core](https://docs.rs/mcp-core), re-exported there
+//! behind its `macros` feature (`mcp_core::ToolArgs`, ...). Everything generated is plain
+//! `no_std`, allocation-free code against traits of `mcp_core::args` that can also be
+//! implemented by hand:
+//!
+//! - `#[derive(ToolArgs)]`: a struct's JSON Schema as a `&'static str` built at compile time,
+//!   and a borrowing parser that enforces exactly that schema;
+//! - `#[derive(ToolOutput)]`: `outputSchema` and the writer of `structuredContent`;
+//! - `#[tools]` on an `impl` block: the static tool table and the `ToolSet` implementation.
+
+use proc_macro::TokenStream;
+
+mod args;
+mod output;
+mod tools;
+
+/// Derives `mcp_core::args::ToolArgs` (structs with named fields) or the value traits
+/// (unit-only enums, usable as field types). See the crate documentation.
+#[proc_macro_derive(ToolArgs, attributes(arg, serde))]
+pub fn derive_tool_args(input: TokenStream) -> TokenStream {
+    args::derive(input.into()).into()
+}
+
+/// Derives `mcp_core::args::ToolOutput` (structs with named fields) or the output value
+/// traits (unit-only enums). See the crate documentation.
+#[proc_macro_derive(ToolOutput, attributes(arg, serde))]
+pub fn derive_tool_output(input: TokenStream) -> TokenStream {
+    output::derive(input.into()).into()
+}
+
+/// On an `impl` block: every method marked `#[tool(...)]` becomes a tool; generates the
+/// static tool table and the `mcp_core::ToolSet` implementation.
+#[proc_macro_attribute]
+pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
+    tools::expand(attr.into(), item.into()).into()
+}
