@@ -72,7 +72,7 @@ extern crate std;
 #[cfg(feature = "completion")]
 pub mod args;
 #[cfg(feature = "macros")]
-pub use mcp_macros::{tools, ToolArgs, ToolOutput};
+pub use mcp_macros::{prompts, resources, tools, PromptArgs, TemplateVars, ToolArgs, ToolOutput};
 pub mod completion;
 pub mod content;
 pub mod error;

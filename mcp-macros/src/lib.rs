@@ -14,6 +14,8 @@ use proc_macro::TokenStream;
 
 mod args;
 mod output;
+mod prompts;
+mod resources;
 mod tools;
 
 /// Derives `mcp_core::args::ToolArgs` (structs with named fields) or the value traits
@@ -35,4 +37,32 @@ pub fn derive_tool_output(input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
     tools::expand(attr.into(), item.into()).into()
+}
+
+/// Derives `mcp_core::args::PromptArgs`: a struct whose fields are a prompt's arguments.
+#[proc_macro_derive(PromptArgs, attributes(arg))]
+pub fn derive_prompt_args(input: TokenStream) -> TokenStream {
+    prompts::derive_args(input.into()).into()
+}
+
+/// On an `impl` block: every method marked `#[prompt(...)]` becomes a prompt; generates the
+/// static prompt table and the `mcp_core::PromptSet` implementation.
+#[proc_macro_attribute]
+pub fn prompts(attr: TokenStream, item: TokenStream) -> TokenStream {
+    prompts::expand(attr.into(), item.into()).into()
+}
+
+/// Derives `mcp_core::args::TemplateVars`: a struct whose fields are the variables of a
+/// resource template.
+#[proc_macro_derive(TemplateVars, attributes(arg))]
+pub fn derive_template_vars(input: TokenStream) -> TokenStream {
+    resources::derive_vars(input.into()).into()
+}
+
+/// On an `impl` block: every method marked `#[resource_template(...)]` (and
+/// `#[resource(...)]`) becomes a resource template (a resource); generates the static tables
+/// and the `mcp_core::ResourceSet` implementation.
+#[proc_macro_attribute]
+pub fn resources(attr: TokenStream, item: TokenStream) -> TokenStream {
+    resources::expand(attr.into(), item.into()).into()
 }
