@@ -69,10 +69,10 @@ extern crate alloc;
 #[cfg(any(test, feature = "std"))]
 extern crate std;
 
-#[cfg(feature = "completion")]
 pub mod args;
 #[cfg(feature = "macros")]
 pub use mcp_macros::{prompts, resources, tools, PromptArgs, TemplateVars, ToolArgs, ToolOutput};
+#[cfg(feature = "completion")]
 pub mod completion;
 pub mod content;
 pub mod error;
