@@ -412,8 +412,9 @@ fn call_body(k: &Path, def: &ToolDef) -> TokenStream {
     let write = |value: &Value, v: TokenStream| -> TokenStream {
         match value {
             Value::Unit => quote!({}),
-            Value::Text(ty) => quote_spanned!(ty.span()=>
-                result.text(::core::convert::AsRef::<str>::as_ref(&#v))),
+            Value::Text(ty) => quote_spanned!(ty.span()=> {
+                result.text(::core::convert::AsRef::<str>::as_ref(&#v));
+            }),
             Value::Output(ty) => quote_spanned!(ty.span()=> result.structured(&#v)),
         }
     };
