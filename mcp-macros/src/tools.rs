@@ -247,21 +247,21 @@ fn tool_def(f: &ImplItemFn) -> syn::Result<Option<ToolDef>> {
         None => attr::doc_description(&f.attrs),
     };
     let takes_args = shape.params.iter().find_map(|p| match p {
-        Param::Args(ty) => Some((ty.span(), true)),
-        Param::Raw(span) => Some((*span, false)),
+        Param::Args(ty) => Some((ty, true)),
+        Param::Raw(ty) => Some((ty, false)),
         _ => None,
     });
     match (takes_args, &attr.input_schema) {
-        (Some((span, true)), Some(_)) => {
-            return Err(syn::Error::new(
-                span,
+        (Some((ty, true)), Some(_)) => {
+            return Err(syn::Error::new_spanned(
+                ty,
                 "`input_schema` conflicts with the arguments type: its `ToolArgs::SCHEMA` is \
                  the input schema (take `RawJson<'_>` to parse the arguments yourself)",
             ))
         }
-        (Some((span, false)), None) => {
-            return Err(syn::Error::new(
-                span,
+        (Some((ty, false)), None) => {
+            return Err(syn::Error::new_spanned(
+                ty,
                 "a `RawJson` arguments parameter needs `input_schema = \"...\"` in #[tool]: \
                  the arguments reach the method unchecked",
             ))
@@ -271,8 +271,8 @@ fn tool_def(f: &ImplItemFn) -> syn::Result<Option<ToolDef>> {
     if let (Some(schema), Ret::Plain(Value::Output(_)) | Ret::Fallible(Value::Output(_), _)) =
         (&attr.output_schema, &shape.ret)
     {
-        return Err(syn::Error::new(
-            schema.span(),
+        return Err(syn::Error::new_spanned(
+            schema,
             "`output_schema` conflicts with the return type: its `ToolOutput::SCHEMA` is the \
              output schema",
         ));
@@ -409,13 +409,14 @@ fn call_body(k: &Path, def: &ToolDef) -> TokenStream {
         Receiver::Associated => quote!(Self::#method(#(#args),*)),
     };
     let done = quote!(#k::Dispatch::Done);
-    let write = |value: &Value, v: TokenStream| -> TokenStream {
+    // `value` and the call get the return type's span: a missing trait is reported there.
+    let write = |value: &Value| -> TokenStream {
         match value {
             Value::Unit => quote!({}),
             Value::Text(ty) => quote_spanned!(ty.span()=> {
-                result.text(::core::convert::AsRef::<str>::as_ref(&#v));
+                result.text(::core::convert::AsRef::<str>::as_ref(&value));
             }),
-            Value::Output(ty) => quote_spanned!(ty.span()=> result.structured(&#v)),
+            Value::Output(ty) => quote_spanned!(ty.span()=> result.structured(&value)),
         }
     };
     let run = match &def.shape.ret {
@@ -425,7 +426,7 @@ fn call_body(k: &Path, def: &ToolDef) -> TokenStream {
             #done
         }),
         Ret::Plain(value) => {
-            let write = write(value, quote!(value));
+            let write = write(value);
             quote!({
                 let value = #call;
                 #write;
@@ -436,7 +437,7 @@ fn call_body(k: &Path, def: &ToolDef) -> TokenStream {
             let ok = match value {
                 Value::Unit => quote!(::core::result::Result::Ok(()) => {}),
                 _ => {
-                    let write = write(value, quote!(value));
+                    let write = write(value);
                     quote!(::core::result::Result::Ok(value) => #write,)
                 }
             };

@@ -21,7 +21,7 @@ pub(super) enum Param {
     /// A type implementing `ToolArgs`: parsed from the arguments.
     Args(Box<Type>),
     /// `RawJson<'_>`: the arguments object as sent (the method checks it).
-    Raw(Span),
+    Raw(Box<Type>),
     /// `&CallRequest<'_>`.
     Request,
     /// `&mut ToolResult<'_, '_>`.
@@ -57,6 +57,11 @@ pub(super) struct Shape {
 
 fn err<T>(span: Span, message: impl std::fmt::Display) -> syn::Result<T> {
     Err(syn::Error::new(span, message))
+}
+
+/// An error underlining all of `tokens` (a `Span` on stable only covers the first token).
+fn err_at<T>(tokens: impl ToTokens, message: impl std::fmt::Display) -> syn::Result<T> {
+    Err(syn::Error::new_spanned(tokens, message))
 }
 
 const PARAMS_HELP: &str = "a tool method takes, after `&self` or `&mut self`: at most one \
@@ -120,18 +125,17 @@ fn value(ty: &Type) -> syn::Result<Value> {
         return Ok(Value::Text(ty.clone()));
     }
     match bare(ty) {
-        Type::ImplTrait(_) => err(
-            ty.span(),
+        Type::ImplTrait(_) => err_at(
+            ty,
             "a tool cannot return `impl Trait`: return a named type implementing `ToolOutput` \
              (its SCHEMA becomes the tool's outputSchema)",
         ),
-        Type::Path(_) if last_ident(ty).is_some_and(|i| i == "Dispatch") => err(
-            ty.span(),
-            "`Dispatch` is returned as is, not inside a `Result`",
-        ),
+        Type::Path(_) if last_ident(ty).is_some_and(|i| i == "Dispatch") => {
+            err_at(ty, "`Dispatch` is returned as is, not inside a `Result`")
+        }
         Type::Path(_) => Ok(Value::Output(ty.clone())),
-        _ => err(
-            ty.span(),
+        _ => err_at(
+            ty,
             "unsupported return type: a tool returns `()`, a type implementing `ToolOutput`, \
              `&str`/`String` (a text block), `Result` of one of these with an error type \
              implementing `Display`, or `Dispatch`",
@@ -170,8 +174,8 @@ pub(super) fn shape(sig: &Signature) -> syn::Result<Shape> {
             let by_ref = r.reference.is_some()
                 || matches!(bare(&r.ty), Type::Reference(t) if last_ident(&t.elem).is_some_and(|i| i == "Self"));
             if !by_ref {
-                return err(
-                    r.span(),
+                return err_at(
+                    r,
                     "a tool method takes `&self` or `&mut self` (the tool set is borrowed, \
                      not consumed)",
                 );
@@ -182,32 +186,31 @@ pub(super) fn shape(sig: &Signature) -> syn::Result<Shape> {
         _ => Receiver::Associated,
     };
     let mut params = Vec::new();
-    let mut args_span = None::<Span>;
-    let mut request_span = None::<Span>;
-    let mut result_span = None::<Span>;
+    let mut args_at = None::<&Type>;
+    let mut request_at = None::<&Type>;
+    let mut result_at = None::<&Type>;
     for input in inputs {
         let FnArg::Typed(pt) = input else {
             return err(input.span(), PARAMS_HELP);
         };
         let ty = &*pt.ty;
-        let span = ty.span();
         let param = match bare(ty) {
             Type::Reference(r) => match last_ident(&r.elem) {
                 Some(i) if i == "CallRequest" => {
                     if r.mutability.is_some() {
-                        return err(span, "take the request as `&CallRequest<'_>` (not `&mut`)");
+                        return err_at(ty, "take the request as `&CallRequest<'_>` (not `&mut`)");
                     }
                     Param::Request
                 }
                 Some(i) if i == "ToolResult" => {
                     if r.mutability.is_none() {
-                        return err(span, "take the result as `&mut ToolResult<'_, '_>`");
+                        return err_at(ty, "take the result as `&mut ToolResult<'_, '_>`");
                     }
                     Param::Result
                 }
                 _ => {
-                    return err(
-                        span,
+                    return err_at(
+                        ty,
                         format_args!(
                             "unsupported parameter type: the arguments are taken by value; \
                              {PARAMS_HELP}"
@@ -217,35 +220,35 @@ pub(super) fn shape(sig: &Signature) -> syn::Result<Shape> {
             },
             Type::Path(_) => match last_ident(ty) {
                 Some(i) if i == "CallRequest" => {
-                    return err(span, "take the request by reference: `&CallRequest<'_>`")
+                    return err_at(ty, "take the request by reference: `&CallRequest<'_>`")
                 }
                 Some(i) if i == "ToolResult" => {
-                    return err(
-                        span,
+                    return err_at(
+                        ty,
                         "take the result by reference: `&mut ToolResult<'_, '_>`",
                     )
                 }
-                Some(i) if i == "RawJson" => Param::Raw(span),
+                Some(i) if i == "RawJson" => Param::Raw(Box::new(ty.clone())),
                 _ => Param::Args(Box::new(ty.clone())),
             },
             Type::ImplTrait(_) => {
-                return err(
-                    span,
+                return err_at(
+                    ty,
                     "`impl Trait` arguments are not supported: name a type implementing \
                      `ToolArgs` (its SCHEMA becomes the tool's inputSchema)",
                 )
             }
             _ => {
-                return err(
-                    span,
+                return err_at(
+                    ty,
                     format_args!("unsupported parameter type; {PARAMS_HELP}"),
                 )
             }
         };
         let seen = match param {
-            Param::Args(_) | Param::Raw(_) => &mut args_span,
-            Param::Request => &mut request_span,
-            Param::Result => &mut result_span,
+            Param::Args(_) | Param::Raw(_) => &mut args_at,
+            Param::Request => &mut request_at,
+            Param::Result => &mut result_at,
         };
         if let Some(first) = *seen {
             let what = match param {
@@ -256,11 +259,11 @@ pub(super) fn shape(sig: &Signature) -> syn::Result<Shape> {
                 Param::Request => "the request is taken twice",
                 Param::Result => "the result is taken twice",
             };
-            let mut e = syn::Error::new(span, what);
-            e.combine(syn::Error::new(first, "first taken here"));
+            let mut e = syn::Error::new_spanned(ty, what);
+            e.combine(syn::Error::new_spanned(first, "first taken here"));
             return Err(e);
         }
-        *seen = Some(span);
+        *seen = Some(ty);
         params.push(param);
     }
     let ret = match &sig.output {
