@@ -117,9 +117,13 @@ fn is_tool_attr(a: &syn::Attribute) -> bool {
 
 fn strip_tool_attrs(imp: &mut ItemImpl) {
     for item in &mut imp.items {
-        if let ImplItem::Fn(f) = item {
-            f.attrs.retain(|a| !is_tool_attr(a));
-        }
+        let attrs = match item {
+            ImplItem::Fn(f) => &mut f.attrs,
+            ImplItem::Const(c) => &mut c.attrs,
+            ImplItem::Type(t) => &mut t.attrs,
+            _ => continue,
+        };
+        attrs.retain(|a| !is_tool_attr(a));
     }
 }
 
@@ -154,7 +158,7 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream
 
     let mut tools = Vec::<ToolDef>::new();
     let mut errors = Vec::<syn::Error>::new();
-    for item in &mut imp.items {
+    for item in &imp.items {
         match item {
             ImplItem::Fn(f) => match tool_def(f) {
                 Ok(Some(def)) => tools.push(def),
@@ -189,12 +193,10 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream
             seen.insert(name, def.name.span());
         }
     }
-    if let Some(mut e) = errors.pop() {
-        for other in errors.into_iter().rev() {
-            let mut first = other;
-            first.combine(e);
-            e = first;
-        }
+    if let Some(e) = errors.into_iter().reduce(|mut all, e| {
+        all.combine(e);
+        all
+    }) {
         return Err(e);
     }
 

@@ -28,3 +28,11 @@ impl T {
 impl T {}
 
 fn main() {}
+
+struct U;
+
+#[tools]
+impl U {
+    #[tool]
+    const NOT_A_METHOD: u8 = 0;
+}
