@@ -190,3 +190,35 @@ fn result_aliases_and_owned_text() {
     assert_eq!(replies[1]["result"]["isError"], true);
     assert_eq!(texts(&replies[1]["result"]), ["partial", "then failed"]);
 }
+
+struct Receivers;
+
+#[tools]
+impl Receivers {
+    /// A typed receiver.
+    #[tool]
+    #[allow(clippy::needless_arbitrary_self_type)]
+    fn typed(self: &mut Self) -> &'static str {
+        "typed"
+    }
+
+    /// A receiver with a named lifetime.
+    #[tool]
+    fn named<'a>(&'a self, args: tools_common::Text<'a>) -> String {
+        format!("named {}", args.text)
+    }
+}
+
+#[test]
+fn receiver_forms() {
+    let replies = session(
+        &mut Receivers,
+        LATEST,
+        &[
+            call("typed", json!({})),
+            call("named", json!({"text": "x"})),
+        ],
+    );
+    assert_eq!(texts(&replies[0]["result"]), ["typed"]);
+    assert_eq!(texts(&replies[1]["result"]), ["named x"]);
+}
