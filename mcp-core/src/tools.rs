@@ -642,3 +642,50 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         w.end_object();
     }
 }
+
+/// Support for the code `#[tools]` (mcp-macros) generates. Not a public API: names and
+/// signatures may change with the macro.
+///
+/// The helpers are not generic, so each exists once in a binary however many tools use it
+/// (code size on microcontrollers).
+#[doc(hidden)]
+pub mod __macro_support {
+    use core::fmt;
+
+    use super::ToolResult;
+    use crate::args::{ArgError, Problem};
+    use crate::json::RawJson;
+
+    /// The `inputSchema` of a tool without an arguments parameter.
+    pub const NO_ARGS_SCHEMA: &str = r#"{"type":"object","additionalProperties":false}"#;
+
+    /// The parser matching [`NO_ARGS_SCHEMA`]: an object without members.
+    #[allow(clippy::result_large_err)] // as `ToolArgs::parse`
+    pub fn no_args(args: RawJson<'_>) -> Result<(), ArgError<'_>> {
+        let mut members = args.members().ok_or(ArgError::new(Problem::NotAnObject))?;
+        match members.next() {
+            Some((key, _)) => Err(ArgError::new(Problem::Unknown(key))),
+            None => Ok(()),
+        }
+    }
+
+    /// Answers a call whose arguments were refused: an `isError` result naming the tool and
+    /// the offending argument.
+    #[inline(never)]
+    pub fn invalid_args(result: &mut ToolResult<'_, '_>, tool: &str, error: &ArgError<'_>) {
+        result.fail(format_args!("Invalid arguments for tool {tool}: {error}"));
+    }
+
+    /// Answers a call whose method returned `Err(error)`: an `isError` text block.
+    #[inline(never)]
+    pub fn failed(result: &mut ToolResult<'_, '_>, error: &dyn fmt::Display) {
+        result.fail(format_args!("{error}"));
+    }
+
+    /// Answers a call to an index the tool table does not have (not reachable through
+    /// `ToolSet`: the session only calls tools it found).
+    #[inline(never)]
+    pub fn unknown_tool(result: &mut ToolResult<'_, '_>) {
+        result.error().text("Unknown tool");
+    }
+}

@@ -1,0 +1,16 @@
+use mcp_core::tools;
+
+struct T;
+
+#[tools]
+impl T {
+    /// One.
+    #[tool(name = "same")]
+    fn one(&self) {}
+
+    /// Two.
+    #[tool(name = "same")]
+    fn two(&self) {}
+}
+
+fn main() {}

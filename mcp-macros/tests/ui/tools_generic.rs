@@ -1,0 +1,12 @@
+use mcp_core::tools;
+
+struct T;
+
+#[tools]
+impl T {
+    /// Generic.
+    #[tool]
+    fn generic<A>(&self, _args: A) {}
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+use mcp_core::tools;
+
+struct T;
+
+#[tools]
+impl Clone for T {
+    fn clone(&self) -> Self {
+        T
+    }
+}
+
+#[tools]
+struct S;
+
+fn main() {}

@@ -1,0 +1,12 @@
+use mcp_core::tools;
+
+struct T;
+
+#[tools]
+impl T {
+    /// Reads.
+    #[tool(readonly)]
+    fn read(&self) {}
+}
+
+fn main() {}
