@@ -48,17 +48,14 @@ pub static TOOLS: [Tool<'static>; 6] = [
         )
     },
     Tool {
-        description: Some(
-            "Rolls dice in NdS+M notation (1-20 dice, 2-1000 sides, modifier -1000 to \
-             +1000), e.g. 2d6+3, d20, 4d8-1.",
-        ),
+        description: Some("Rolls `count` dice with `sides` sides each (a seeded PRNG on the device)."),
         output_schema: Some(
-            r#"{"type":"object","properties":{"rolls":{"type":"array","items":{"type":"integer"}},"modifier":{"type":"integer"},"total":{"type":"integer"}},"required":["rolls","modifier","total"]}"#,
+            r#"{"type":"object","properties":{"rolls":{"type":"array","items":{"type":"integer"}},"total":{"type":"integer"}},"required":["rolls","total"]}"#,
         ),
         annotations: Some(ToolAnnotations { title: Some("Roll dice"), ..READS }),
         ..Tool::new(
             "roll_dice",
-            r#"{"type":"object","properties":{"notation":{"type":"string","description":"e.g. 2d6+3, d20, 4d8-1","maxLength":24}},"required":["notation"],"additionalProperties":false}"#,
+            r#"{"type":"object","properties":{"sides":{"type":"integer","minimum":2,"maximum":1000,"default":6},"count":{"type":"integer","minimum":1,"maximum":20,"default":1}},"additionalProperties":false}"#,
         )
     },
     Tool {
@@ -225,28 +222,15 @@ impl DeviceTools {
         args: RawJson<'_>,
         result: &mut ToolResult<'_, '_>,
     ) -> Result<(), ArgError> {
-        only(args, &["notation"])?;
-        let notation = args
-            .get("notation")
-            .ok_or(ArgError::missing("notation"))?
-            .as_string()
-            .ok_or(ArgError::new("notation", "a string"))?;
-        let mut buf = [0u8; 24];
-        let text = notation
-            .text_in(&mut buf)
-            .ok_or(ArgError::new("notation", "at most 24 characters"))?;
-        let Some((count, sides, modifier)) = dice(text) else {
-            result
-                .error()
-                .text("invalid notation: expected NdS+M, e.g. 2d6+3, d20, 4d8-1");
-            return Ok(());
-        };
+        only(args, &["sides", "count"])?;
+        let sides = integer(args, "sides", Some(6), 2, 1000)? as u32;
+        let count = integer(args, "count", Some(1), 1, 20)? as usize;
         let mut rolls = [0u16; 20];
-        let rolls = &mut rolls[..count as usize];
+        let rolls = &mut rolls[..count];
         for r in rolls.iter_mut() {
             *r = self.rng.below(sides) as u16 + 1;
         }
-        let total = rolls.iter().map(|&r| i32::from(r)).sum::<i32>() + modifier;
+        let total: u32 = rolls.iter().map(|&r| u32::from(r)).sum();
         let rolls = &*rolls;
         result.structured_with(|w: &mut JsonWriter<'_>| {
             w.begin_object();
@@ -256,10 +240,8 @@ impl DeviceTools {
                 w.u64(u64::from(r));
             }
             w.end_array();
-            w.key("modifier");
-            w.i64(i64::from(modifier));
             w.key("total");
-            w.i64(i64::from(total));
+            w.u64(u64::from(total));
             w.end_object();
         });
         Ok(())
@@ -453,44 +435,6 @@ fn choice(
         .as_string()
         .and_then(|s| options.iter().position(|o| s.eq_str(o)))
         .ok_or(ArgError::new(key, "one of the listed values"))
-}
-
-/// Dice notation `[N]dS[(+|-)M]` (case-insensitive `d`, spaces between the parts allowed):
-/// `(count 1-20, sides 2-1000, modifier -1000..=1000)`, or `None`. Bytes, not `str`
-/// patterns: the image has no room for Unicode-aware trimming and searching.
-fn dice(text: &str) -> Option<(u32, u32, i32)> {
-    let mut fields = [0u32; 3]; // count, sides, modifier magnitude
-    let mut seen = [false; 3];
-    let mut field = 0;
-    let mut negative = false;
-    for &b in text.as_bytes() {
-        match (b, field) {
-            (b' ', _) => {}
-            (b'd' | b'D', 0) => field = 1,
-            (b'+' | b'-', 1) if seen[1] => {
-                negative = b == b'-';
-                field = 2;
-            }
-            (b'0'..=b'9', _) => {
-                fields[field] = fields[field] * 10 + u32::from(b - b'0');
-                seen[field] = true;
-                if fields[field] > 9999 {
-                    return None;
-                }
-            }
-            _ => return None,
-        }
-    }
-    let [count, sides, magnitude] = fields;
-    let count = if seen[0] { count } else { 1 };
-    let modifier = if negative {
-        -(magnitude as i32)
-    } else {
-        magnitude as i32
-    };
-    let complete = field >= 1 && seen[1] && (field < 2 || seen[2]);
-    (complete && (1..=20).contains(&count) && (2..=1000).contains(&sides) && magnitude <= 1000)
-        .then_some((count, sides, modifier))
 }
 
 /// A number in fixed-point decimal.
