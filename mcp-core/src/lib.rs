@@ -69,10 +69,10 @@ extern crate alloc;
 #[cfg(any(test, feature = "std"))]
 extern crate std;
 
-#[cfg(feature = "completion")]
 pub mod args;
 #[cfg(feature = "macros")]
 pub use mcp_macros::{prompts, resources, tools, PromptArgs, TemplateVars, ToolArgs, ToolOutput};
+#[cfg(feature = "completion")]
 pub mod completion;
 pub mod content;
 pub mod error;
@@ -86,12 +86,16 @@ pub mod mac;
 pub mod mrtr;
 pub mod pagination;
 #[cfg(feature = "prompts")]
+pub mod prompt_args;
+#[cfg(feature = "prompts")]
 pub mod prompts;
 #[cfg(feature = "resources")]
 pub mod resources;
 pub mod seal;
 pub mod server;
 pub mod session;
+#[cfg(feature = "resources")]
+pub mod template_vars;
 #[cfg(test)]
 mod test_rng;
 pub mod tools;
