@@ -230,8 +230,17 @@ pub(crate) fn call(
     }
 }
 
-/// `Dispatch` from a handler's return value.
-pub(crate) fn returned(ret: &Ret, call: TokenStream) -> TokenStream {
+/// `Dispatch` from a handler's return value; an `Err` fails the result (`result.fail(&e)`
+/// when `with_error`, else `result.fail()`).
+pub(crate) fn returned(ret: &Ret, call: TokenStream, with_error: bool) -> TokenStream {
+    let fail = if with_error {
+        quote!(result.fail(&e))
+    } else {
+        quote!({
+            let _ = e;
+            result.fail()
+        })
+    };
     match ret {
         Ret::Unit => quote!({
             #call;
@@ -241,7 +250,7 @@ pub(crate) fn returned(ret: &Ret, call: TokenStream) -> TokenStream {
         Ret::Result => quote!(match #call {
             ::core::result::Result::Ok(()) => ::mcp_core::tools::Dispatch::Done,
             ::core::result::Result::Err(e) => {
-                result.fail(&e);
+                #fail;
                 ::mcp_core::tools::Dispatch::Done
             }
         }),
@@ -331,7 +340,7 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         let body = match &typed {
             Some(t) => {
                 let c = call(method, h.receiver, &h.params, &quote!(__args));
-                let ret = returned(&h.ret, c);
+                let ret = returned(&h.ret, c, true);
                 quote! {{
                     let __args: #t = match ::mcp_core::prompt_args::PromptArgs::parse(request.arguments()) {
                         ::core::result::Result::Ok(a) => a,
@@ -345,7 +354,7 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
             }
             None => {
                 let c = call(method, h.receiver, &h.params, &quote!());
-                let ret = returned(&h.ret, c);
+                let ret = returned(&h.ret, c, true);
                 // No declared arguments: any given one is unknown.
                 quote! {{
                     if let ::core::result::Result::Err(e) =
