@@ -86,12 +86,16 @@ pub mod mac;
 pub mod mrtr;
 pub mod pagination;
 #[cfg(feature = "prompts")]
+pub mod prompt_args;
+#[cfg(feature = "prompts")]
 pub mod prompts;
 #[cfg(feature = "resources")]
 pub mod resources;
 pub mod seal;
 pub mod server;
 pub mod session;
+#[cfg(feature = "resources")]
+pub mod template_vars;
 #[cfg(test)]
 mod test_rng;
 pub mod tools;

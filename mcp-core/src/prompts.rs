@@ -223,6 +223,8 @@ enum PromptState {
     #[cfg_attr(not(feature = "mrtr"), allow(dead_code))]
     InputRequired,
     Misused,
+    /// [`PromptResult::invalid_arguments`] or [`PromptResult::fail`].
+    Rejected(Rejection),
 }
 
 /// Writes a `GetPromptResult`: an optional description, then messages.
@@ -333,10 +335,11 @@ impl<'w, 'b> PromptResult<'w, 'b> {
         }
     }
 
-    /// Closes the result; `false` if the builder was misused.
-    pub(crate) fn finish(self) -> bool {
+    /// Closes the result, or says what the session must answer instead.
+    pub(crate) fn finish(self) -> Result<(), PromptOutcome> {
         match self.state {
-            PromptState::Misused => return false,
+            PromptState::Misused => return Err(PromptOutcome::Misused),
+            PromptState::Rejected(r) => return Err(PromptOutcome::Rejected(r)),
             PromptState::InputRequired => {
                 self.env.trailer(self.w, ResultType::InputRequired);
             }
@@ -352,6 +355,97 @@ impl<'w, 'b> PromptResult<'w, 'b> {
             }
         }
         self.w.end_object();
-        true
+        Ok(())
+    }
+}
+
+/// Why a rendering produced no result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PromptOutcome {
+    Misused,
+    Rejected(Rejection),
+}
+
+/// An error reply a prompt asked for: code, message and up to 32 bytes of detail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Rejection {
+    pub(crate) code: i32,
+    pub(crate) message: &'static str,
+    detail: [u8; 32],
+    len: u8,
+}
+
+impl Rejection {
+    fn new(code: i32, message: &'static str) -> Self {
+        Rejection {
+            code,
+            message,
+            detail: [0; 32],
+            len: 0,
+        }
+    }
+    /// The detail text (empty: none).
+    pub(crate) fn detail(&self) -> &str {
+        let bytes = self.detail.get(..usize::from(self.len)).unwrap_or_default();
+        core::str::from_utf8(bytes).unwrap_or_default()
+    }
+}
+
+impl core::fmt::Write for Rejection {
+    /// Appends what fits, whole characters only.
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        for c in s.chars() {
+            let at = usize::from(self.len);
+            let mut utf8 = [0u8; 4];
+            let bytes = c.encode_utf8(&mut utf8).as_bytes();
+            match self.detail.get_mut(at..at + bytes.len()) {
+                Some(dst) => dst.copy_from_slice(bytes),
+                None => return Err(core::fmt::Error),
+            }
+            self.len += bytes.len() as u8;
+        }
+        Ok(())
+    }
+}
+
+impl PromptResult<'_, '_> {
+    /// Rejects the request's arguments: the session answers -32602 naming the argument,
+    /// as it does itself for a missing required argument or a non-string value (`Missing
+    /// required argument: name`, `Unknown argument: name`, ...). Anything written is
+    /// discarded.
+    pub fn invalid_arguments(&mut self, error: &crate::args::ArgError<'_>) {
+        use crate::args::{PathSegment, Problem};
+        use core::fmt::Write;
+        let message = match error.problem {
+            Problem::NotAnObject => "Prompt arguments must be an object",
+            Problem::Missing => "Missing required argument",
+            Problem::Unknown(_) => "Unknown argument",
+            Problem::Duplicate => "Duplicate argument",
+            Problem::Type(_) => "Prompt argument values must be strings",
+            _ => "Invalid argument value",
+        };
+        let mut r = Rejection::new(crate::jsonrpc::code::INVALID_PARAMS, message);
+        match (error.problem, error.path().first()) {
+            (Problem::Unknown(name), _) => {
+                for c in name.chars() {
+                    if r.write_char(c).is_err() {
+                        break;
+                    }
+                }
+            }
+            (_, Some(PathSegment::Key(name))) => {
+                let _ = r.write_str(name);
+            }
+            _ => {}
+        }
+        self.state = PromptState::Rejected(r);
+    }
+
+    /// The prompt failed: the session answers -32603 `Prompt failed: ...` with the first
+    /// 32 bytes of `error`'s text. Anything written is discarded.
+    pub fn fail(&mut self, error: &dyn core::fmt::Display) {
+        let mut r = Rejection::new(crate::jsonrpc::code::INTERNAL_ERROR, "Prompt failed");
+        let _ = core::fmt::write(&mut r, format_args!("{error}"));
+        self.state = PromptState::Rejected(r);
     }
 }

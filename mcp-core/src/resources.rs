@@ -275,6 +275,8 @@ impl<'i> ReadRequest<'i> {
 enum ReadState {
     Contents,
     NotFound,
+    /// [`ReadResult::fail`].
+    Failed,
     #[cfg_attr(not(feature = "mrtr"), allow(dead_code))]
     InputRequired,
     Misused,
@@ -382,6 +384,7 @@ impl<'w, 'b> ReadResult<'w, 'b> {
         match self.state {
             ReadState::Misused => Err(ReadOutcome::Misused),
             ReadState::NotFound => Err(ReadOutcome::NotFound),
+            ReadState::Failed => Err(ReadOutcome::Failed),
             ReadState::Contents if self.count == 0 => Err(ReadOutcome::NotFound),
             ReadState::Contents => {
                 self.w.end_array();
@@ -403,6 +406,7 @@ impl<'w, 'b> ReadResult<'w, 'b> {
 pub(crate) enum ReadOutcome {
     NotFound,
     Misused,
+    Failed,
 }
 
 /// Static resource definitions with every read deferred.
@@ -412,5 +416,13 @@ impl ResourceSet for [Resource<'_>] {
     }
     fn get(&self, index: usize) -> Option<Resource<'_>> {
         <[Resource<'_>]>::get(self, index).copied()
+    }
+}
+
+impl ReadResult<'_, '_> {
+    /// The read failed (the resource exists): the session answers -32603 `Resource read
+    /// failed` instead (anything written is discarded).
+    pub fn fail(&mut self) {
+        self.state = ReadState::Failed;
     }
 }

@@ -442,6 +442,7 @@ impl<'a> Session<'a> {
     ) -> Result<Option<Transmit>, CallError> {
         let mut write = Some(write);
         let mut not_found = false;
+        let mut failed = false;
         let done = self.answer(
             token,
             CallKind::Read,
@@ -459,9 +460,26 @@ impl<'a> Session<'a> {
                         not_found = true;
                         Err(CallError::ResultMisused)
                     }
+                    Err(crate::resources::ReadOutcome::Failed) => {
+                        failed = true;
+                        Err(CallError::ResultMisused)
+                    }
                 }
             },
         );
+        if failed {
+            let Some(slot) = self.live_slot(token)? else {
+                return Ok(None);
+            };
+            let id = slot.id;
+            let mut w = JsonWriter::new(out);
+            let f = super::faults::Fault::new(
+                crate::jsonrpc::code::INTERNAL_ERROR,
+                "Resource read failed",
+            );
+            super::faults::write_fault(&mut w, Some(id.as_raw()), &f);
+            return self.sent_for_call(w, token, true);
+        }
         if !not_found {
             return done;
         }
@@ -486,7 +504,8 @@ impl<'a> Session<'a> {
         write: impl FnOnce(&mut crate::prompts::PromptResult<'_, '_>),
     ) -> Result<Option<Transmit>, CallError> {
         let mut write = Some(write);
-        self.answer(
+        let mut rejected = None;
+        let done = self.answer(
             token,
             CallKind::Prompt,
             Method::PromptsGet,
@@ -496,13 +515,35 @@ impl<'a> Session<'a> {
                 if let Some(f) = write.take() {
                     f(&mut result);
                 }
-                if result.finish() {
-                    Ok(())
-                } else {
-                    Err(CallError::ResultMisused)
+                match result.finish() {
+                    Ok(()) => Ok(()),
+                    Err(crate::prompts::PromptOutcome::Misused) => Err(CallError::ResultMisused),
+                    Err(crate::prompts::PromptOutcome::Rejected(r)) => {
+                        rejected = Some(r);
+                        Err(CallError::ResultMisused)
+                    }
                 }
             },
-        )
+        );
+        let Some(r) = rejected else {
+            return done;
+        };
+        // `invalid_arguments` or `fail`: an error reply instead of a result.
+        let Some(slot) = self.live_slot(token)? else {
+            return Ok(None);
+        };
+        let id = slot.id;
+        let mut w = JsonWriter::new(out);
+        let f = super::faults::Fault::new(r.code, r.message);
+        let f = if r.detail().is_empty() {
+            f
+        } else {
+            f.with(super::faults::Detail::Text(super::faults::InlineText::new(
+                r.detail(),
+            )))
+        };
+        super::faults::write_fault(&mut w, Some(id.as_raw()), &f);
+        self.sent_for_call(w, token, true)
     }
 
     /// Completes a deferred `completion/complete`.

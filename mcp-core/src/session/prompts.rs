@@ -8,7 +8,7 @@ use crate::inflight::CallKind;
 use crate::json::{JsonWriter, Kind, RawJson};
 use crate::jsonrpc::{self, code, RequestId};
 use crate::mac::SecretKey;
-use crate::prompts::{GetPromptRequest, Prompt, PromptResult};
+use crate::prompts::{GetPromptRequest, Prompt, PromptOutcome, PromptResult};
 use crate::server::ServerHandler;
 use crate::tools::Dispatch;
 use crate::wire::{Method, Params};
@@ -99,14 +99,21 @@ impl Session<'_> {
         let mut result = PromptResult::begin(w, &env);
         match prompts.get_prompt(&request, &mut result) {
             Dispatch::Done => {
-                if !result.finish() {
-                    return Err(Fault::new(
+                match result.finish() {
+                    Ok(()) => {
+                        jsonrpc::end_response(w);
+                        Ok(())
+                    }
+                    Err(PromptOutcome::Misused) => Err(Fault::new(
                         code::INTERNAL_ERROR,
                         "Prompt handler misused the result builder",
-                    ));
+                    )),
+                    Err(PromptOutcome::Rejected(r)) if r.detail().is_empty() => {
+                        Err(Fault::new(r.code, r.message))
+                    }
+                    Err(PromptOutcome::Rejected(r)) => Err(Fault::new(r.code, r.message)
+                        .with(Detail::Text(InlineText::new(r.detail())))),
                 }
-                jsonrpc::end_response(w);
-                Ok(())
             }
             Dispatch::Defer => {
                 w.rewind(before);

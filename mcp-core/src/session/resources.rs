@@ -121,6 +121,9 @@ impl Session<'_> {
                     Ok(())
                 }
                 Err(ReadOutcome::NotFound) => Err(not_found(ctx.version, uri)),
+                Err(ReadOutcome::Failed) => {
+                    Err(Fault::new(code::INTERNAL_ERROR, "Resource read failed"))
+                }
                 Err(ReadOutcome::Misused) => Err(Fault::new(
                     code::INTERNAL_ERROR,
                     "Resource handler misused the result builder",

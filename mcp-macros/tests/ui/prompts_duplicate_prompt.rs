@@ -1,0 +1,13 @@
+use mcp_core::prompts::PromptResult;
+
+struct P;
+
+#[mcp_core::prompts]
+impl P {
+    #[prompt(name = "same")]
+    fn a(&self, result: &mut PromptResult<'_, '_>) {}
+    #[prompt(name = "same")]
+    fn b(&self, result: &mut PromptResult<'_, '_>) {}
+}
+
+fn main() {}

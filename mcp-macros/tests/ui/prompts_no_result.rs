@@ -1,0 +1,9 @@
+struct P;
+
+#[mcp_core::prompts]
+impl P {
+    #[prompt]
+    fn a(&self) {}
+}
+
+fn main() {}

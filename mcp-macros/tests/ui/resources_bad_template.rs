@@ -1,0 +1,11 @@
+use mcp_core::resources::ReadResult;
+
+struct R;
+
+#[mcp_core::resources]
+impl R {
+    #[resource_template(uri_template = "file:///{+path}")]
+    fn file(&self, result: &mut ReadResult<'_, '_>) {}
+}
+
+fn main() {}
