@@ -8,7 +8,17 @@
 //! - `#[derive(ToolArgs)]`: a struct's JSON Schema as a `&'static str` built at compile time,
 //!   and a borrowing parser that enforces exactly that schema;
 //! - `#[derive(ToolOutput)]`: `outputSchema` and the writer of `structuredContent`;
-//! - `#[tools]` on an `impl` block: the static tool table and the `ToolSet` implementation.
+//! - `#[tools]` on an `impl` block: the static tool table and the `ToolSet` implementation
+//!   (`#[tool(name, title, description, read_only, destructive, idempotent, open_world,
+//!   icons, meta, requires)]` on methods; the doc comment is the default description);
+//! - `#[derive(PromptArgs)]` and `#[prompts]`: prompt arguments from a struct, the prompt
+//!   table and the `PromptSet` implementation;
+//! - `#[derive(TemplateVars)]` and `#[resources]`: resource template variables from a
+//!   struct (checked against the RFC 6570 template at compile time), the resource and
+//!   template tables and the `ResourceSet` implementation.
+//!
+//! The syntax of each is documented on the items of `mcp_core` they implement and in the
+//! module docs of this crate's sources.
 
 use proc_macro::TokenStream;
 
@@ -39,7 +49,8 @@ pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
     tools::expand(attr.into(), item.into()).into()
 }
 
-/// Derives `mcp_core::args::PromptArgs`: a struct whose fields are a prompt's arguments.
+/// Derives `mcp_core::prompt_args::PromptArgs` (a struct whose fields are a prompt's
+/// arguments) or `PromptArgValue` (a unit-only enum: a string from a fixed set).
 #[proc_macro_derive(PromptArgs, attributes(arg))]
 pub fn derive_prompt_args(input: TokenStream) -> TokenStream {
     prompts::derive_args(input.into()).into()
@@ -52,8 +63,8 @@ pub fn prompts(attr: TokenStream, item: TokenStream) -> TokenStream {
     prompts::expand(attr.into(), item.into()).into()
 }
 
-/// Derives `mcp_core::args::TemplateVars`: a struct whose fields are the variables of a
-/// resource template.
+/// Derives `mcp_core::template_vars::TemplateVars`: a struct whose fields are the variables
+/// of a resource template (checked against the template at compile time by `#[resources]`).
 #[proc_macro_derive(TemplateVars, attributes(arg))]
 pub fn derive_template_vars(input: TokenStream) -> TokenStream {
     resources::derive_vars(input.into()).into()
