@@ -34,6 +34,13 @@ use core::fmt;
 
 use crate::json::{JsonStr, JsonWriter, RawJson};
 
+mod value;
+
+pub use value::{
+    check_max_length, check_maximum, check_min_length, check_minimum, parse_default, ArgIter,
+    ArgLength, ArgList, ArgNumber, ArgValue, OutputValue, SchemaText,
+};
+
 /// The arguments of a tool: an object schema and the parser that enforces it.
 ///
 /// Implementations must keep the two in step: `parse` accepts an arguments object exactly
