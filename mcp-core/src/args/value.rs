@@ -83,14 +83,13 @@ impl SchemaText {
 /// item); write lifetimes as `'static` there.
 ///
 /// ```
-/// use mcp_core::args::{ArgValue, SchemaText};
+/// use mcp_core::args::{ArgList, ArgValue, SchemaText};
 ///
 /// const SCHEMA: &str = mcp_core::schema_str!(SchemaText::Parts(&[
 ///     SchemaText::Text("{"),
-///     <Vec<u8> as ArgValue<'static>>::SCHEMA_BODY,
+///     <ArgList<'static, u8> as ArgValue<'static>>::SCHEMA_BODY,
 ///     SchemaText::Text("}"),
 /// ]));
-/// # #[cfg(feature = "alloc")]
 /// assert_eq!(
 ///     SCHEMA,
 ///     r#"{"type":"array","items":{"type":"integer","minimum":0,"maximum":255}}"#
