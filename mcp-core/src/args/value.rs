@@ -656,3 +656,57 @@ mod owned {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{parse, Limits};
+
+    fn int<T: for<'i> ArgValue<'i>>(text: &str) -> Result<T, Problem<'static>> {
+        let raw = parse(text.as_bytes(), Limits::default()).unwrap();
+        T::from_json(raw).map_err(|e| match e.problem {
+            Problem::Unknown(_) => Problem::Invalid("unknown"),
+            Problem::BelowMinimum(x) => Problem::BelowMinimum(x),
+            Problem::AboveMaximum(x) => Problem::AboveMaximum(x),
+            Problem::NotAnInteger => Problem::NotAnInteger,
+            Problem::Type(t) => Problem::Type(t),
+            _ => Problem::Invalid("other"),
+        })
+    }
+
+    #[test]
+    fn integers_take_integral_numbers_in_range_only() {
+        assert_eq!(int::<u8>("255"), Ok(255));
+        assert_eq!(int::<u8>("2.0"), Ok(2));
+        assert_eq!(int::<u8>("2.5"), Err(Problem::NotAnInteger));
+        assert_eq!(int::<u8>("2.5e1"), Ok(25));
+        assert_eq!(int::<u8>("256"), Err(Problem::AboveMaximum(255.0)));
+        assert_eq!(int::<u8>("-1"), Err(Problem::BelowMinimum(0.0)));
+        assert_eq!(int::<u8>("-0"), Ok(0));
+        assert_eq!(int::<u64>("18446744073709551615"), Ok(u64::MAX));
+        // 2^64 written as a float must not saturate into u64::MAX.
+        assert!(int::<u64>("1.8446744073709552e19").is_err());
+        assert!(int::<i64>("9.223372036854775808e18").is_err());
+        assert_eq!(int::<i64>("-9.223372036854775808e18"), Ok(i64::MIN));
+        assert!(int::<i64>("9223372036854775808").is_err());
+        assert!(int::<i32>("1e400").is_err());
+        assert_eq!(int::<i8>("\"1\""), Err(Problem::Type("an integer")));
+        assert!(int::<f64>("1e400").is_err());
+        assert!(int::<f32>("3.5e38").is_err());
+    }
+
+    #[test]
+    fn integer_comparisons_are_exact() {
+        assert_eq!(
+            u64::MAX.compare_to(18_446_744_073_709_551_615.0),
+            Ordering::Less
+        );
+        assert_eq!(3u8.compare_to(2.5), Ordering::Greater);
+        assert_eq!(2u8.compare_to(2.5), Ordering::Less);
+        assert_eq!((-3i8).compare_to(-2.5), Ordering::Less);
+        assert_eq!((-2i8).compare_to(-2.5), Ordering::Greater);
+        assert_eq!(5i64.compare_to(5.0), Ordering::Equal);
+        assert_eq!(0u32.compare_to(-1.0), Ordering::Greater);
+        assert_eq!((i64::MAX).compare_to(9.3e18), Ordering::Less);
+    }
+}
