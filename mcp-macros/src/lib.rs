@@ -23,6 +23,7 @@
 use proc_macro::TokenStream;
 
 mod args;
+mod attrs;
 mod output;
 mod prompts;
 mod resources;

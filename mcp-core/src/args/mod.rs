@@ -25,6 +25,91 @@
 //! assert_eq!(SCHEMA, r#"{"type":"object","properties":{"x":{"type":"number"}}}"#);
 //! ```
 //!
+//! Generic types (`Vec<T>`, [`ArgList`], `Option<T>`) cannot size an array from their
+//! element's schema on stable Rust, so field-level schemas are [`SchemaText`] trees of
+//! `&'static str` pieces, flattened into a `&'static str` by [`schema_str!`](crate::schema_str)
+//! in a concrete `const` item.
+//!
+//! # Value traits
+//!
+//! A field of an arguments struct implements [`ArgValue`] (its schema body and a parser);
+//! a field of an output struct implements [`OutputValue`] (its schema body and a writer).
+//!
+//! | Rust type | schema | notes |
+//! |---|---|---|
+//! | `bool` | `"type":"boolean"` | |
+//! | `i8`..`i64`, `u8`..`u64` | `"type":"integer"` with the width's `minimum`/`maximum` | integral numbers written `2.0` or `1e3` are accepted, as JSON Schema does |
+//! | `f32` | `"type":"number"`, `±f32::MAX` | rounded to the nearest `f32` |
+//! | `f64` | `"type":"number"` | magnitudes beyond `f64::MAX` are rejected |
+//! | [`JsonStr<'i>`](JsonStr) | `"type":"string"` | zero-copy; `&str` cannot be an argument (escapes cannot be borrowed) |
+//! | [`ArgList<'i, T>`](ArgList) | `"type":"array","items":{..}` | zero-copy; every element checked at parse time |
+//! | `Option<T>` | as `T`, not `required` | `null` is not accepted (the schema does not allow it) |
+//! | `String`, `Vec<T>` (feature `alloc`) | string, array | |
+//! | `&str`, `str`, `&T`, `[T]`, `[T; N]` (output only) | string, array | |
+//! | derived structs / unit enums | object / `"type":"string","enum":[..]` | |
+//!
+//! # The derives (feature `macros`)
+//!
+//! `#[derive(ToolArgs)]` on a struct with named fields (at most one lifetime parameter)
+//! implements [`ToolArgs`] and [`ArgValue`]; on a unit-only enum, [`ArgValue`].
+//! `#[derive(ToolOutput)]` on a struct implements [`ToolOutput`] and [`OutputValue`]; on a
+//! unit-only enum, [`OutputValue`]. For example (plain text: the doctests of this crate do
+//! not enable the derive):
+//!
+//! ```text
+//! use mcp_core::{json::JsonStr, args::ArgList, ToolArgs};
+//!
+//! #[derive(ToolArgs)]
+//! #[arg(rename_all = "lowercase")]
+//! enum Unit { Celsius, Fahrenheit }
+//!
+//! /// Arguments of `forecast`.
+//! #[derive(ToolArgs)]
+//! #[arg(rename_all = "camelCase")]
+//! struct Forecast<'a> {
+//!     /// City name.                      // doc comments become "description"
+//!     #[arg(min_length = 1, max_length = 64)]
+//!     city: JsonStr<'a>,
+//!     #[arg(minimum = 1, maximum = 14, default = 3)]
+//!     days: u8,                           // missing: 3; schema {"type":"integer","minimum":1,"maximum":14,"default":3}
+//!     unit: Option<Unit>,                 // not required
+//!     #[arg(header = "X-Region")]         // "x-mcp-header":"X-Region"
+//!     region: Option<JsonStr<'a>>,
+//!     #[arg(max_length = 5)]              // on arrays: maxItems
+//!     stations: Option<ArgList<'a, JsonStr<'a>>>,
+//! }
+//! // Forecast::SCHEMA: {"type":"object","properties":{...},"required":["city"],
+//! //                    "additionalProperties":false}
+//! // Forecast::parse(args) -> Result<Forecast<'_>, ArgError<'_>>
+//! ```
+//!
+//! Container attributes: `#[arg(rename_all = "...")]` (`lowercase`, `UPPERCASE`,
+//! `PascalCase`, `camelCase`, `snake_case`, `SCREAMING_SNAKE_CASE`, `kebab-case`,
+//! `SCREAMING-KEBAB-CASE`; fields are taken as snake_case, variants as PascalCase, as serde
+//! does), `#[arg(allow_unknown)]` (arguments structs: unknown members are ignored and the
+//! schema leaves `additionalProperties` out; by default they are rejected and the schema says
+//! `"additionalProperties":false`). `#[serde(rename_all = "...")]` and
+//! `#[serde(rename = "...")]` are read too (serde itself is not needed); `#[arg]` wins.
+//!
+//! Field attributes (`#[arg(...)]`): `rename = "..."`, `description = "..."` (default: the
+//! doc comment, lines trimmed and joined), `title = "..."`, `minimum = N`, `maximum = N`
+//! (numbers; on an integer or `f32` field they replace the width's own bound and must lie
+//! within it), `min_length = N`, `max_length = N` (strings: Unicode scalar values, like JSON
+//! Schema; arrays: `minItems`/`maxItems`), `default = <number, bool or string literal>`
+//! (the schema's `default`; the field is then not required, and a missing member is parsed
+//! from the literal: a default the field rejects would make a missing member an error, so
+//! numeric defaults are checked against the bounds at compile time), `header = "X-Name"`
+//! (the 2026 `"x-mcp-header"` keyword). Variants take only `rename`.
+//! `pattern` is rejected at compile time: it cannot be enforced without a regex engine yet.
+//!
+//! The parser reads the object's members once: unknown members (when denied), duplicated
+//! members (always: JSON Schema cannot see them, serde_json keeps the last one), type
+//! errors, enum values, ranges and lengths are errors naming the path of the member; a
+//! missing required member is [`Problem::Missing`]. A field's `required` status is decided
+//! from its written type (`Option<...>` literally: an alias of `Option` fails the build with
+//! an explanation). On output, attribute keywords only shape the schema (they are promises
+//! of the tool, not checked when writing); `Option` fields are omitted when `None`.
+//!
 //! A failed parse is an [`ArgError`]: the path of the offending member (`options.retries`,
 //! `points[2].x`) and what was wrong with it, formatted without allocation. Tool dispatch
 //! turns it into an `isError` result naming the field, as the spec asks for invalid
@@ -33,6 +118,14 @@
 use core::fmt;
 
 use crate::json::{JsonStr, JsonWriter, RawJson};
+
+mod value;
+
+pub use crate::schema_str;
+pub use value::{
+    check_max_length, check_maximum, check_min_length, check_minimum, parse_default, ArgIter,
+    ArgLength, ArgList, ArgNumber, ArgValue, OutputValue, SchemaText,
+};
 
 /// The arguments of a tool: an object schema and the parser that enforces it.
 ///

@@ -1,0 +1,9 @@
+use mcp_core::ToolArgs;
+
+#[derive(ToolArgs)]
+enum Shape {
+    Circle { r: f64 },
+    Square,
+}
+
+fn main() {}

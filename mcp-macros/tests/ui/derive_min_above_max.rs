@@ -1,0 +1,9 @@
+use mcp_core::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Args {
+    #[arg(minimum = 10, maximum = 1)]
+    count: u32,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_core::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Args {
+    #[arg(minimum = -1)]
+    count: u8,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_core::ToolOutput;
+
+#[derive(ToolOutput)]
+#[arg(allow_unknown)]
+struct Out {
+    n: u32,
+}
+
+fn main() {}

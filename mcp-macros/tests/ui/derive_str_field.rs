@@ -1,0 +1,8 @@
+use mcp_core::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Args<'a> {
+    name: &'a str,
+}
+
+fn main() {}

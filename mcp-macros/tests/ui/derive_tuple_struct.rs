@@ -1,0 +1,6 @@
+use mcp_core::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Args(u32, u32);
+
+fn main() {}

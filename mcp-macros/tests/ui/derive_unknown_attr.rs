@@ -1,0 +1,9 @@
+use mcp_core::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Args {
+    #[arg(minimun = 3)]
+    count: u32,
+}
+
+fn main() {}

@@ -1,0 +1,18 @@
+use mcp_core::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Args {
+    pair: (u32, u32),
+}
+
+#[derive(ToolArgs)]
+struct Letter {
+    c: char,
+}
+
+#[derive(ToolArgs)]
+struct Size {
+    n: usize,
+}
+
+fn main() {}
