@@ -26,7 +26,7 @@ for target in thumbv7em-none-eabihf thumbv6m-none-eabi; do
 done
 
 step "feature matrix (mcp-core)"
-for features in "" "serde" "deferred" "listen" "batch" "resources" "prompts" "completion" "mrtr" "requests" "speed" "alloc" "std" "serde,std"; do
+for features in "" "serde" "deferred" "listen" "batch" "resources" "prompts" "completion" "mrtr" "requests" "speed" "macros" "alloc" "std" "serde,std"; do
   cargo clippy -p mcp-core --no-default-features --features "$features" --quiet -- -D warnings
 done
 

@@ -6,7 +6,7 @@
 //! | [`ToolArgs`] | `SCHEMA` (an object schema, JSON Schema 2020-12, `&'static str`) and a borrowing, allocation-free `parse` that accepts exactly what `SCHEMA` accepts | `inputSchema`, and the arguments of `tools/call` |
 //! | [`ToolOutput`] | `SCHEMA` (an object schema) and a `write` into a [`JsonWriter`] | `outputSchema`, and `structuredContent` |
 //!
-//! Schemas are `&'static str` assembled at compile time: [`concat_len`] and [`concat_bytes`]
+//! Schemas are `&'static str` assembled at compile time: [`concat_len`] and [`concat_bytes()`]
 //! join `&'static str` pieces (literals and other types' schema constants) inside a `const`
 //! item, so a heap-free firmware gets the same schemas as a server with an allocator:
 //!
@@ -148,7 +148,7 @@ pub trait ToolOutput {
     fn write(&self, w: &mut JsonWriter<'_>);
 }
 
-/// The total length of `parts` (for sizing [`concat_bytes`]'s array in a `const`).
+/// The total length of `parts` (for sizing [`concat_bytes()`]'s array in a `const`).
 pub const fn concat_len(parts: &[&str]) -> usize {
     let mut total = 0;
     let mut i = 0;
