@@ -20,7 +20,8 @@ pub(crate) enum RenameRule {
 }
 
 impl RenameRule {
-    fn parse(s: &LitStr) -> syn::Result<Self> {
+    /// Parses a `rename_all` value.
+    pub(crate) fn parse(s: &LitStr) -> syn::Result<Self> {
         Ok(match s.value().as_str() {
             "lowercase" => RenameRule::Lower,
             "UPPERCASE" => RenameRule::Upper,
@@ -184,6 +185,27 @@ pub(crate) fn doc_comment(attrs: &[Attribute]) -> Option<String> {
     (!out.is_empty()).then_some(out)
 }
 
+/// The string value of `key` (`rename` or `rename_all`) in a `#[serde(...)]` attribute; the
+/// other serde keys are skipped. The per-direction form (`rename(serialize = "..",
+/// deserialize = "..")`) is refused: a schema cannot express names that differ by direction.
+fn serde_key(attr: &Attribute, key: &str) -> syn::Result<Option<LitStr>> {
+    let mut found = None;
+    attr.parse_nested_meta(|meta| {
+        if !meta.path.is_ident(key) {
+            return skip_value(&meta);
+        }
+        if !meta.input.peek(syn::Token![=]) {
+            return Err(meta.error(format!(
+                "#[serde({key}(...))] with per-direction names is not supported here: \
+                 use #[arg({key} = \"...\")]"
+            )));
+        }
+        found = Some(lit_str(&meta)?);
+        Ok(())
+    })?;
+    Ok(found)
+}
+
 /// Skips the value of a `serde` attribute key this derive does not read.
 fn skip_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(syn::Token![=]) {
@@ -298,23 +320,9 @@ pub(crate) fn field_attrs(attrs: &[Attribute]) -> syn::Result<FieldAttrs> {
     let mut serde_rename = None;
     for attr in attrs {
         if attr.path().is_ident("serde") {
-            attr.parse_nested_meta(|meta| {
-                if meta.path.is_ident("rename") {
-                    if meta.input.peek(syn::Token![=]) {
-                        serde_rename = Some(lit_str(&meta)?.value());
-                        Ok(())
-                    } else {
-                        // `rename(serialize = "..", deserialize = "..")`: names differ per
-                        // direction, which a schema cannot express.
-                        Err(meta.error(
-                            "#[serde(rename(...))] with per-direction names is not supported \
-                             here: use #[arg(rename = \"...\")]",
-                        ))
-                    }
-                } else {
-                    skip_value(&meta)
-                }
-            })?;
+            if let Some(name) = serde_key(attr, "rename")? {
+                serde_rename = Some(name.value());
+            }
             continue;
         }
         if !attr.path().is_ident("arg") {
@@ -403,21 +411,9 @@ pub(crate) fn container_attrs(attrs: &[Attribute]) -> syn::Result<ContainerAttrs
     let mut serde_rule = None;
     for attr in attrs {
         if attr.path().is_ident("serde") {
-            attr.parse_nested_meta(|meta| {
-                if meta.path.is_ident("rename_all") {
-                    if meta.input.peek(syn::Token![=]) {
-                        serde_rule = Some(RenameRule::parse(&lit_str(&meta)?)?);
-                        Ok(())
-                    } else {
-                        Err(meta.error(
-                            "#[serde(rename_all(...))] with per-direction rules is not \
-                             supported here: use #[arg(rename_all = \"...\")]",
-                        ))
-                    }
-                } else {
-                    skip_value(&meta)
-                }
-            })?;
+            if let Some(rule) = serde_key(attr, "rename_all")? {
+                serde_rule = Some(RenameRule::parse(&rule)?);
+            }
             continue;
         }
         if !attr.path().is_ident("arg") {

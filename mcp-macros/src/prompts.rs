@@ -13,7 +13,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Error, Fields, GenericParam, ImplItem, ItemImpl, Result};
 
-use common::{doc, handler, lit_str, staticize, str_at, unraw, Keys, Param, Ret, Rule};
+use crate::attrs::{doc_comment as doc, RenameRule as Rule};
+use common::{handler, lit_str, staticize, str_at, unraw, Keys, Param, Ret};
 
 pub(crate) fn derive_args(input: TokenStream) -> TokenStream {
     common::or_errors(derive_inner(input))
@@ -83,7 +84,7 @@ fn derive_struct(input: &DeriveInput, fields: &syn::FieldsNamed) -> Result<Token
         let name = match keys.lit("rename")? {
             Some(l) => l.value(),
             None => match rule {
-                Some(r) => r.apply(&unraw(field)),
+                Some(r) => r.apply_to_field(&unraw(field)),
                 None => unraw(field),
             },
         };
@@ -169,7 +170,7 @@ fn derive_enum(input: &DeriveInput, e: &syn::DataEnum) -> Result<TokenStream> {
         let name = match keys.lit("rename")? {
             Some(l) => l.value(),
             None => match rule {
-                Some(r) => r.apply(&unraw(&v.ident)),
+                Some(r) => r.apply_to_variant(&unraw(&v.ident)),
                 None => unraw(&v.ident),
             },
         };

@@ -11,7 +11,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Error, Fields, ImplItem, ItemImpl, LitStr, Result};
 
-use crate::prompts::common::{self, doc, handler, lit_str, staticize, str_at, unraw, Keys, Param};
+use crate::attrs::{doc_comment as doc, RenameRule};
+use crate::prompts::common::{self, handler, lit_str, staticize, str_at, unraw, Keys, Param};
 use crate::prompts::{call, inherent, one_lifetime, returned};
 
 pub(crate) fn derive_vars(input: TokenStream) -> TokenStream {
@@ -118,7 +119,7 @@ fn derive_inner(input: TokenStream) -> Result<TokenStream> {
     let container = Keys::from_attrs(&input.attrs, &["rename_all"], &[])?;
     let rule = container
         .lit("rename_all")?
-        .map(|l| common::Rule::parse(&l))
+        .map(|l| RenameRule::parse(&l))
         .transpose()?;
     let lifetime = one_lifetime(&input, "#[derive(TemplateVars)]")?;
     let ident = &input.ident;
@@ -134,7 +135,7 @@ fn derive_inner(input: TokenStream) -> Result<TokenStream> {
             Some(l) => (l.value(), l.span()),
             None => (
                 match rule {
-                    Some(r) => r.apply(&unraw(field)),
+                    Some(r) => r.apply_to_field(&unraw(field)),
                     None => unraw(field),
                 },
                 field.span(),
