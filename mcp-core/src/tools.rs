@@ -670,10 +670,28 @@ pub mod __macro_support {
     }
 
     /// Answers a call whose arguments were refused: an `isError` result naming the tool and
-    /// the offending argument.
+    /// the offending argument (``Invalid arguments for tool add: argument `a`: must be a
+    /// number``). Written without `core::fmt` (see [`ArgError::write_message`]), so a
+    /// firmware serving `#[tools]` does not link it.
     #[inline(never)]
     pub fn invalid_args(result: &mut ToolResult<'_, '_>, tool: &str, error: &ArgError<'_>) {
-        result.fail(format_args!("Invalid arguments for tool {tool}: {error}"));
+        result.error();
+        if !result.open() {
+            return;
+        }
+        let w = &mut *result.w;
+        w.begin_object();
+        w.key("type");
+        w.string("text");
+        w.key("text");
+        // In string mode `raw` escapes what it writes as string content.
+        w.begin_string_value();
+        w.raw("Invalid arguments for tool ");
+        w.raw(tool);
+        w.raw(": ");
+        error.write_message(&mut |piece| w.raw(piece));
+        w.end_string_value();
+        w.end_object();
     }
 
     /// Answers a call whose method returned `Err(error)`: an `isError` text block.

@@ -569,30 +569,9 @@ fn expand_struct(
     let slots: Vec<syn::Ident> = (0..fields.len())
         .map(|i| syn::Ident::new(&format!("__mcp_f{i}"), Span::call_site()))
         .collect();
-    let matches = fields.iter().zip(&slots).map(|(f, slot)| {
-        let name = &f.name;
-        quote! {
-            if key.eq_str(#name) {
-                if #slot.is_some() {
-                    return ::core::result::Result::Err(
-                        ::mcp_core::args::ArgError::new(::mcp_core::args::Problem::Duplicate)
-                            .within(::mcp_core::args::PathSegment::Key(#name)),
-                    );
-                }
-                #slot = ::core::option::Option::Some(value);
-                continue;
-            }
-        }
-    });
-    let unknown = if container.allow_unknown {
-        quote!(let _ = key;)
-    } else {
-        quote! {
-            return ::core::result::Result::Err(::mcp_core::args::ArgError::new(
-                ::mcp_core::args::Problem::Unknown(key),
-            ));
-        }
-    };
+    let names = fields.iter().map(|f| &f.name);
+    let count = fields.len();
+    let deny_unknown = !container.allow_unknown;
     let values = fields
         .iter()
         .zip(&slots)
@@ -605,17 +584,17 @@ fn expand_struct(
             fn from_json(
                 v: ::mcp_core::json::RawJson<#l>,
             ) -> ::core::result::Result<Self, ::mcp_core::args::ArgError<#l>> {
-                let ::core::option::Option::Some(members) = v.members() else {
-                    return ::core::result::Result::Err(::mcp_core::args::ArgError::new(
-                        ::mcp_core::args::Problem::NotAnObject,
-                    ));
-                };
-                #(let mut #slots: ::core::option::Option<::mcp_core::json::RawJson<#l>> =
-                    ::core::option::Option::None;)*
-                for (key, value) in members {
-                    #(#matches)*
-                    #unknown
-                }
+                // One shared function reads the members (code size); the slots are in
+                // field order.
+                let mut slots: [::core::option::Option<::mcp_core::json::RawJson<#l>>; #count] =
+                    [::core::option::Option::None; #count];
+                ::mcp_core::args::collect_members(
+                    v,
+                    &[#(#names),*],
+                    &mut slots,
+                    #deny_unknown,
+                )?;
+                let [#(#slots),*] = slots;
                 ::core::result::Result::Ok(Self {
                     #(#idents: #values,)*
                 })

@@ -11,8 +11,10 @@ const SCALE: i32 = 6;
 /// Longest printed form: sign, 13 integer digits, point, 6 fractional digits.
 pub const MAX_LEN: usize = 24;
 
-/// Parses a (valid) JSON number; `None` if its magnitude is not below `i64::MAX / ONE`.
-pub fn parse(text: &str) -> Option<i64> {
+/// Parses a (valid) JSON number; `None` if its magnitude is not below `i64::MAX / ONE`,
+/// or, when `exact`, if it has a nonzero digit below the millionths (which would be
+/// rounded away).
+pub fn parse(text: &str, exact: bool) -> Option<i64> {
     let (negative, text) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text),
@@ -31,10 +33,13 @@ pub fn parse(text: &str) -> Option<i64> {
     for d in int.bytes().chain(frac.bytes()) {
         let d = u64::from(d - b'0');
         if place < 0 {
-            round_up = place == -1 && d >= 5;
-            break;
+            if exact && d != 0 {
+                return None;
+            }
+            round_up |= place == -1 && d >= 5;
+        } else {
+            acc = acc.checked_mul(10)?.checked_add(d)?;
         }
-        acc = acc.checked_mul(10)?.checked_add(d)?;
         place -= 1;
     }
     // Digits ran out above the units of millionths: scale up (zeros cost nothing).

@@ -1,13 +1,18 @@
 //! The firmware's tools: `calculate`, `roll_dice`, `tell_fortune` and the device-style
 //! `read_temperature` (simulated sensor), `set_led` (the board's user LEDs) and `uptime_ms`.
 //!
-//! Arguments are read from `mcp-core`'s zero-copy JSON views; every call runs inline, so
-//! the runner answers it in the same turn. No floating point anywhere: `calculate` works
-//! in fixed-point decimal ([`crate::decimal`]), which keeps the image far below its flash
-//! budget (float parsing and printing alone would cost about 25 KiB).
+//! Declared with mcp-macros: `#[tools]` builds the tool table and the `ToolSet`, the
+//! derives build the schemas and the parsers (no index constants, no hand-written
+//! argument checks). Every call runs inline, so the runner answers it in the same turn.
+//! No floating point anywhere: `calculate` works in fixed-point decimal
+//! ([`crate::decimal`]), which keeps the image far below its flash budget (float parsing
+//! and printing alone would cost about 25 KiB). That is also why no argument is a
+//! primitive number type (the derived integer parsers read `2.0` and `1e3` through `f64`):
+//! numbers are [`Decimal`] and [`Led`], whose `ArgValue` impls are written by hand.
 
-use mcp_core::json::{JsonWriter, RawJson, StrPart};
-use mcp_core::{CallRequest, Dispatch, Tool, ToolAnnotations, ToolResult, ToolSet};
+use mcp_core::args::{ArgError, ArgValue, OutputValue, Problem, SchemaText, ToolOutput};
+use mcp_core::json::{JsonStr, JsonWriter, Kind, RawJson};
+use mcp_core::{tools, ToolAnnotations, ToolArgs, ToolOutput, ToolResult};
 
 use crate::{clock, decimal};
 
@@ -26,83 +31,281 @@ const READS: ToolAnnotations<'static> = ToolAnnotations {
     ..PURE
 };
 
-const CALCULATE: usize = 0;
-const ROLL_DICE: usize = 1;
-const TELL_FORTUNE: usize = 2;
-const READ_TEMPERATURE: usize = 3;
-const SET_LED: usize = 4;
-const UPTIME_MS: usize = 5;
+// ---- argument and output types ----------------------------------------------------------
 
-/// The tool definitions, in `tools/list` order.
-pub static TOOLS: [Tool<'static>; 6] = [
-    Tool {
-        description: Some(
-            "Applies add, subtract, multiply or divide to a and b in decimal fixed point: six \
-             fractional digits (rounded half away from zero), magnitudes below 9.2e12.",
-        ),
-        output_schema: Some(r#"{"type":"object","properties":{"result":{"type":"number"}},"required":["result"]}"#),
-        annotations: Some(ToolAnnotations { title: Some("Calculate"), ..PURE }),
-        ..Tool::new(
-            "calculate",
-            r#"{"type":"object","properties":{"operation":{"type":"string","enum":["add","subtract","multiply","divide"]},"a":{"type":"number"},"b":{"type":"number"}},"required":["operation","a","b"],"additionalProperties":false}"#,
-        )
-    },
-    Tool {
-        description: Some("Rolls `count` dice with `sides` sides each (a seeded PRNG on the device)."),
-        output_schema: Some(
-            r#"{"type":"object","properties":{"rolls":{"type":"array","items":{"type":"integer"}},"total":{"type":"integer"}},"required":["rolls","total"]}"#,
-        ),
-        annotations: Some(ToolAnnotations { title: Some("Roll dice"), ..READS }),
-        ..Tool::new(
-            "roll_dice",
-            r#"{"type":"object","properties":{"sides":{"type":"integer","minimum":2,"maximum":1000,"default":6},"count":{"type":"integer","minimum":1,"maximum":20,"default":1}},"additionalProperties":false}"#,
-        )
-    },
-    Tool {
-        description: Some("Tells a (random, purely for fun) fortune."),
-        annotations: Some(ToolAnnotations { title: Some("Tell fortune"), ..READS }),
-        ..Tool::new(
-            "tell_fortune",
-            r#"{"type":"object","properties":{"category":{"type":"string","enum":["love","career","health","wealth","general"],"default":"general"}},"additionalProperties":false}"#,
-        )
-    },
-    Tool {
-        description: Some("Reads the board's temperature sensor (simulated: drifts slowly with uptime, plus noise)."),
-        output_schema: Some(
-            r#"{"type":"object","properties":{"temperature":{"type":"number"},"unit":{"type":"string","enum":["celsius","fahrenheit"]}},"required":["temperature","unit"]}"#,
-        ),
-        annotations: Some(ToolAnnotations { title: Some("Read temperature"), ..READS }),
-        ..Tool::new(
-            "read_temperature",
-            r#"{"type":"object","properties":{"unit":{"type":"string","enum":["celsius","fahrenheit"],"default":"celsius"}},"additionalProperties":false}"#,
-        )
-    },
-    Tool {
-        description: Some("Switches one of the board's two user LEDs on or off; returns both LED states."),
-        output_schema: Some(
-            r#"{"type":"object","properties":{"leds":{"type":"array","items":{"type":"boolean"},"minItems":2,"maxItems":2}},"required":["leds"]}"#,
-        ),
-        // Changes device state, but only to the requested value: not read-only, not
-        // destructive (the previous state is restored by another call), idempotent.
-        annotations: Some(ToolAnnotations {
-            title: Some("Set LED"),
-            read_only_hint: Some(false),
-            destructive_hint: Some(false),
-            idempotent_hint: Some(true),
-            open_world_hint: Some(false),
-        }),
-        ..Tool::new(
-            "set_led",
-            r#"{"type":"object","properties":{"led":{"type":"integer","minimum":0,"maximum":1},"on":{"type":"boolean"}},"required":["led","on"],"additionalProperties":false}"#,
-        )
-    },
-    Tool {
-        description: Some("Milliseconds since the device booted (from SysTick)."),
-        output_schema: Some(r#"{"type":"object","properties":{"uptime_ms":{"type":"integer","minimum":0}},"required":["uptime_ms"]}"#),
-        annotations: Some(ToolAnnotations { title: Some("Uptime"), ..READS }),
-        ..Tool::new("uptime_ms", r#"{"type":"object","additionalProperties":false}"#)
-    },
-];
+/// A JSON number in fixed-point decimal (millionths, [`crate::decimal`]): any number is
+/// accepted and rounded to six fractional digits; magnitudes from 9.2e12 up are refused.
+#[derive(Clone, Copy)]
+struct Decimal(i64);
+
+impl<'i> ArgValue<'i> for Decimal {
+    const SCHEMA_BODY: SchemaText = SchemaText::Text(r#""type":"number""#);
+    fn from_json(v: RawJson<'i>) -> Result<Self, ArgError<'i>> {
+        if v.kind() != Kind::Number {
+            return Err(ArgError::new(Problem::Type("a number")));
+        }
+        decimal::parse(v.as_str(), false)
+            .map(Decimal)
+            .ok_or(ArgError::new(Problem::Invalid(
+                "must be below 9.2e12 in magnitude",
+            )))
+    }
+}
+
+impl OutputValue for Decimal {
+    const SCHEMA_BODY: SchemaText = SchemaText::Text(r#""type":"number""#);
+    fn write_value(&self, w: &mut JsonWriter<'_>) {
+        let mut buf = [0u8; decimal::MAX_LEN];
+        w.raw_value(decimal::format(self.0, &mut buf));
+    }
+}
+
+/// One of the two user LEDs: an integer, 0 or 1 (`1.0` and `1e0` too, as JSON Schema
+/// counts them integers).
+#[derive(Clone, Copy)]
+struct Led(u32);
+
+impl<'i> ArgValue<'i> for Led {
+    const SCHEMA_BODY: SchemaText = SchemaText::Text(r#""type":"integer","minimum":0,"maximum":1"#);
+    fn from_json(v: RawJson<'i>) -> Result<Self, ArgError<'i>> {
+        if v.kind() != Kind::Number {
+            return Err(ArgError::new(Problem::Type("an integer")));
+        }
+        match decimal::parse(v.as_str(), true) {
+            Some(0) => Ok(Led(0)),
+            Some(decimal::ONE) => Ok(Led(1)),
+            _ => Err(ArgError::new(Problem::Invalid("must be 0 or 1"))),
+        }
+    }
+}
+
+/// Dice notation `NdS`, `NdS+M` or `NdS-M`, checked as the calculator's `parse_dice`
+/// checks it (its schema too), with the failure named in the `isError` result.
+#[derive(Clone, Copy)]
+struct Notation {
+    count: u32,
+    sides: u32,
+    modifier: i32,
+}
+
+impl<'i> ArgValue<'i> for Notation {
+    const SCHEMA_BODY: SchemaText = SchemaText::Text(concat!(
+        r#""type":"string","#,
+        r#""description":"Dice notation NdS, NdS+M or NdS-M, e.g. 2d6+3, d20, 4d8-1","#,
+        r#""pattern":"^\\s*[0-9]*[dD][0-9]+\\s*([+-]\\s*[0-9]+)?\\s*$","#,
+        r#""examples":["2d6+3","d20","4d8-1"]"#,
+    ));
+    fn from_json(v: RawJson<'i>) -> Result<Self, ArgError<'i>> {
+        let text = v
+            .as_string()
+            .ok_or(ArgError::new(Problem::Type("a string")))?;
+        parse_dice(text).map_err(|why| ArgError::new(Problem::Invalid(why)))
+    }
+}
+
+/// `[N]d S [(+|-) M]`: a case-insensitive `d`, white space around the whole and around the
+/// sign (the schema's `pattern`); then 1-100 dice, 2-1000 sides, a modifier of at most
+/// 1000. One pass over the decoded characters: no buffer, no length limit.
+fn parse_dice(text: JsonStr<'_>) -> Result<Notation, &'static str> {
+    // Where the scan is: 0 before the count, 1 in the count, 2 after the `d`, 3 in the
+    // sides, 4 in white space after them, 5 after the sign, 6 in the modifier, 7 after it.
+    let mut state = 0u8;
+    // Count, sides and modifier magnitude, saturated (far above every limit).
+    let mut values = [0u32; 3];
+    let mut count_given = false;
+    let mut negative = false;
+    for c in text.chars() {
+        state = match (state, c) {
+            (0 | 5 | 7, c) if is_space(c) => state,
+            (3 | 4, c) if is_space(c) => 4,
+            (6, c) if is_space(c) => 7,
+            (0 | 1, 'd' | 'D') => 2,
+            (3 | 4, '+' | '-') => {
+                negative = c == '-';
+                5
+            }
+            (0 | 1 | 2 | 3 | 5 | 6, '0'..='9') => {
+                let (field, next) = match state {
+                    0 | 1 => (0, 1),
+                    2 | 3 => (1, 3),
+                    _ => (2, 6),
+                };
+                count_given |= field == 0;
+                if let Some(v) = values.get_mut(field) {
+                    *v = v.saturating_mul(10).saturating_add(c as u32 - '0' as u32);
+                }
+                next
+            }
+            _ => state_error()?,
+        };
+    }
+    let [count, sides, magnitude] = values;
+    let count = if count_given { count } else { 1 };
+    if !matches!(state, 3 | 4 | 6 | 7) {
+        state_error()?;
+    }
+    if !(1..=100).contains(&count) {
+        return Err("the number of dice is out of range: roll between 1 and 100 dice");
+    }
+    if !(2..=1000).contains(&sides) {
+        return Err("the number of sides is out of range: dice need 2 to 1000 sides");
+    }
+    if magnitude > 1000 {
+        return Err("the modifier is out of range: it must be between -1000 and +1000");
+    }
+    let modifier = magnitude as i32;
+    Ok(Notation {
+        count,
+        sides,
+        modifier: if negative { -modifier } else { modifier },
+    })
+}
+
+/// The syntax error of [`parse_dice`].
+fn state_error() -> Result<u8, &'static str> {
+    Err("expected NdS with an optional +M or -M modifier, for example 2d6+3, d20 or 4d8-1")
+}
+
+/// Unicode `White_Space`, as `str::trim` (and so the calculator) reads it.
+fn is_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t'..='\r'
+            | ' '
+            | '\u{85}'
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+    )
+}
+
+/// Arithmetic operations of `calculate`.
+#[derive(Clone, Copy, ToolArgs)]
+#[arg(rename_all = "lowercase")]
+enum Operation {
+    Add,
+    Subtract,
+    Multiply,
+    Divide,
+}
+
+/// Arguments of `calculate`.
+#[derive(ToolArgs)]
+struct CalculateArgs {
+    operation: Operation,
+    a: Decimal,
+    b: Decimal,
+}
+
+/// Output of `calculate`.
+#[derive(ToolOutput)]
+struct Calculated {
+    result: Decimal,
+}
+
+/// Arguments of `roll_dice`.
+#[derive(ToolArgs)]
+struct DiceArgs {
+    notation: Notation,
+}
+
+/// One die's value, 1-1000.
+#[derive(Clone, Copy)]
+struct Roll(u16);
+
+impl OutputValue for Roll {
+    const SCHEMA_BODY: SchemaText =
+        SchemaText::Text(r#""type":"integer","minimum":1,"maximum":1000"#);
+    fn write_value(&self, w: &mut JsonWriter<'_>) {
+        w.u64(u64::from(self.0));
+    }
+}
+
+/// Output of `roll_dice`.
+#[derive(ToolOutput)]
+struct Rolled<'a> {
+    rolls: &'a [Roll],
+    #[arg(minimum = -1000, maximum = 1000)]
+    modifier: i32,
+    #[arg(minimum = -999, maximum = 101000)]
+    total: i32,
+}
+
+/// Fortune categories.
+#[derive(Clone, Copy, ToolArgs)]
+#[arg(rename_all = "lowercase")]
+enum Category {
+    Love,
+    Career,
+    Health,
+    Wealth,
+    General,
+}
+
+/// Arguments of `tell_fortune`.
+#[derive(ToolArgs)]
+struct FortuneArgs {
+    #[arg(default = "general")]
+    category: Category,
+}
+
+/// Temperature units.
+#[derive(Clone, Copy, ToolArgs, ToolOutput)]
+#[arg(rename_all = "lowercase")]
+enum Unit {
+    Celsius,
+    Fahrenheit,
+}
+
+/// Arguments of `read_temperature`.
+#[derive(ToolArgs)]
+struct TemperatureArgs {
+    #[arg(default = "celsius")]
+    unit: Unit,
+}
+
+/// Output of `read_temperature`.
+#[derive(ToolOutput)]
+struct Temperature {
+    temperature: Decimal,
+    unit: Unit,
+}
+
+/// Arguments of `set_led`.
+#[derive(ToolArgs)]
+struct LedArgs {
+    led: Led,
+    on: bool,
+}
+
+/// Both LEDs' states, LED 0 first.
+struct LedStates([bool; 2]);
+
+impl OutputValue for LedStates {
+    const SCHEMA_BODY: SchemaText =
+        SchemaText::Text(r#""type":"array","items":{"type":"boolean"},"minItems":2,"maxItems":2"#);
+    fn write_value(&self, w: &mut JsonWriter<'_>) {
+        self.0.write_value(w);
+    }
+}
+
+/// Output of `set_led`.
+#[derive(ToolOutput)]
+struct Leds {
+    leds: LedStates,
+}
+
+/// Output of `uptime_ms`.
+#[derive(ToolOutput)]
+struct Uptime {
+    #[arg(minimum = 0)]
+    uptime_ms: u64,
+}
 
 const FORTUNES: [[&str; 2]; 5] = [
     [
@@ -175,102 +378,82 @@ impl DeviceTools {
     pub const fn new() -> Self {
         DeviceTools { rng: Prng(0) }
     }
+}
 
-    fn calculate(
-        &mut self,
-        args: RawJson<'_>,
-        result: &mut ToolResult<'_, '_>,
-    ) -> Result<(), ArgError> {
-        only(args, &["operation", "a", "b"])?;
-        let operation = choice(
-            args,
-            "operation",
-            &["add", "subtract", "multiply", "divide"],
-            None,
-        )?;
-        let a = number(args, "a")?;
-        let b = number(args, "b")?;
-        let value = match operation {
-            0 => a.checked_add(b),
-            1 => a.checked_sub(b),
-            2 => decimal::mul(a, b),
-            _ if b == 0 => {
+/// In `tools/list` order.
+#[tools]
+impl DeviceTools {
+    /// Applies add, subtract, multiply or divide to a and b in decimal fixed point: six
+    /// fractional digits (rounded half away from zero), magnitudes below 9.2e12.
+    #[tool(
+        title = "Calculate",
+        annotations = PURE,
+        output_schema = <Calculated as ToolOutput>::SCHEMA
+    )]
+    fn calculate(&mut self, args: CalculateArgs, result: &mut ToolResult<'_, '_>) {
+        let (a, b) = (args.a.0, args.b.0);
+        let value = match args.operation {
+            Operation::Add => a.checked_add(b),
+            Operation::Subtract => a.checked_sub(b),
+            Operation::Multiply => decimal::mul(a, b),
+            Operation::Divide if b == 0 => {
                 result.error().text("division by zero");
-                return Ok(());
+                return;
             }
-            _ => decimal::div(a, b),
+            Operation::Divide => decimal::div(a, b),
         };
-        let Some(value) = value else {
-            result
-                .error()
-                .text("the result is out of range (|x| < 9.2e12)");
-            return Ok(());
-        };
-        let mut buf = [0u8; decimal::MAX_LEN];
-        let text = decimal::format(value, &mut buf);
-        result.structured_with(|w: &mut JsonWriter<'_>| {
-            w.begin_object();
-            w.key("result");
-            w.raw_value(text);
-            w.end_object();
-        });
-        Ok(())
-    }
-
-    fn roll_dice(
-        &mut self,
-        args: RawJson<'_>,
-        result: &mut ToolResult<'_, '_>,
-    ) -> Result<(), ArgError> {
-        only(args, &["sides", "count"])?;
-        let sides = integer(args, "sides", Some(6), 2, 1000)? as u32;
-        let count = integer(args, "count", Some(1), 1, 20)? as usize;
-        let mut rolls = [0u16; 20];
-        let rolls = &mut rolls[..count];
-        for r in rolls.iter_mut() {
-            *r = self.rng.below(sides) as u16 + 1;
+        match value {
+            Some(value) => result.structured(&Calculated {
+                result: Decimal(value),
+            }),
+            None => {
+                result
+                    .error()
+                    .text("the result is out of range (|x| < 9.2e12)");
+            }
         }
-        let total: u32 = rolls.iter().map(|&r| u32::from(r)).sum();
-        let rolls = &*rolls;
-        result.structured_with(|w: &mut JsonWriter<'_>| {
-            w.begin_object();
-            w.key("rolls");
-            w.begin_array();
-            for &r in rolls {
-                w.u64(u64::from(r));
-            }
-            w.end_array();
-            w.key("total");
-            w.u64(u64::from(total));
-            w.end_object();
+    }
+
+    /// Rolls dice in tabletop notation NdS+M: N dice (1-100, default 1) with S sides
+    /// (2-1000) and an optional modifier M (-1000 to +1000), e.g. 2d6+3, d20, 4d8-1.
+    /// Returns every roll and the total (a seeded PRNG on the device).
+    #[tool(
+        title = "Roll dice",
+        annotations = READS,
+        output_schema = <Rolled<'static> as ToolOutput>::SCHEMA
+    )]
+    fn roll_dice(&mut self, args: DiceArgs, result: &mut ToolResult<'_, '_>) {
+        let Notation {
+            count,
+            sides,
+            modifier,
+        } = args.notation;
+        let mut rolls = [Roll(0); 100];
+        let rolls = rolls.get_mut(..count as usize).unwrap_or_default();
+        let mut total = modifier;
+        for r in rolls.iter_mut() {
+            let value = self.rng.below(sides) + 1;
+            *r = Roll(value as u16);
+            total += value as i32;
+        }
+        result.structured(&Rolled {
+            rolls,
+            modifier,
+            total,
         });
-        Ok(())
     }
 
-    fn tell_fortune(
-        &mut self,
-        args: RawJson<'_>,
-        result: &mut ToolResult<'_, '_>,
-    ) -> Result<(), ArgError> {
-        only(args, &["category"])?;
-        let category = choice(
-            args,
-            "category",
-            &["love", "career", "health", "wealth", "general"],
-            Some(4),
-        )?;
+    /// Tells a (random, purely for fun) fortune.
+    #[tool(title = "Tell fortune", annotations = READS)]
+    fn tell_fortune(&mut self, args: FortuneArgs) -> &'static str {
         let pick = self.rng.below(2) as usize;
-        result.text(FORTUNES[category][pick]);
-        Ok(())
+        FORTUNES[args.category as usize][pick]
     }
 
-    fn read_temperature(
-        &mut self,
-        args: RawJson<'_>,
-        result: &mut ToolResult<'_, '_>,
-    ) -> Result<(), ArgError> {
-        only(args, &["unit"])?;
-        let fahrenheit = choice(args, "unit", &["celsius", "fahrenheit"], Some(0))? == 1;
+    /// Reads the board's temperature sensor (simulated: drifts slowly with uptime, plus
+    /// noise).
+    #[tool(title = "Read temperature", annotations = READS)]
+    fn read_temperature(&mut self, args: TemperatureArgs) -> Temperature {
         // A slow triangle wave between 20.0 and 24.0 C over two minutes, plus +-0.2 noise,
         // in tenths of a degree.
         // 32-bit arithmetic throughout: 64-bit division would link a 1 KiB runtime routine.
@@ -278,172 +461,41 @@ impl DeviceTools {
         let wave = if phase < 40 { phase } else { 80 - phase };
         let noise = self.rng.below(5) as i32 - 2;
         let tenths_c = 200 + wave + noise;
-        let (tenths, unit) = match fahrenheit {
-            false => (tenths_c, "celsius"),
-            true => ((tenths_c * 9 + 2) / 5 + 320, "fahrenheit"),
+        let tenths = match args.unit {
+            Unit::Celsius => tenths_c,
+            Unit::Fahrenheit => (tenths_c * 9 + 2) / 5 + 320,
         };
-        let mut buf = [0u8; decimal::MAX_LEN];
-        let text = decimal::format(i64::from(tenths) * (decimal::ONE / 10), &mut buf);
-        result.structured_with(|w: &mut JsonWriter<'_>| {
-            w.begin_object();
-            w.key("temperature");
-            w.raw_value(text);
-            w.key("unit");
-            w.string(unit);
-            w.end_object();
-        });
-        Ok(())
+        Temperature {
+            temperature: Decimal(i64::from(tenths) * (decimal::ONE / 10)),
+            unit: args.unit,
+        }
     }
 
-    fn set_led(
-        &mut self,
-        args: RawJson<'_>,
-        result: &mut ToolResult<'_, '_>,
-    ) -> Result<(), ArgError> {
-        only(args, &["led", "on"])?;
-        let led = integer(args, "led", None, 0, 1)?;
-        let on = args
-            .get("on")
-            .ok_or(ArgError::missing("on"))?
-            .as_bool()
-            .ok_or(ArgError::new("on", "a boolean"))?;
-        let bit = 1u32 << led;
+    /// Switches one of the board's two user LEDs on or off; returns both LED states.
+    // Changes device state, but only to the requested value: not read-only, not
+    // destructive (the previous state is restored by another call), idempotent.
+    #[tool(
+        title = "Set LED",
+        read_only = false,
+        destructive = false,
+        idempotent,
+        open_world = false
+    )]
+    fn set_led(&mut self, args: LedArgs) -> Leds {
+        let bit = 1u32 << args.led.0;
         let state = leds::get();
-        leds::set(if on { state | bit } else { state & !bit });
+        leds::set(if args.on { state | bit } else { state & !bit });
         let state = leds::get();
-        result.structured_with(|w: &mut JsonWriter<'_>| {
-            w.begin_object();
-            w.key("leds");
-            w.begin_array();
-            w.bool(state & 1 != 0);
-            w.bool(state & 2 != 0);
-            w.end_array();
-            w.end_object();
-        });
-        Ok(())
-    }
-
-    fn uptime_ms(
-        &mut self,
-        args: RawJson<'_>,
-        result: &mut ToolResult<'_, '_>,
-    ) -> Result<(), ArgError> {
-        only(args, &[])?;
-        let ms = clock::uptime_ms();
-        result.structured_with(|w: &mut JsonWriter<'_>| {
-            w.begin_object();
-            w.key("uptime_ms");
-            w.u64(ms);
-            w.end_object();
-        });
-        Ok(())
-    }
-}
-
-impl ToolSet for DeviceTools {
-    fn len(&self) -> usize {
-        TOOLS.len()
-    }
-
-    fn get(&self, index: usize) -> Option<Tool<'_>> {
-        TOOLS.get(index).copied()
-    }
-
-    fn call(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) -> Dispatch {
-        let args = request.args();
-        let outcome = match request.tool_index() {
-            CALCULATE => self.calculate(args, result),
-            ROLL_DICE => self.roll_dice(args, result),
-            TELL_FORTUNE => self.tell_fortune(args, result),
-            READ_TEMPERATURE => self.read_temperature(args, result),
-            SET_LED => self.set_led(args, result),
-            UPTIME_MS => self.uptime_ms(args, result),
-            _ => Err(ArgError::new("name", "a known tool")),
-        };
-        if let Err(e) = outcome {
-            result.error().text_parts(&[
-                StrPart::Text("invalid arguments: `"),
-                StrPart::Text(e.key),
-                StrPart::Text("` must be "),
-                StrPart::Text(e.expected),
-            ]);
-        }
-        Dispatch::Done
-    }
-}
-
-/// An argument that does not match the input schema (reported as an `isError` result).
-struct ArgError {
-    key: &'static str,
-    expected: &'static str,
-}
-
-impl ArgError {
-    const fn new(key: &'static str, expected: &'static str) -> Self {
-        ArgError { key, expected }
-    }
-    const fn missing(key: &'static str) -> Self {
-        ArgError {
-            key,
-            expected: "present",
+        Leds {
+            leds: LedStates([state & 1 != 0, state & 2 != 0]),
         }
     }
-}
 
-/// `additionalProperties: false`: every key of `args` is one of `allowed`.
-fn only(args: RawJson<'_>, allowed: &'static [&'static str]) -> Result<(), ArgError> {
-    let members = args
-        .members()
-        .ok_or(ArgError::new("arguments", "an object"))?;
-    for (key, _) in members {
-        if !allowed.iter().any(|a| key.eq_str(a)) {
-            return Err(ArgError::new("arguments", "free of unknown keys"));
+    /// Milliseconds since the device booted (from SysTick).
+    #[tool(title = "Uptime", annotations = READS)]
+    fn uptime_ms(&mut self) -> Uptime {
+        Uptime {
+            uptime_ms: clock::uptime_ms(),
         }
-    }
-    Ok(())
-}
-
-/// An integer in `min..=max`, or `default` when absent.
-fn integer(
-    args: RawJson<'_>,
-    key: &'static str,
-    default: Option<i64>,
-    min: i64,
-    max: i64,
-) -> Result<i64, ArgError> {
-    let value = match (args.get(key), default) {
-        (None, Some(d)) => return Ok(d),
-        (None, None) => return Err(ArgError::missing(key)),
-        (Some(v), _) => v.as_i64(),
-    };
-    value
-        .filter(|v| (min..=max).contains(v))
-        .ok_or(ArgError::new(key, "an integer in range"))
-}
-
-/// The index of a string in `options`, or `default` when absent.
-fn choice(
-    args: RawJson<'_>,
-    key: &'static str,
-    options: &[&str],
-    default: Option<usize>,
-) -> Result<usize, ArgError> {
-    let Some(value) = args.get(key) else {
-        return default.ok_or(ArgError::missing(key));
-    };
-    value
-        .as_string()
-        .and_then(|s| options.iter().position(|o| s.eq_str(o)))
-        .ok_or(ArgError::new(key, "one of the listed values"))
-}
-
-/// A number in fixed-point decimal.
-fn number(args: RawJson<'_>, key: &'static str) -> Result<i64, ArgError> {
-    let value = args.get(key).ok_or(ArgError::missing(key))?;
-    match value.kind() {
-        mcp_core::json::Kind::Number => {
-            decimal::parse(value.as_str()).ok_or(ArgError::new(key, "below 9.2e12 in magnitude"))
-        }
-        _ => Err(ArgError::new(key, "a number")),
     }
 }

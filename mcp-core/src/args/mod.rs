@@ -119,12 +119,13 @@ use core::fmt;
 
 use crate::json::{JsonStr, JsonWriter, RawJson};
 
+mod message;
 mod value;
 
 pub use crate::schema_str;
 pub use value::{
-    check_max_length, check_maximum, check_min_length, check_minimum, parse_default, ArgIter,
-    ArgLength, ArgList, ArgNumber, ArgValue, OutputValue, SchemaText,
+    check_max_length, check_maximum, check_min_length, check_minimum, collect_members,
+    parse_default, ArgIter, ArgLength, ArgList, ArgNumber, ArgValue, OutputValue, SchemaText,
 };
 
 /// The arguments of a tool: an object schema and the parser that enforces it.
@@ -183,6 +184,13 @@ pub const fn concat_bytes<const N: usize>(parts: &[&str]) -> [u8; N] {
     out
 }
 
+/// The unused path of a new [`ArgError`] (one function rather than the same stores at
+/// every place an error is built: code size).
+#[inline(never)]
+const fn empty_path() -> [PathSegment; MAX_PATH] {
+    [PathSegment::Index(0); MAX_PATH]
+}
+
 /// Maximum number of path segments an [`ArgError`] keeps (deeper ones are elided as `…`).
 pub const MAX_PATH: usize = 6;
 
@@ -227,23 +235,34 @@ pub enum Problem<'i> {
     Invalid(&'static str),
 }
 
-/// A rejected arguments object: where and why. `Display` writes a sentence for the model,
-/// e.g. ``argument `options.retries`: must be at most 10``.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A rejected arguments object: where and why. `Display` (and
+/// [`write_message`](Self::write_message), which writes the same text without `core::fmt`)
+/// gives a sentence for the model, e.g. ``argument `options.retries`: must be at most 10``.
+#[derive(Clone, Copy)]
 pub struct ArgError<'i> {
+    /// The path, outermost segment first, in the last `depth` slots (so that
+    /// [`within`](Self::within) only writes one slot until the path is full).
     path: [PathSegment; MAX_PATH],
     depth: usize,
-    /// What was wrong.
+    /// What was wrong. Build a different problem with [`ArgError::new`] rather than assigning
+    /// this field: `new` also picks how the problem's numbers are printed (see
+    /// [`write_message`](Self::write_message)).
     pub problem: Problem<'i>,
+    bound: message::BoundWriter,
 }
 
 impl<'i> ArgError<'i> {
     /// An error about the value itself (an empty path: the arguments object).
+    // Inlined so that the writer of `f64` bounds is chosen at compile time at each call
+    // site (only programs that report range errors link float printing); the rest is one
+    // out-of-line constructor (code size).
+    #[inline(always)]
     pub const fn new(problem: Problem<'i>) -> Self {
         ArgError {
-            path: [PathSegment::Index(0); MAX_PATH],
+            path: empty_path(),
             depth: 0,
             problem,
+            bound: message::BoundWriter::for_problem(&problem),
         }
     }
 
@@ -251,9 +270,22 @@ impl<'i> ArgError<'i> {
     /// nested values call this as the error travels up.
     #[must_use]
     pub fn within(mut self, segment: PathSegment) -> Self {
-        let kept = self.depth.min(MAX_PATH - 1);
-        self.path.copy_within(0..kept, 1);
-        self.path[0] = segment;
+        match MAX_PATH.checked_sub(self.depth + 1) {
+            Some(free) => {
+                if let Some(slot) = self.path.get_mut(free) {
+                    *slot = segment;
+                }
+            }
+            None => {
+                // Full: keep the outermost segments, dropping the innermost. A copy into a
+                // new array rather than `copy_within`, which would link `memmove`.
+                let inner = self.path;
+                self.path = core::array::from_fn(|i| match i.checked_sub(1) {
+                    Some(j) => inner.get(j).copied().unwrap_or(segment),
+                    None => segment,
+                });
+            }
+        }
         self.depth = self.depth.saturating_add(1);
         self
     }
@@ -262,7 +294,7 @@ impl<'i> ArgError<'i> {
     /// segments; [`path_elided`](Self::path_elided) says whether deeper ones were dropped).
     pub fn path(&self) -> &[PathSegment] {
         self.path
-            .get(..self.depth.min(MAX_PATH))
+            .get(MAX_PATH - self.depth.min(MAX_PATH)..)
             .unwrap_or_default()
     }
 
@@ -272,46 +304,32 @@ impl<'i> ArgError<'i> {
     }
 }
 
+impl PartialEq for ArgError<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.path() == other.path() && self.depth == other.depth && self.problem == other.problem
+    }
+}
+
+impl fmt::Debug for ArgError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ArgError")
+            .field("path", &self.path())
+            .field("path_elided", &self.path_elided())
+            .field("problem", &self.problem)
+            .finish()
+    }
+}
+
+/// The text of [`ArgError::write_message`].
 impl fmt::Display for ArgError<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = self.path();
-        if path.is_empty() {
-            f.write_str("arguments")?;
-        } else {
-            f.write_str("argument `")?;
-            for (i, segment) in path.iter().enumerate() {
-                match segment {
-                    PathSegment::Key(k) if i == 0 => f.write_str(k)?,
-                    PathSegment::Key(k) => write!(f, ".{k}")?,
-                    PathSegment::Index(n) => write!(f, "[{n}]")?,
-                }
+        let mut result = Ok(());
+        self.write_message(&mut |piece| {
+            if result.is_ok() {
+                result = f.write_str(piece);
             }
-            if self.path_elided() {
-                f.write_str("…")?;
-            }
-            f.write_str("`")?;
-        }
-        match self.problem {
-            Problem::NotAnObject => f.write_str(": must be an object"),
-            Problem::Missing => f.write_str(": is required"),
-            Problem::Unknown(name) => {
-                f.write_str(": unknown member \"")?;
-                for c in name.chars().take(64) {
-                    write!(f, "{}", c.escape_debug())?;
-                }
-                f.write_str("\"")
-            }
-            Problem::Duplicate => f.write_str(": appears twice"),
-            Problem::Type(expected) => write!(f, ": must be {expected}"),
-            Problem::NotInEnum(allowed) => write!(f, ": must be one of {allowed}"),
-            Problem::BelowMinimum(min) => write!(f, ": must be at least {min}"),
-            Problem::AboveMaximum(max) => write!(f, ": must be at most {max}"),
-            Problem::NotAnInteger => f.write_str(": must be a whole number in range"),
-            Problem::TooShort(n) => write!(f, ": must have at least {n} characters or items"),
-            Problem::TooLong(n) => write!(f, ": must have at most {n} characters or items"),
-            Problem::Pattern(p) => write!(f, ": must match the pattern {p}"),
-            Problem::Invalid(why) => write!(f, ": {why}"),
-        }
+        });
+        result
     }
 }
 

@@ -194,6 +194,37 @@ pub fn check_max_length<'i, T: ArgLength + ?Sized>(v: &T, max: usize) -> Result<
     }
 }
 
+/// Reads an object's members into `slots` for derived parsers: the value of the member
+/// named `names[i]` goes to `slots[i]`. Refuses a non-object ([`Problem::NotAnObject`]), a
+/// repeated member ([`Problem::Duplicate`], at its name) and, when `deny_unknown`, a member
+/// not in `names` ([`Problem::Unknown`]): the first of these in member order. One function
+/// for every derived type, so that each parser holds only its own fields' code (flash on
+/// microcontrollers).
+#[allow(clippy::result_large_err)]
+pub fn collect_members<'i>(
+    v: RawJson<'i>,
+    names: &[&'static str],
+    slots: &mut [Option<RawJson<'i>>],
+    deny_unknown: bool,
+) -> Result<(), ArgError<'i>> {
+    let members = v.members().ok_or(ArgError::new(Problem::NotAnObject))?;
+    'members: for (key, value) in members {
+        for (name, slot) in names.iter().zip(slots.iter_mut()) {
+            if key.eq_str(name) {
+                if slot.is_some() {
+                    return Err(ArgError::new(Problem::Duplicate).within(PathSegment::Key(name)));
+                }
+                *slot = Some(value);
+                continue 'members;
+            }
+        }
+        if deny_unknown {
+            return Err(ArgError::new(Problem::Unknown(key)));
+        }
+    }
+    Ok(())
+}
+
 /// Parses a default value's JSON text (a literal from `#[arg(default = ...)]`) as `T`.
 #[allow(clippy::result_large_err)]
 pub fn parse_default<'i, T: ArgValue<'i>>(json: &'static str) -> Result<T, ArgError<'i>> {
