@@ -629,19 +629,13 @@ fn field_value(f: &Field, slot: &syn::Ident, l: &Lifetime) -> TokenStream {
     let span = f.ident.span();
     let static_ty = static_type(ty);
     let optional = f.optional;
-    let missing = match &f.attrs.default {
+    // Shared, non-generic-per-field readers (one copy per field type: code size).
+    let read = match &f.attrs.default {
         Some(default) => {
             let json = &default.json;
-            quote!(::mcp_core::args::parse_default::<#ty>(#json))
+            quote!(::mcp_core::args::read_field_or::<#l, #ty>(#slot, #name, #json))
         }
-        None => quote! {
-            match <#ty as ::mcp_core::args::ArgValue<#l>>::absent() {
-                ::core::option::Option::Some(x) => ::core::result::Result::Ok(x),
-                ::core::option::Option::None => ::core::result::Result::Err(
-                    ::mcp_core::args::ArgError::new(::mcp_core::args::Problem::Missing),
-                ),
-            }
-        },
+        None => quote!(::mcp_core::args::read_field::<#l, #ty>(#slot, #name)),
     };
     let mut checks = Vec::new();
     if let Some(min) = &f.attrs.minimum {
@@ -687,12 +681,7 @@ fn field_value(f: &Field, slot: &syn::Ident, l: &Lifetime) -> TokenStream {
                 <#static_ty as ::mcp_core::args::ArgValue<'static>>::OPTIONAL == #optional,
                 #assert_msg
             );
-            let x: #ty = match #slot {
-                ::core::option::Option::Some(raw) =>
-                    <#ty as ::mcp_core::args::ArgValue<#l>>::from_json(raw),
-                ::core::option::Option::None => #missing,
-            }
-            .map_err(|e| e.within(::mcp_core::args::PathSegment::Key(#name)))?;
+            let x: #ty = #read?;
             #checks
             x
         }

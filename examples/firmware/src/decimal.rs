@@ -13,58 +13,62 @@ pub const MAX_LEN: usize = 24;
 
 /// Parses a (valid) JSON number; `None` if its magnitude is not below `i64::MAX / ONE`,
 /// or, when `exact`, if it has a nonzero digit below the millionths (which would be
-/// rounded away).
+/// rounded away). Two passes over the bytes, no `str` searching (code size).
 pub fn parse(text: &str, exact: bool) -> Option<i64> {
-    let (negative, text) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text),
-    };
-    // `split_once` and `strip_prefix` instead of index slicing: no panic path is linked.
-    let (mantissa, exponent) = text.split_once(['e', 'E']).unwrap_or((text, ""));
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let exponent = parse_exponent(exponent);
-    // Power of ten (in millionths) of the first digit; each following digit is one lower.
-    let first_place = (int.len() as i32)
-        .saturating_add(exponent)
-        .saturating_add(SCALE - 1);
-    let mut acc: u64 = 0;
-    let mut place = first_place;
-    let mut round_up = false;
-    for d in int.bytes().chain(frac.bytes()) {
-        let d = u64::from(d - b'0');
-        if place < 0 {
-            if exact && d != 0 {
-                return None;
+    let bytes = text.as_bytes();
+    // Pass 1: how many digits precede the point, and the exponent (saturated far beyond
+    // any that matters).
+    let mut int_digits: i32 = 0;
+    let mut in_fraction = false;
+    let mut in_exponent = false;
+    let mut exponent_negative = false;
+    let mut exponent: i32 = 0;
+    for &c in bytes {
+        match c {
+            b'.' => in_fraction = true,
+            b'e' | b'E' => in_exponent = true,
+            b'-' if in_exponent => exponent_negative = true,
+            b'0'..=b'9' if in_exponent => {
+                exponent = (exponent * 10 + i32::from(c - b'0')).min(100_000);
             }
-            round_up |= place == -1 && d >= 5;
-        } else {
-            acc = acc.checked_mul(10)?.checked_add(d)?;
+            b'0'..=b'9' if !in_fraction => int_digits += 1,
+            _ => {}
         }
-        place -= 1;
+    }
+    if exponent_negative {
+        exponent = -exponent;
+    }
+    // Pass 2: the mantissa's digits. `place` is the power of ten, in millionths, of the
+    // next digit.
+    let mut place = int_digits + exponent + SCALE - 1;
+    let mut acc: u64 = 0;
+    let mut round_up = false;
+    for &c in bytes {
+        match c {
+            b'0'..=b'9' => {
+                let d = u64::from(c - b'0');
+                if place >= 0 {
+                    acc = acc.checked_mul(10)?.checked_add(d)?;
+                } else if exact && d != 0 {
+                    return None;
+                } else {
+                    round_up |= place == -1 && d >= 5;
+                }
+                place -= 1;
+            }
+            b'e' | b'E' => break,
+            _ => {}
+        }
     }
     // Digits ran out above the units of millionths: scale up (zeros cost nothing).
-    if place >= 0 && acc != 0 {
-        acc = acc.checked_mul(10u64.checked_pow(u32::try_from(place + 1).ok()?)?)?;
+    while acc != 0 && place >= 0 {
+        acc = acc.checked_mul(10)?;
+        place -= 1;
     }
-    signed(negative, acc.checked_add(u64::from(round_up))?)
-}
-
-/// The exponent's value, saturated far beyond any that matters.
-fn parse_exponent(text: &str) -> i32 {
-    let (negative, digits) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    let magnitude = digits.bytes().fold(0i32, |acc, d| {
-        acc.saturating_mul(10)
-            .saturating_add(i32::from(d - b'0'))
-            .min(100_000)
-    });
-    if negative {
-        -magnitude
-    } else {
-        magnitude
-    }
+    signed(
+        bytes.first() == Some(&b'-'),
+        acc.checked_add(u64::from(round_up))?,
+    )
 }
 
 /// Largest magnitude (in millionths): just below 9.2e12.

@@ -107,51 +107,62 @@ impl<'i> ArgValue<'i> for Notation {
 /// sign (the schema's `pattern`); then 1-100 dice, 2-1000 sides, a modifier of at most
 /// 1000. One pass over the decoded characters: no buffer, no length limit.
 fn parse_dice(text: JsonStr<'_>) -> Result<Notation, &'static str> {
-    // Where the scan is: 0 before the count, 1 in the count, 2 after the `d`, 3 in the
-    // sides, 4 in white space after them, 5 after the sign, 6 in the modifier, 7 after it.
+    // States: 0 before the count, 1 in the count, 2 after the `d`, 3 in the sides, 4 in
+    // white space after them, 5 after the sign, 6 in the modifier, 7 after it; 8 refuses.
+    // NEXT[state][class], classes: digit, `d`, sign, white space (anything else refuses).
+    const NEXT: [[u8; 4]; 8] = [
+        [1, 2, 8, 0],
+        [1, 2, 8, 8],
+        [3, 8, 8, 8],
+        [3, 8, 5, 4],
+        [8, 8, 5, 4],
+        [6, 8, 8, 5],
+        [6, 8, 8, 7],
+        [8, 8, 8, 7],
+    ];
     let mut state = 0u8;
-    // Count, sides and modifier magnitude, saturated (far above every limit).
-    let mut values = [0u32; 3];
-    let mut count_given = false;
+    // Count, sides and modifier magnitude, saturated (far above every limit); the count
+    // is 1 unless written.
+    let mut values = [1u32, 0, 0];
     let mut negative = false;
     for c in text.chars() {
-        state = match (state, c) {
-            (0 | 5 | 7, c) if is_space(c) => state,
-            (3 | 4, c) if is_space(c) => 4,
-            (6, c) if is_space(c) => 7,
-            (0 | 1, 'd' | 'D') => 2,
-            (3 | 4, '+' | '-') => {
-                negative = c == '-';
-                5
-            }
-            (0 | 1 | 2 | 3 | 5 | 6, '0'..='9') => {
-                let (field, next) = match state {
-                    0 | 1 => (0, 1),
-                    2 | 3 => (1, 3),
-                    _ => (2, 6),
-                };
-                count_given |= field == 0;
-                if let Some(v) = values.get_mut(field) {
-                    *v = v.saturating_mul(10).saturating_add(c as u32 - '0' as u32);
-                }
-                next
-            }
-            _ => state_error()?,
+        let class = match c {
+            '0'..='9' => 0,
+            'd' | 'D' => 1,
+            '+' | '-' => 2,
+            _ if is_space(c) => 3,
+            _ => return Err(SYNTAX),
         };
+        let next = NEXT
+            .get(usize::from(state))
+            .and_then(|row| row.get(class))
+            .copied()
+            .unwrap_or(8);
+        if class == 0 {
+            // The digit's value: 1 count, 3 sides, 6 modifier.
+            let field = usize::from(next / 3);
+            if let Some(v) = values.get_mut(field) {
+                // A written count starts from zero (its default is 1).
+                let v0 = if state == 0 { 0 } else { *v };
+                *v = v0.saturating_mul(10).saturating_add(c as u32 - '0' as u32);
+            }
+        }
+        negative |= c == '-';
+        state = next;
+    }
+    // Complete in states 3, 4, 6 and 7.
+    if state > 7 || 0b1101_1000 >> state & 1 == 0 {
+        return Err(SYNTAX);
     }
     let [count, sides, magnitude] = values;
-    let count = if count_given { count } else { 1 };
-    if !matches!(state, 3 | 4 | 6 | 7) {
-        state_error()?;
-    }
-    if !(1..=100).contains(&count) {
-        return Err("the number of dice is out of range: roll between 1 and 100 dice");
+    if count == 0 || count > 100 {
+        return Err("roll 1 to 100 dice");
     }
     if !(2..=1000).contains(&sides) {
-        return Err("the number of sides is out of range: dice need 2 to 1000 sides");
+        return Err("dice have 2 to 1000 sides");
     }
     if magnitude > 1000 {
-        return Err("the modifier is out of range: it must be between -1000 and +1000");
+        return Err("the modifier is at most 1000");
     }
     let modifier = magnitude as i32;
     Ok(Notation {
@@ -162,9 +173,7 @@ fn parse_dice(text: JsonStr<'_>) -> Result<Notation, &'static str> {
 }
 
 /// The syntax error of [`parse_dice`].
-fn state_error() -> Result<u8, &'static str> {
-    Err("expected NdS with an optional +M or -M modifier, for example 2d6+3, d20 or 4d8-1")
-}
+const SYNTAX: &str = "expected NdS, NdS+M or NdS-M, e.g. 2d6+3, d20, 4d8-1";
 
 /// Unicode `White_Space`, as `str::trim` (and so the calculator) reads it.
 fn is_space(c: char) -> bool {
@@ -226,14 +235,26 @@ impl OutputValue for Roll {
     }
 }
 
+/// A signed integer in output, printed by [`decimal::format`] (which `calculate` links
+/// anyway) rather than by a second integer printer.
+#[derive(Clone, Copy)]
+struct Int(i32);
+
+impl OutputValue for Int {
+    const SCHEMA_BODY: SchemaText = SchemaText::Text(r#""type":"integer""#);
+    fn write_value(&self, w: &mut JsonWriter<'_>) {
+        Decimal(i64::from(self.0) * decimal::ONE).write_value(w);
+    }
+}
+
 /// Output of `roll_dice`.
 #[derive(ToolOutput)]
 struct Rolled<'a> {
     rolls: &'a [Roll],
     #[arg(minimum = -1000, maximum = 1000)]
-    modifier: i32,
+    modifier: Int,
     #[arg(minimum = -999, maximum = 101000)]
-    total: i32,
+    total: Int,
 }
 
 /// Fortune categories.
@@ -438,8 +459,8 @@ impl DeviceTools {
         }
         result.structured(&Rolled {
             rolls,
-            modifier,
-            total,
+            modifier: Int(modifier),
+            total: Int(total),
         });
     }
 

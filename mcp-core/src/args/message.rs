@@ -13,12 +13,10 @@ impl ArgError<'_> {
     /// Writes the message (the text of `Display`) to `out`, piece by piece, without
     /// `core::fmt`: ``argument `points[2].x`: must be a number``.
     ///
-    /// An unknown member's name is quoted with its first 64 characters, escaped as Rust's
-    /// `char::escape_debug` escapes ASCII (`\n`, `\"`, `\u{1b}`, ...); other characters
-    /// are written as they are, except C1 controls and the invisible formatting characters
-    /// that could hide or reorder text (zero-width spaces and joiners, bidirectional
-    /// controls, the byte order mark), which are written `\u{200b}`. (`escape_debug` itself
-    /// would link kilobytes of Unicode tables.) The bound of [`Problem::BelowMinimum`] /
+    /// An unknown member's name is quoted as it was written in the request (its JSON
+    /// source text: quotes, backslashes and control characters stay escaped, as `\"`,
+    /// `\\`, `\n`, `\u001b`), at most 64 characters of it. (Re-escaping the decoded name,
+    /// as `char::escape_debug` would, links kilobytes of Unicode tables.) The bound of [`Problem::BelowMinimum`] /
     /// [`Problem::AboveMaximum`] is printed as Rust's `Display` for `f64` prints it
     /// (shortest round-trip form, no exponent), which does use `core::fmt`'s float
     /// printing: that code is reached through the error itself, chosen by
@@ -82,7 +80,7 @@ impl ArgError<'_> {
             Detail::None => {}
             Detail::Text(text) => out(text),
             Detail::Count(n) => write_usize(n, out),
-            Detail::Name(name) => write_escaped(name, out),
+            Detail::Name(name) => out(name_source(name)),
             Detail::Bound(x) => (self.bound.0)(x, out),
         }
         out(after);
@@ -98,89 +96,35 @@ enum Detail<'i> {
     Bound(f64),
 }
 
-/// Decimal digits of `n`.
-fn write_usize(mut n: usize, out: &mut dyn FnMut(&str)) {
-    let mut buf = [0u8; 20];
-    let mut start = buf.len();
-    loop {
-        start -= 1;
-        if let Some(slot) = buf.get_mut(start) {
-            // `n % 10` < 10, so the cast is lossless.
-            *slot = b'0' + (n % 10) as u8;
-        }
-        n /= 10;
-        if n == 0 || start == 0 {
-            break;
-        }
+/// Decimal digits of `n`, most significant first (a digit per call: small code).
+fn write_usize(n: usize, out: &mut dyn FnMut(&str)) {
+    if n >= 10 {
+        write_usize(n / 10, out);
     }
-    // Only ASCII digits were written.
-    out(core::str::from_utf8(buf.get(start..).unwrap_or_default()).unwrap_or_default());
+    let d = n % 10;
+    out("0123456789".get(d..d + 1).unwrap_or_default());
 }
 
-/// The first [`NAME_CHARS`] characters of `name`, escaped (see
-/// [`ArgError::write_message`]).
-fn write_escaped(name: JsonStr<'_>, out: &mut dyn FnMut(&str)) {
-    for c in name.chars().take(NAME_CHARS) {
-        let short = match c {
-            '\0' => "\\0",
-            '\t' => "\\t",
-            '\r' => "\\r",
-            '\n' => "\\n",
-            '\\' => "\\\\",
-            '"' => "\\\"",
-            '\'' => "\\'",
-            _ => "",
+/// The first [`NAME_CHARS`] characters of a name as written in the request: its JSON
+/// source text, escapes kept (an escape counts as one character and is never cut).
+fn name_source(name: JsonStr<'_>) -> &str {
+    let raw = name.raw();
+    let bytes = raw.as_bytes();
+    let (mut at, mut chars) = (0, 0);
+    while chars < NAME_CHARS {
+        let len = match bytes.get(at) {
+            None => break,
+            Some(b'\\') if bytes.get(at + 1) == Some(&b'u') => 6,
+            Some(b'\\') => 2,
+            Some(0xf0..) => 4,
+            Some(0xe0..) => 3,
+            Some(0xc0..) => 2,
+            Some(_) => 1,
         };
-        if !short.is_empty() {
-            out(short);
-        } else if is_hidden(c) {
-            write_unicode_escape(c, out);
-        } else {
-            let mut utf8 = [0u8; 4];
-            out(c.encode_utf8(&mut utf8));
-        }
+        at += len;
+        chars += 1;
     }
-}
-
-/// Characters quoted as `\u{..}`: ASCII and C1 control characters, and the invisible
-/// formatting characters that would hide or reorder text (zero-width spaces and joiners,
-/// bidirectional controls, word joiners, byte order mark).
-fn is_hidden(c: char) -> bool {
-    matches!(
-        c,
-        '\0'..='\u{1f}'
-            | '\u{7f}'..='\u{9f}'
-            | '\u{ad}'
-            | '\u{61c}'
-            | '\u{180e}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{206f}'
-            | '\u{feff}'
-            | '\u{fff9}'..='\u{fffb}'
-    )
-}
-
-/// `\u{hex}`, lowercase, without leading zeros (as `char::escape_unicode`).
-fn write_unicode_escape(c: char, out: &mut dyn FnMut(&str)) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    // At most six hex digits (`10ffff`), filled from the end.
-    let mut digits = [0u8; 6];
-    let mut code = u32::from(c);
-    let mut start = digits.len();
-    while let Some(at) = start.checked_sub(1) {
-        if let Some(slot) = digits.get_mut(at) {
-            *slot = HEX.get((code & 0xf) as usize).copied().unwrap_or(b'0');
-        }
-        start = at;
-        code >>= 4;
-        if code == 0 {
-            break;
-        }
-    }
-    out("\\u{");
-    out(core::str::from_utf8(digits.get(start..).unwrap_or_default()).unwrap_or_default());
-    out("}");
+    raw.get(..at).unwrap_or(raw)
 }
 
 /// How an error prints the `f64` bound of a range problem: chosen by [`ArgError::new`]

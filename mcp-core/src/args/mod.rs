@@ -125,7 +125,8 @@ mod value;
 pub use crate::schema_str;
 pub use value::{
     check_max_length, check_maximum, check_min_length, check_minimum, collect_members,
-    parse_default, ArgIter, ArgLength, ArgList, ArgNumber, ArgValue, OutputValue, SchemaText,
+    parse_default, read_field, read_field_or, ArgIter, ArgLength, ArgList, ArgNumber, ArgValue,
+    OutputValue, SchemaText,
 };
 
 /// The arguments of a tool: an object schema and the parser that enforces it.
