@@ -142,47 +142,40 @@ pub fn divmod(n: u64, d: u64) -> (u64, u64) {
     (q, r)
 }
 
-/// Prints `value` as the shortest exact JSON number (`-12.5`, `3`, `0.000001`).
+/// Prints `value` as the shortest exact JSON number (`-12.5`, `3`, `0.000001`): one digit
+/// at a time from the right, by [`divmod`] (small code; at most 19 digits).
 pub fn format(value: i64, buf: &mut [u8; MAX_LEN]) -> &str {
     let mut end = MAX_LEN;
-    let magnitude = value.unsigned_abs();
-    let (int, frac) = divmod(magnitude, ONE as u64);
-    // `frac < ONE` fits 32 bits; `int < 2^44` is split into 32-bit-sized digit runs.
-    let mut frac = frac as u32;
-    let mut int = int;
-    if frac != 0 {
-        let mut digits = SCALE;
-        while frac % 10 == 0 {
-            frac /= 10;
-            digits -= 1;
+    let mut push = |b: u8| {
+        end -= 1;
+        if let Some(slot) = buf.get_mut(end) {
+            *slot = b;
         }
-        for _ in 0..digits {
-            end -= 1;
-            buf[end] = b'0' + (frac % 10) as u8;
-            frac /= 10;
-        }
-        end -= 1;
-        buf[end] = b'.';
-    }
-    while int > u64::from(u32::MAX) {
-        let (q, r) = divmod(int, 10);
-        end -= 1;
-        buf[end] = b'0' + r as u8;
-        int = q;
-    }
-    let mut int = int as u32;
-    loop {
-        end -= 1;
-        buf[end] = b'0' + (int % 10) as u8;
-        int /= 10;
-        if int == 0 {
-            break;
+    };
+    let mut rest = value.unsigned_abs();
+    // Trailing fractional zeros are left out (and then the point).
+    let mut fraction = false;
+    for place in 0.. {
+        let (q, digit) = divmod(rest, 10);
+        rest = q;
+        if place < SCALE {
+            fraction |= digit != 0;
+            if fraction {
+                push(b'0' + digit as u8);
+            }
+            if place == SCALE - 1 && fraction {
+                push(b'.');
+            }
+        } else {
+            push(b'0' + digit as u8);
+            if rest == 0 {
+                break;
+            }
         }
     }
     if value < 0 {
-        end -= 1;
-        buf[end] = b'-';
+        push(b'-');
     }
     // Only ASCII digits, '.' and '-' were written.
-    core::str::from_utf8(&buf[end..]).unwrap_or("0")
+    core::str::from_utf8(buf.get(end..).unwrap_or_default()).unwrap_or("0")
 }

@@ -29,6 +29,9 @@ const RX_BUF: usize = 1024;
 /// Longest outgoing frame.
 const TX_BUF: usize = 2048;
 
+/// The runner's receive and transmit buffers.
+static mut BUFFERS: Buffers<RX_BUF, TX_BUF> = Buffers::new();
+
 static INFO: ServerInfo<'static> = ServerInfo {
     name: "mcp-rs-firmware",
     version: env!("CARGO_PKG_VERSION"),
@@ -37,24 +40,24 @@ static INFO: ServerInfo<'static> = ServerInfo {
     website_url: None,
     icons: &[],
     instructions: Some(
-        "A microcontroller. calculate, roll_dice and tell_fortune are for fun; \
-         read_temperature, set_led and uptime_ms talk to the (emulated) board.",
+        "calculate, roll_dice and tell_fortune are for fun; read_temperature, set_led and \
+         uptime_ms talk to the (emulated) board.",
     ),
 };
 
 #[entry]
 fn main() -> ! {
-    let Some(peripherals) = cortex_m::Peripherals::take() else {
-        halt()
-    };
+    // SAFETY: `main` runs once (cortex-m-rt never re-enters it) and is the only code that
+    // takes the core peripherals; `take()` would add a critical section and a flag.
+    let peripherals = unsafe { cortex_m::Peripherals::steal() };
     clock::init(peripherals.SYST);
     uart::init();
 
-    // In statics (`.bss`), so that they count in the static RAM budget, not on the stack.
-    let (Some(buffers), Some(storage)) = (
-        cortex_m::singleton!(: Buffers<RX_BUF, TX_BUF> = Buffers::new()),
-        cortex_m::singleton!(: SessionStorage<1> = SessionStorage::new()),
-    ) else {
+    // In statics, so that they count in the static RAM budget, not on the stack. SAFETY:
+    // as above, `main` runs once and this is the only reference to `BUFFERS` (a
+    // `singleton!` adds a critical section and a flag).
+    let buffers = unsafe { &mut *core::ptr::addr_of_mut!(BUFFERS) };
+    let Some(storage) = cortex_m::singleton!(: SessionStorage<1> = SessionStorage::new()) else {
         halt()
     };
     let config = Config {

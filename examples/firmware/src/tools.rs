@@ -253,7 +253,6 @@ struct Rolled<'a> {
     rolls: &'a [Roll],
     #[arg(minimum = -1000, maximum = 1000)]
     modifier: Int,
-    #[arg(minimum = -999, maximum = 101000)]
     total: Int,
 }
 
@@ -321,11 +320,20 @@ struct Leds {
     leds: LedStates,
 }
 
+/// Milliseconds (the derive would give `u64` its full range as `maximum`).
+struct Millis(u64);
+
+impl OutputValue for Millis {
+    const SCHEMA_BODY: SchemaText = SchemaText::Text(r#""type":"integer","minimum":0"#);
+    fn write_value(&self, w: &mut JsonWriter<'_>) {
+        w.u64(self.0);
+    }
+}
+
 /// Output of `uptime_ms`.
 #[derive(ToolOutput)]
 struct Uptime {
-    #[arg(minimum = 0)]
-    uptime_ms: u64,
+    uptime_ms: Millis,
 }
 
 const FORTUNES: [[&str; 2]; 5] = [
@@ -404,8 +412,8 @@ impl DeviceTools {
 /// In `tools/list` order.
 #[tools]
 impl DeviceTools {
-    /// Applies add, subtract, multiply or divide to a and b in decimal fixed point: six
-    /// fractional digits (rounded half away from zero), magnitudes below 9.2e12.
+    /// a <operation> b in decimal fixed point: six fractional digits (rounded half away
+    /// from zero), magnitudes below 9.2e12.
     #[tool(
         title = "Calculate",
         annotations = PURE,
@@ -435,9 +443,8 @@ impl DeviceTools {
         }
     }
 
-    /// Rolls dice in tabletop notation NdS+M: N dice (1-100, default 1) with S sides
-    /// (2-1000) and an optional modifier M (-1000 to +1000), e.g. 2d6+3, d20, 4d8-1.
-    /// Returns every roll and the total (a seeded PRNG on the device).
+    /// Rolls dice in NdS+M notation (1-100 dice, 2-1000 sides, modifier -1000 to +1000),
+    /// e.g. 2d6+3 or d20: every roll and the total.
     #[tool(
         title = "Roll dice",
         annotations = READS,
@@ -471,8 +478,7 @@ impl DeviceTools {
         FORTUNES[args.category as usize][pick]
     }
 
-    /// Reads the board's temperature sensor (simulated: drifts slowly with uptime, plus
-    /// noise).
+    /// The board's temperature (simulated: a slow drift plus noise).
     #[tool(title = "Read temperature", annotations = READS)]
     fn read_temperature(&mut self, args: TemperatureArgs) -> Temperature {
         // A slow triangle wave between 20.0 and 24.0 C over two minutes, plus +-0.2 noise,
@@ -492,7 +498,7 @@ impl DeviceTools {
         }
     }
 
-    /// Switches one of the board's two user LEDs on or off; returns both LED states.
+    /// Switches user LED 0 or 1 on or off; returns both LEDs' states.
     // Changes device state, but only to the requested value: not read-only, not
     // destructive (the previous state is restored by another call), idempotent.
     #[tool(
@@ -512,11 +518,11 @@ impl DeviceTools {
         }
     }
 
-    /// Milliseconds since the device booted (from SysTick).
+    /// Milliseconds since boot (SysTick).
     #[tool(title = "Uptime", annotations = READS)]
     fn uptime_ms(&mut self) -> Uptime {
         Uptime {
-            uptime_ms: clock::uptime_ms(),
+            uptime_ms: Millis(clock::uptime_ms()),
         }
     }
 }

@@ -8,9 +8,10 @@
 //! [`Overrun`] once the bytes received before it have been delivered; bytes arriving until
 //! then are dropped (the MCP runner resyncs at the next newline).
 
-use core::cell::RefCell;
+use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use core::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize};
 
-use cortex_m::interrupt::{self, Mutex};
+use cortex_m::interrupt;
 
 /// UART0 base address.
 const BASE: usize = 0x4000_4000;
@@ -53,48 +54,15 @@ mod reg {
     }
 }
 
-struct Ring {
-    buf: [u8; RING],
-    head: usize,
-    len: usize,
-    /// Bytes were lost; set until the reader has reported it.
-    overrun: bool,
-}
-
-impl Ring {
-    const fn new() -> Self {
-        Ring {
-            buf: [0; RING],
-            head: 0,
-            len: 0,
-            overrun: false,
-        }
-    }
-
-    fn push(&mut self, byte: u8) {
-        if self.overrun || self.len == RING {
-            // Drop everything until the reader reports the gap, so that no bytes from
-            // after it are spliced onto bytes from before it.
-            self.overrun = true;
-            return;
-        }
-        let tail = (self.head + self.len) % RING;
-        self.buf[tail] = byte;
-        self.len += 1;
-    }
-
-    fn pop_into(&mut self, out: &mut [u8]) -> usize {
-        let n = self.len.min(out.len());
-        for slot in out.iter_mut().take(n) {
-            *slot = self.buf[self.head];
-            self.head = (self.head + 1) % RING;
-        }
-        self.len -= n;
-        n
-    }
-}
-
-static RX_RING: Mutex<RefCell<Ring>> = Mutex::new(RefCell::new(Ring::new()));
+/// The receive ring: a single producer (the interrupt handler) and a single consumer (the
+/// main loop), so atomics are enough and neither side needs a critical section. `HEAD` and
+/// `TAIL` count bytes read and written (wrapping); `TAIL - HEAD` are buffered.
+static RING_BUF: [AtomicU8; RING] = [const { AtomicU8::new(0) }; RING];
+static HEAD: AtomicUsize = AtomicUsize::new(0);
+static TAIL: AtomicUsize = AtomicUsize::new(0);
+/// Bytes were lost; set until the reader has reported it. While set, the handler drops
+/// every byte, so that no bytes from after the gap are spliced onto bytes from before it.
+static OVERRUN: AtomicBool = AtomicBool::new(false);
 
 /// Configures UART0 (baud divisor, TX/RX enable, RX interrupt) and unmasks its IRQ.
 pub fn init() {
@@ -102,7 +70,8 @@ pub fn init() {
     reg::write(CTRL, CTRL_TX_EN | CTRL_RX_EN | CTRL_RX_INT_EN);
     reg::write(INTCLEAR, INT_RX | INT_RX_OVERRUN);
     // SAFETY: unmasking only enables the handler below, which shares state with the main
-    // loop through a critical-section mutex; no priority-based locking is relied upon.
+    // loop through atomics (one producer, one consumer); no priority-based locking is
+    // relied upon.
     unsafe {
         let nvic = &*cortex_m::peripheral::NVIC::PTR;
         nvic.iser[0].write(1 << RX_IRQ);
@@ -112,17 +81,23 @@ pub fn init() {
 /// The UART0 RX interrupt handler (vector 16 + IRQ 0).
 pub fn on_rx_interrupt() {
     reg::write(INTCLEAR, INT_RX | INT_RX_OVERRUN);
-    interrupt::free(|cs| {
-        let mut ring = RX_RING.borrow(cs).borrow_mut();
-        if reg::read(STATE) & STATE_RX_OVERRUN != 0 {
-            reg::write(STATE, STATE_RX_OVERRUN); // write one to clear
-            ring.overrun = true;
+    if reg::read(STATE) & STATE_RX_OVERRUN != 0 {
+        reg::write(STATE, STATE_RX_OVERRUN); // write one to clear
+        OVERRUN.store(true, Relaxed);
+    }
+    while reg::read(STATE) & STATE_RX_FULL != 0 {
+        // Reading DATA clears RXFULL and lets the next byte in.
+        let byte = reg::read(DATA) as u8;
+        let tail = TAIL.load(Relaxed);
+        if OVERRUN.load(Relaxed) || tail.wrapping_sub(HEAD.load(Acquire)) >= RING {
+            OVERRUN.store(true, Relaxed);
+            continue;
         }
-        while reg::read(STATE) & STATE_RX_FULL != 0 {
-            // Reading DATA clears RXFULL and lets the next byte in.
-            ring.push(reg::read(DATA) as u8);
+        if let Some(slot) = RING_BUF.get(tail % RING) {
+            slot.store(byte, Relaxed);
         }
-    });
+        TAIL.store(tail.wrapping_add(1), Release);
+    }
 }
 
 /// A receive overrun: bytes were lost.
@@ -156,24 +131,32 @@ impl embedded_io::Read for Rx {
             return Ok(0);
         }
         loop {
-            let got = interrupt::free(|cs| {
-                let mut ring = RX_RING.borrow(cs).borrow_mut();
-                let n = ring.pop_into(buf);
-                if n > 0 {
-                    return Some(Ok(n));
+            let (mut head, tail) = (HEAD.load(Relaxed), TAIL.load(Acquire));
+            let mut n = 0;
+            for slot in buf.iter_mut() {
+                if head == tail {
+                    break;
                 }
-                if ring.overrun {
-                    ring.overrun = false;
-                    return Some(Err(Overrun));
+                if let Some(byte) = RING_BUF.get(head % RING) {
+                    *slot = byte.load(Relaxed);
                 }
-                // Interrupts are masked here, so none can slip in between the check above
-                // and the sleep: a pending one still ends WFI, and runs when `free` returns.
-                cortex_m::asm::wfi();
-                None
-            });
-            if let Some(result) = got {
-                return result;
+                head = head.wrapping_add(1);
+                n += 1;
             }
+            if n > 0 {
+                HEAD.store(head, Release);
+                return Ok(n);
+            }
+            if OVERRUN.swap(false, Relaxed) {
+                return Err(Overrun);
+            }
+            interrupt::free(|_| {
+                // Interrupts are masked here, so none can slip in between this check and
+                // the sleep: a pending one still ends WFI, and runs when `free` returns.
+                if TAIL.load(Relaxed) == head && !OVERRUN.load(Relaxed) {
+                    cortex_m::asm::wfi();
+                }
+            });
         }
     }
 }

@@ -81,7 +81,7 @@ impl ArgError<'_> {
             Detail::Text(text) => out(text),
             Detail::Count(n) => write_usize(n, out),
             Detail::Name(name) => out(name_source(name)),
-            Detail::Bound(x) => (self.bound.0)(x, out),
+            Detail::Bound(x) => BoundWriter::write(self.bound, x, out),
         }
         out(after);
     }
@@ -134,12 +134,22 @@ fn name_source(name: JsonStr<'_>) -> &str {
 pub(super) struct BoundWriter(pub(super) fn(f64, &mut dyn FnMut(&str)));
 
 impl BoundWriter {
-    /// The writer for `problem`'s bound (a placeholder for problems without one).
+    /// The writer for `problem`'s bound, if it has one.
     #[inline(always)]
-    pub(super) const fn for_problem(problem: &Problem<'_>) -> Self {
+    pub(super) const fn for_problem(problem: &Problem<'_>) -> Option<Self> {
         match problem {
-            Problem::BelowMinimum(_) | Problem::AboveMaximum(_) => BoundWriter(write_f64),
-            _ => BoundWriter(write_no_bound),
+            Problem::BelowMinimum(_) | Problem::AboveMaximum(_) => Some(BoundWriter(write_f64)),
+            _ => None,
+        }
+    }
+
+    /// Writes `x` with `writer`; without one (an error built without a range problem whose
+    /// `problem` field was later set to one, not through [`ArgError::new`]) the number is
+    /// unknown to the error.
+    fn write(writer: Option<BoundWriter>, x: f64, out: &mut dyn FnMut(&str)) {
+        match writer {
+            Some(BoundWriter(write)) => write(x, out),
+            None => out("the schema's bound"),
         }
     }
 }
@@ -154,10 +164,4 @@ fn write_f64(x: f64, out: &mut dyn FnMut(&str)) {
         }
     }
     let _ = fmt::write(&mut Out(out), format_args!("{x}"));
-}
-
-/// The writer of an error built without a range problem whose `problem` field was later
-/// set to one (not through [`ArgError::new`]): its number is unknown to the writer.
-fn write_no_bound(_: f64, out: &mut dyn FnMut(&str)) {
-    out("the schema's bound");
 }

@@ -249,7 +249,7 @@ pub struct ArgError<'i> {
     /// this field: `new` also picks how the problem's numbers are printed (see
     /// [`write_message`](Self::write_message)).
     pub problem: Problem<'i>,
-    bound: message::BoundWriter,
+    bound: Option<message::BoundWriter>,
 }
 
 impl<'i> ArgError<'i> {
@@ -278,13 +278,12 @@ impl<'i> ArgError<'i> {
                 }
             }
             None => {
-                // Full: keep the outermost segments, dropping the innermost. A copy into a
-                // new array rather than `copy_within`, which would link `memmove`.
-                let inner = self.path;
-                self.path = core::array::from_fn(|i| match i.checked_sub(1) {
-                    Some(j) => inner.get(j).copied().unwrap_or(segment),
-                    None => segment,
-                });
+                // Full: keep the outermost segments, dropping the innermost. Swaps rather
+                // than `copy_within`, which would link `memmove`.
+                for i in (1..MAX_PATH).rev() {
+                    self.path.swap(i, i - 1);
+                }
+                self.path[0] = segment;
             }
         }
         self.depth = self.depth.saturating_add(1);
