@@ -179,3 +179,191 @@ pub fn format(value: i64, buf: &mut [u8; MAX_LEN]) -> &str {
     // Only ASCII digits, '.' and '-' were written.
     core::str::from_utf8(buf.get(end..).unwrap_or_default()).unwrap_or("0")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tiny generator (xorshift64), deterministic.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    /// `parse` by decimal string arithmetic: the digits with the point moved by the
+    /// exponent and six places, rounded half away from zero at the point.
+    fn reference(text: &str, exact: bool) -> Option<i64> {
+        let (negative, body) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let (mantissa, exponent) = body.split_once(['e', 'E']).unwrap_or((body, "0"));
+        let exponent: i64 = exponent.trim_start_matches('+').parse().unwrap();
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let digits: Vec<u8> = int.bytes().chain(frac.bytes()).map(|b| b - b'0').collect();
+        // Digits before the point of the value in millionths.
+        let point = int.len() as i64 + exponent + 6;
+        let (whole, dropped): (Vec<u8>, Vec<u8>) = if point <= 0 {
+            (vec![], digits.clone())
+        } else if point as usize >= digits.len() {
+            let mut w = digits.clone();
+            w.resize(point as usize, 0);
+            (w, vec![])
+        } else {
+            (
+                digits[..point as usize].to_vec(),
+                digits[point as usize..].to_vec(),
+            )
+        };
+        if exact && dropped.iter().any(|&d| d != 0) {
+            return None;
+        }
+        let round_up = point >= 0 && dropped.first().is_some_and(|&d| d >= 5);
+        let mut value: u128 = 0;
+        for d in whole.iter().skip_while(|&&d| d == 0) {
+            value = value.checked_mul(10)?.checked_add(u128::from(*d))?;
+        }
+        let value = value + u128::from(round_up);
+        if value > u128::from(MAX) {
+            return None;
+        }
+        let value = value as i64;
+        Some(if negative { -value } else { value })
+    }
+
+    fn random_number(rng: &mut Rng) -> String {
+        let r = rng.next();
+        let mut s = String::new();
+        if r & 1 == 1 {
+            s.push('-');
+        }
+        let int_len = (r >> 1) % 16;
+        if int_len == 0 {
+            s.push('0');
+        } else {
+            s.push(char::from(b'1' + ((r >> 5) % 9) as u8));
+            for _ in 1..int_len {
+                s.push(char::from(b'0' + (rng.next() % 10) as u8));
+            }
+        }
+        if (r >> 9) & 1 == 1 {
+            s.push('.');
+            for _ in 0..1 + (r >> 10) % 12 {
+                s.push(char::from(b'0' + (rng.next() % 10) as u8));
+            }
+        }
+        if (r >> 14) & 3 == 0 {
+            s.push(if (r >> 16) & 1 == 1 { 'e' } else { 'E' });
+            match (r >> 17) % 3 {
+                0 => s.push('-'),
+                1 => s.push('+'),
+                _ => {}
+            }
+            s.push_str(&((r >> 20) % 25).to_string());
+        }
+        s
+    }
+
+    #[test]
+    fn parse_reads_json_numbers_exactly() {
+        assert_eq!(parse("0.1", false), Some(100_000));
+        assert_eq!(parse("-2.15", false), Some(-2_150_000));
+        assert_eq!(parse("1e3", false), Some(1_000_000_000));
+        assert_eq!(parse("12.5E-1", false), Some(1_250_000));
+        assert_eq!(parse("0.0000005", false), Some(1));
+        assert_eq!(parse("-0.0000005", false), Some(-1));
+        assert_eq!(parse("0.0000004999", false), Some(0));
+        assert_eq!(parse("0.0000001", true), None);
+        assert_eq!(parse("1.0", true), Some(ONE));
+        assert_eq!(parse("10e-1", true), Some(ONE));
+        assert_eq!(
+            parse("9223372036854", false),
+            Some(9_223_372_036_854_000_000)
+        );
+        assert_eq!(
+            parse("9223372036854.0000001", false),
+            Some(9_223_372_036_854_000_000)
+        );
+        assert_eq!(parse("9223372036854.000001", false), None);
+        assert_eq!(parse("1e400", false), None);
+        assert_eq!(parse("1e-400", false), Some(0));
+        assert_eq!(parse("0e99999", false), Some(0));
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..300_000 {
+            let s = random_number(&mut rng);
+            for exact in [false, true] {
+                assert_eq!(parse(&s, exact), reference(&s, exact), "{s} exact={exact}");
+            }
+        }
+    }
+
+    #[test]
+    fn format_prints_the_shortest_exact_decimal() {
+        let f = |v| format(v, &mut [0; MAX_LEN]).to_string();
+        assert_eq!(f(0), "0");
+        assert_eq!(f(ONE * 42), "42");
+        assert_eq!(f(333_333), "0.333333");
+        assert_eq!(f(-2_150_000), "-2.15");
+        assert_eq!(f(-1), "-0.000001");
+        assert_eq!(f(MAX as i64), "9223372036854");
+        assert_eq!(f(i64::MIN), "-9223372036854.775808");
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        for _ in 0..300_000 {
+            let v = (i128::from(rng.next() % (2 * MAX + 1)) - i128::from(MAX)) as i64;
+            let text = f(v);
+            assert_eq!(parse(&text, true), Some(v), "{v} printed {text}");
+            assert!(!text.contains('.') || !text.ends_with('0'), "{text}");
+        }
+    }
+
+    #[test]
+    fn mul_and_div_round_half_away_from_zero() {
+        let round = |n: i128, d: i128| -> Option<i64> {
+            let (q, r) = (n / d, n % d);
+            let q = if 2 * r.abs() >= d.abs() {
+                q + n.signum() * d.signum()
+            } else {
+                q
+            };
+            (q.unsigned_abs() <= u128::from(MAX)).then_some(q as i64)
+        };
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        for i in 0..300_000 {
+            // Small, large and mixed magnitudes.
+            let scale = [1_000, ONE as u64, 1_000 * ONE as u64, MAX][i % 4];
+            let pick = |r: u64| (i128::from(r % (2 * scale + 1)) - i128::from(scale)) as i64;
+            let (a, b) = (pick(rng.next()), pick(rng.next()));
+            let one = i128::from(ONE);
+            assert_eq!(
+                mul(a, b),
+                round(i128::from(a) * i128::from(b), one),
+                "{a} * {b}"
+            );
+            if b != 0 {
+                assert_eq!(
+                    div(a, b),
+                    round(i128::from(a) * one, i128::from(b)),
+                    "{a} / {b}"
+                );
+            }
+        }
+        assert_eq!(div(ONE, 3 * ONE), Some(333_333));
+        assert_eq!(div(2 * ONE, 3 * ONE), Some(666_667));
+        assert_eq!(div(-2 * ONE, 3 * ONE), Some(-666_667));
+        assert_eq!(mul(MAX as i64, 2 * ONE), None);
+    }
+
+    #[test]
+    fn divmod_divides() {
+        let mut rng = Rng(7);
+        for _ in 0..100_000 {
+            let (n, d) = (rng.next(), rng.next() >> (rng.next() % 64) | 1);
+            assert_eq!(divmod(n, d), (n / d, n % d));
+        }
+    }
+}

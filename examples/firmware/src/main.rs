@@ -13,6 +13,7 @@
 
 mod clock;
 mod decimal;
+mod dice;
 mod mem;
 mod tools;
 mod uart;

@@ -11,9 +11,10 @@
 //! numbers are [`Decimal`] and [`Led`], whose `ArgValue` impls are written by hand.
 
 use mcp_core::args::{ArgError, ArgValue, OutputValue, Problem, SchemaText, ToolOutput};
-use mcp_core::json::{JsonStr, JsonWriter, Kind, RawJson};
+use mcp_core::json::{JsonWriter, Kind, RawJson};
 use mcp_core::{tools, ToolAnnotations, ToolArgs, ToolOutput, ToolResult};
 
+use crate::dice::{self, Dice};
 use crate::{clock, decimal};
 
 /// Pure computation: reads nothing, changes nothing, same answer every time.
@@ -79,14 +80,10 @@ impl<'i> ArgValue<'i> for Led {
     }
 }
 
-/// Dice notation `NdS`, `NdS+M` or `NdS-M`, checked as the calculator's `parse_dice`
-/// checks it (its schema too), with the failure named in the `isError` result.
-#[derive(Clone, Copy)]
-struct Notation {
-    count: u32,
-    sides: u32,
-    modifier: i32,
-}
+/// Dice notation `NdS`, `NdS+M` or `NdS-M`, checked as the calculator checks it
+/// ([`crate::dice`]) and with the calculator's schema; a refused notation is an `isError`
+/// result naming the argument and the problem.
+struct Notation(Dice);
 
 impl<'i> ArgValue<'i> for Notation {
     const SCHEMA_BODY: SchemaText = SchemaText::Text(concat!(
@@ -99,98 +96,10 @@ impl<'i> ArgValue<'i> for Notation {
         let text = v
             .as_string()
             .ok_or(ArgError::new(Problem::Type("a string")))?;
-        parse_dice(text).map_err(|why| ArgError::new(Problem::Invalid(why)))
+        dice::parse(text.chars())
+            .map(Notation)
+            .map_err(|why| ArgError::new(Problem::Invalid(why)))
     }
-}
-
-/// `[N]d S [(+|-) M]`: a case-insensitive `d`, white space around the whole and around the
-/// sign (the schema's `pattern`); then 1-100 dice, 2-1000 sides, a modifier of at most
-/// 1000. One pass over the decoded characters: no buffer, no length limit.
-fn parse_dice(text: JsonStr<'_>) -> Result<Notation, &'static str> {
-    // States: 0 before the count, 1 in the count, 2 after the `d`, 3 in the sides, 4 in
-    // white space after them, 5 after the sign, 6 in the modifier, 7 after it; 8 refuses.
-    // NEXT[state][class], classes: digit, `d`, sign, white space (anything else refuses).
-    const NEXT: [[u8; 4]; 8] = [
-        [1, 2, 8, 0],
-        [1, 2, 8, 8],
-        [3, 8, 8, 8],
-        [3, 8, 5, 4],
-        [8, 8, 5, 4],
-        [6, 8, 8, 5],
-        [6, 8, 8, 7],
-        [8, 8, 8, 7],
-    ];
-    let mut state = 0u8;
-    // Count, sides and modifier magnitude, saturated (far above every limit); the count
-    // is 1 unless written.
-    let mut values = [1u32, 0, 0];
-    let mut negative = false;
-    for c in text.chars() {
-        let class = match c {
-            '0'..='9' => 0,
-            'd' | 'D' => 1,
-            '+' | '-' => 2,
-            _ if is_space(c) => 3,
-            _ => return Err(SYNTAX),
-        };
-        let next = NEXT
-            .get(usize::from(state))
-            .and_then(|row| row.get(class))
-            .copied()
-            .unwrap_or(8);
-        if class == 0 {
-            // The digit's value: 1 count, 3 sides, 6 modifier.
-            let field = usize::from(next / 3);
-            if let Some(v) = values.get_mut(field) {
-                // A written count starts from zero (its default is 1).
-                let v0 = if state == 0 { 0 } else { *v };
-                *v = v0.saturating_mul(10).saturating_add(c as u32 - '0' as u32);
-            }
-        }
-        negative |= c == '-';
-        state = next;
-    }
-    // Complete in states 3, 4, 6 and 7.
-    if state > 7 || 0b1101_1000 >> state & 1 == 0 {
-        return Err(SYNTAX);
-    }
-    let [count, sides, magnitude] = values;
-    if count == 0 || count > 100 {
-        return Err("roll 1 to 100 dice");
-    }
-    if !(2..=1000).contains(&sides) {
-        return Err("dice have 2 to 1000 sides");
-    }
-    if magnitude > 1000 {
-        return Err("the modifier is at most 1000");
-    }
-    let modifier = magnitude as i32;
-    Ok(Notation {
-        count,
-        sides,
-        modifier: if negative { -modifier } else { modifier },
-    })
-}
-
-/// The syntax error of [`parse_dice`].
-const SYNTAX: &str = "expected NdS, NdS+M or NdS-M, e.g. 2d6+3, d20, 4d8-1";
-
-/// Unicode `White_Space`, as `str::trim` (and so the calculator) reads it.
-fn is_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t'..='\r'
-            | ' '
-            | '\u{85}'
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-    )
 }
 
 /// Arithmetic operations of `calculate`.
@@ -451,11 +360,11 @@ impl DeviceTools {
         output_schema = <Rolled<'static> as ToolOutput>::SCHEMA
     )]
     fn roll_dice(&mut self, args: DiceArgs, result: &mut ToolResult<'_, '_>) {
-        let Notation {
+        let Notation(Dice {
             count,
             sides,
             modifier,
-        } = args.notation;
+        }) = args.notation;
         let mut rolls = [Roll(0); 100];
         let rolls = rolls.get_mut(..count as usize).unwrap_or_default();
         let mut total = modifier;
