@@ -36,6 +36,14 @@ qemu-system-arm --version | head -n 1
 step "mcp-embedded with defmt (thumbv7em-none-eabihf)"
 cargo check -q -p mcp-embedded --features defmt --target thumbv7em-none-eabihf
 
+step "host unit tests of the firmware's own modules (decimal fixed point, dice notation)"
+tests_dir=$(mktemp -d)
+trap 'rm -rf "$tests_dir"' EXIT
+for module in decimal dice; do
+  rustc --edition 2021 --test -o "$tests_dir/$module" "$FW/src/$module.rs"
+  "$tests_dir/$module" -q
+done
+
 step "format and clippy (the firmware is its own workspace)"
 (cd "$FW" && cargo fmt -- --check && cargo clippy -q --release -- -D warnings)
 
@@ -56,9 +64,12 @@ printf 'heap: %s\n' "$([ "$heap_symbols" -eq 0 ] && echo none || echo "ALLOCATOR
 step "end to end in QEMU: TypeScript SDK client + raw 2026-07-28 requests"
 (
   cd "$FW/interop"
-  want=$(node -p 'require("./package.json").dependencies["@modelcontextprotocol/sdk"]')
-  have=$(node -p 'try { require("./node_modules/@modelcontextprotocol/sdk/package.json").version } catch { "" }')
-  if [ "$want" != "$have" ]; then
+  # Reinstall when an installed version differs from the pinned one (SDK, Ajv).
+  stale=$(node -e '
+    const deps = require("./package.json").dependencies;
+    const have = (n) => { try { return require(`./node_modules/${n}/package.json`).version } catch { return "" } };
+    console.log(Object.entries(deps).some(([n, v]) => have(n) !== v) ? "yes" : "no");')
+  if [ "$stale" = yes ]; then
     npm install --no-package-lock --no-audit --no-fund --loglevel=error
   fi
   timeout 240 node test.mjs

@@ -77,7 +77,7 @@ async fn exercise(era: Era) {
     assert!(r.is_error);
 
     let r = client
-        .call_tool("roll_dice", json!({"sides": 20, "count": 3}))
+        .call_tool("roll_dice", json!({"notation": "3d20"}))
         .await
         .unwrap();
     let s = r.structured_content.expect("structured dice");

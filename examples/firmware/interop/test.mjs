@@ -8,6 +8,9 @@
 // 3. Raw 2026-07-28 requests (stateless era, per-request _meta) through the QEMU wrapper,
 //    which must exit 0 on stdin EOF.
 //
+// Every inputSchema and outputSchema is compiled with Ajv (JSON Schema 2020-12), and the SDK
+// checks every structuredContent against its tool's outputSchema.
+//
 // Prints round-trip times. Input through QEMU's emulated UART is slow (~35 us a byte,
 // ~1 s until the first byte is read), so timeouts are generous.
 import { spawn } from "node:child_process";
@@ -17,6 +20,7 @@ import assert from "node:assert/strict";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import Ajv2020 from "ajv/dist/2020.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const firmwareDir = resolve(here, "..");
@@ -44,6 +48,39 @@ async function sdkSession(label, transport) {
   return client;
 }
 
+// Every schema compiles as JSON Schema 2020-12, and the probe-style promises hold: each
+// tool's required properties and enums are as they were before the firmware moved onto
+// mcp-macros (roll_dice now takes the calculator's `notation`).
+function checkSchemas(byName) {
+  const ajv = new Ajv2020({ strict: false });
+  for (const tool of Object.values(byName)) {
+    assert.equal(tool.inputSchema.type, "object", tool.name);
+    ajv.compile(tool.inputSchema);
+    if (tool.outputSchema) ajv.compile(tool.outputSchema);
+  }
+  const props = (name) => byName[name].inputSchema.properties ?? {};
+  const required = (name) => byName[name].inputSchema.required ?? [];
+  assert.deepEqual(required("calculate"), ["operation", "a", "b"]);
+  assert.deepEqual(props("calculate").operation.enum, ["add", "subtract", "multiply", "divide"]);
+  assert.deepEqual(required("roll_dice"), ["notation"]);
+  assert.equal(props("roll_dice").notation.type, "string");
+  assert.equal(props("roll_dice").notation.pattern, "^\\s*[0-9]*[dD][0-9]+\\s*([+-]\\s*[0-9]+)?\\s*$");
+  assert.deepEqual(required("tell_fortune"), []);
+  assert.deepEqual(props("tell_fortune").category.enum, ["love", "career", "health", "wealth", "general"]);
+  assert.equal(props("tell_fortune").category.default, "general");
+  assert.deepEqual(required("read_temperature"), []);
+  assert.deepEqual(props("read_temperature").unit.enum, ["celsius", "fahrenheit"]);
+  assert.deepEqual(required("set_led"), ["led", "on"]);
+  assert.deepEqual([props("set_led").led.minimum, props("set_led").led.maximum], [0, 1]);
+  assert.deepEqual(required("uptime_ms"), []);
+  assert.deepEqual(props("uptime_ms"), {});
+  for (const name of Object.keys(byName)) assert.equal(byName[name].inputSchema.additionalProperties, false, name);
+  // The schema and the parser agree on notations the pattern decides.
+  const notation = ajv.compile(byName.roll_dice.inputSchema);
+  for (const ok of ["2d6+3", "d20", " 4D8 - 1 "]) assert.ok(notation({ notation: ok }), ok);
+  for (const bad of ["2x6", "2d", "2 d6", "+2d6"]) assert.ok(!notation({ notation: bad }), bad);
+}
+
 async function exerciseAllTools(client) {
   const opts = { timeout: TIMEOUT };
   // The list does not fit one 2 KiB transmit buffer: the server pages it (nextCursor).
@@ -65,6 +102,7 @@ async function exerciseAllTools(client) {
   assert.equal(byName.set_led.annotations.idempotentHint, true);
   assert.equal(byName.read_temperature.annotations.readOnlyHint, true);
   assert.equal(byName.calculate.annotations.readOnlyHint, true);
+  checkSchemas(byName);
 
   const call = (name, args) => timed(`tools/call ${name}`, client.callTool({ name, arguments: args }, undefined, opts));
 
@@ -78,15 +116,50 @@ async function exerciseAllTools(client) {
   assert.equal(r.isError, true);
   assert.match(r.content[0].text, /division by zero/);
 
-  r = await call("roll_dice", { sides: 20, count: 5 });
-  const { rolls, total } = structured(r);
+  r = await call("roll_dice", { notation: "5d20" });
+  let { rolls, modifier, total } = structured(r);
   assert.equal(rolls.length, 5);
   assert.ok(rolls.every((x) => Number.isInteger(x) && x >= 1 && x <= 20));
+  assert.equal(modifier, 0);
   assert.equal(total, rolls.reduce((a, b) => a + b, 0));
-  r = await call("roll_dice", {});
-  assert.equal(structured(r).rolls.length, 1);
-  r = await call("roll_dice", { sides: 1 });
-  assert.equal(r.isError, true);
+  for (const [notation, count, sides, mod] of [["2d6+3", 2, 6, 3], ["d20", 1, 20, 0], [" 4D8 - 1 ", 4, 8, -1], ["100d1000-1000", 100, 1000, -1000]]) {
+    r = await call("roll_dice", { notation });
+    ({ rolls, modifier, total } = structured(r));
+    assert.equal(rolls.length, count, notation);
+    assert.ok(rolls.every((x) => x >= 1 && x <= sides), notation);
+    assert.equal(modifier, mod, notation);
+    assert.equal(total, rolls.reduce((a, b) => a + b, 0) + mod, notation);
+  }
+  // A refused notation is a tool error naming the argument and what is wrong with it.
+  for (const [notation, problem] of [
+    ["2x6", "expected NdS, NdS+M or NdS-M, e.g. 2d6+3, d20, 4d8-1"],
+    ["2d", "expected NdS, NdS+M or NdS-M, e.g. 2d6+3, d20, 4d8-1"],
+    ["101d6", "roll 1 to 100 dice"],
+    ["0d6", "roll 1 to 100 dice"],
+    ["3d1", "dice have 2 to 1000 sides"],
+    ["d6+1001", "the modifier is at most 1000"],
+  ]) {
+    r = await call("roll_dice", { notation });
+    assert.equal(r.isError, true, notation);
+    assert.equal(r.content[0].text, `Invalid arguments for tool roll_dice: argument \`notation\`: ${problem}`, notation);
+  }
+  // Arguments the schema refuses: a wrong type, a missing and an unknown member, each named.
+  for (const [name, args, message] of [
+    ["roll_dice", { notation: 6 }, "argument `notation`: must be a string"],
+    ["roll_dice", {}, "argument `notation`: is required"],
+    ["roll_dice", { notation: "d6", sides: 6 }, 'arguments: unknown member "sides"'],
+    ["set_led", { led: "1", on: true }, "argument `led`: must be an integer"],
+    ["set_led", { led: 2, on: true }, "argument `led`: must be 0 or 1"],
+    ["set_led", { led: 0, on: "yes" }, "argument `on`: must be a boolean"],
+    ["calculate", { operation: "power", a: 1, b: 2 }, 'argument `operation`: must be one of "add", "subtract", "multiply", "divide"'],
+    ["calculate", { operation: "add", a: 1e13, b: 0 }, "argument `a`: must be below 9.2e12 in magnitude"],
+    ["tell_fortune", { category: 3 }, "argument `category`: must be a string"],
+    ["uptime_ms", { verbose: true }, 'arguments: unknown member "verbose"'],
+  ]) {
+    r = await call(name, args);
+    assert.equal(r.isError, true, `${name} ${JSON.stringify(args)}`);
+    assert.equal(r.content[0].text, `Invalid arguments for tool ${name}: ${message}`);
+  }
 
   r = await call("tell_fortune", { category: "career" });
   assert.equal(r.content[0].type, "text");
@@ -197,6 +270,14 @@ const env = { ...process.env, CARGO_TERM_QUIET: "true" };
   assert.equal(r.result.resultType, "complete");
   r = await request("modern: tools/call set_led", "tools/call", { name: "set_led", arguments: { led: 0, on: true } });
   assert.deepEqual(r.result.structuredContent, { leds: [true, false] });
+  // JSON Schema counts 1.0 and 0e5 as integers, and so does the firmware (raw text: a
+  // JavaScript client would print them as 1 and 0).
+  for (const [led, leds] of [["1.0", [true, true]], ["0e5", [false, true]]]) {
+    const line = `{"jsonrpc":"2.0","id":"led${led}","method":"tools/call","params":{"name":"set_led","arguments":{"led":${led},"on":${led === "1.0"}},"_meta":${JSON.stringify(meta)}}}`;
+    child.stdin.write(line + "\n");
+    const reply = await new Promise((ok) => waiting.push(ok));
+    assert.deepEqual(reply.result.structuredContent, { leds }, line);
+  }
   // A garbled line and an oversized one (the receive buffer is 1 KiB) are answered and skipped.
   child.stdin.write("{garbage\n");
   const garbled = await new Promise((ok) => waiting.push(ok));
