@@ -37,12 +37,13 @@ use std::fmt;
 use std::io::{self, ErrorKind, Read, Write};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use mcp_core::args::{OutputValue, SchemaText, ToolArgs as _};
 use mcp_core::framing::{Frame, LineFramer};
 use mcp_core::json::JsonWriter;
 use mcp_core::jsonrpc::code;
 use mcp_core::{
-    CallRequest, Config, Dispatch, Event, ServerInfo, Session, SessionStorage, Tool,
-    ToolAnnotations, ToolResult, ToolSet,
+    tools, CallRequest, Config, Dispatch, Event, ServerInfo, Session, SessionStorage, Tool,
+    ToolAnnotations, ToolArgs, ToolOutput, ToolResult, ToolSet,
 };
 use serde::Deserialize;
 
@@ -460,122 +461,8 @@ const RANDOM: ToolAnnotations<'static> = ToolAnnotations {
     ..PURE
 };
 
-const ADD_NUMBERS: usize = 0;
-const CALCULATE: usize = 1;
-const ROLL_DICE: usize = 2;
-const TELL_FORTUNE: usize = 3;
-
-// Schemas are raw JSON text, emitted byte-for-byte (`concat!` only keeps the lines short).
-
-const ADD_INPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""number1":{"type":"number","description":"The first addend"},"#,
-    r#""number2":{"type":"number","description":"The second addend"}},"#,
-    r#""required":["number1","number2"],"additionalProperties":false}"#,
-);
-const ADD_OUTPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""sum":{"type":"number","description":"number1 + number2"}},"#,
-    r#""required":["sum"],"additionalProperties":false}"#,
-);
-const CALCULATE_INPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""operation":{"type":"string","enum":["add","subtract","multiply","divide"],"#,
-    r#""description":"The operation to apply"},"#,
-    r#""a":{"type":"number","description":"The left operand"},"#,
-    r#""b":{"type":"number","description":"The right operand"}},"#,
-    r#""required":["operation","a","b"],"additionalProperties":false}"#,
-);
-const CALCULATE_OUTPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""result":{"type":"number","description":"a <operation> b"}},"#,
-    r#""required":["result"],"additionalProperties":false}"#,
-);
-const DICE_INPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""notation":{"type":"string","#,
-    r#""description":"Dice notation NdS, NdS+M or NdS-M, e.g. 2d6+3, d20, 4d8-1","#,
-    r#""pattern":"^\\s*[0-9]*[dD][0-9]+\\s*([+-]\\s*[0-9]+)?\\s*$","#,
-    r#""examples":["2d6+3","d20","4d8-1"]}},"#,
-    r#""required":["notation"],"additionalProperties":false}"#,
-);
-const DICE_OUTPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""rolls":{"type":"array","items":{"type":"integer","minimum":1,"maximum":1000},"#,
-    r#""minItems":1,"maxItems":100,"description":"Each die, in order"},"#,
-    r#""modifier":{"type":"integer","minimum":-1000,"maximum":1000,"#,
-    r#""description":"Added to the sum of the rolls"},"#,
-    r#""total":{"type":"integer","description":"Sum of the rolls plus the modifier"}},"#,
-    r#""required":["rolls","modifier","total"],"additionalProperties":false}"#,
-);
-const FORTUNE_INPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""category":{"type":"string","enum":["love","career","health","wealth","general"],"#,
-    r#""description":"What the fortune is about"},"#,
-    r#""mood":{"type":"string","enum":["optimistic","mysterious","cautious"],"#,
-    r#""default":"mysterious","description":"The tone of the fortune"}},"#,
-    r#""required":["category"],"additionalProperties":false}"#,
-);
-const FORTUNE_OUTPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""category":{"type":"string","enum":["love","career","health","wealth","general"]},"#,
-    r#""mood":{"type":"string","enum":["optimistic","mysterious","cautious"]},"#,
-    r#""fortune":{"type":"string"}},"#,
-    r#""required":["category","mood","fortune"],"additionalProperties":false}"#,
-);
-
-/// The four built-in tools, in `tools/list` order.
-static SEED_TOOLS: [Tool<'static>; 4] = [
-    Tool {
-        title: Some("Add numbers"),
-        description: Some("Adds two numbers and returns their sum."),
-        output_schema: Some(ADD_OUTPUT),
-        annotations: Some(ToolAnnotations {
-            title: Some("Add numbers"),
-            ..PURE
-        }),
-        ..Tool::new("add_numbers", ADD_INPUT)
-    },
-    Tool {
-        title: Some("Calculate"),
-        description: Some(
-            "Applies a basic arithmetic operation (add, subtract, multiply, divide) to a and b. \
-             Dividing by zero is reported as a tool error.",
-        ),
-        output_schema: Some(CALCULATE_OUTPUT),
-        annotations: Some(ToolAnnotations {
-            title: Some("Calculate"),
-            ..PURE
-        }),
-        ..Tool::new("calculate", CALCULATE_INPUT)
-    },
-    Tool {
-        title: Some("Roll dice"),
-        description: Some(
-            "Rolls dice in tabletop notation NdS+M: N dice (1-100, default 1) with S sides \
-             (2-1000) and an optional modifier M (-1000 to +1000), e.g. 2d6+3, d20, 4d8-1. \
-             Returns every roll and the total.",
-        ),
-        output_schema: Some(DICE_OUTPUT),
-        annotations: Some(ToolAnnotations {
-            title: Some("Roll dice"),
-            ..RANDOM
-        }),
-        ..Tool::new("roll_dice", DICE_INPUT)
-    },
-    Tool {
-        title: Some("Tell fortune"),
-        description: Some(
-            "Tells a (random, purely for fun) fortune for a life category, in the requested mood.",
-        ),
-        output_schema: Some(FORTUNE_OUTPUT),
-        annotations: Some(ToolAnnotations {
-            title: Some("Tell fortune"),
-            ..RANDOM
-        }),
-        ..Tool::new("tell_fortune", FORTUNE_INPUT)
-    },
-];
+/// The four seed tools, in `tools/list` order (generated by `#[tools]`).
+const SEED_TOOLS: &[Tool<'static>] = CalculatorTools::TOOLS;
 
 /// A generated echo tool; [`CalculatorTools::get`](ToolSet::get) lends its strings.
 #[derive(Clone, Debug)]
@@ -608,17 +495,25 @@ impl ExtraTool {
     }
 }
 
-// ---- typed arguments ----------------------------------------------------------------------
+// ---- typed arguments and results ----------------------------------------------------------
+// Schemas and parsers come from the derives: what a struct says is what the schema says.
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(ToolArgs)]
 struct AddArgs {
+    /// The first addend
     number1: f64,
+    /// The second addend
     number2: f64,
 }
 
-#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[derive(ToolOutput)]
+struct Sum {
+    /// number1 + number2
+    sum: f64,
+}
+
+#[derive(ToolArgs, Clone, Copy, Debug, PartialEq, Eq)]
+#[arg(rename_all = "lowercase")]
 enum Operation {
     Add,
     Subtract,
@@ -626,22 +521,55 @@ enum Operation {
     Divide,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(ToolArgs)]
 struct CalculateArgs {
+    /// The operation to apply
     operation: Operation,
+    /// The left operand
     a: f64,
+    /// The right operand
     b: f64,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(ToolOutput)]
+struct Calculated {
+    /// a <operation> b
+    result: f64,
+}
+
+#[derive(ToolArgs)]
 struct DiceArgs {
+    /// Dice notation NdS, NdS+M or NdS-M, e.g. 2d6+3, d20, 4d8-1
     notation: String,
 }
 
-#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[derive(ToolOutput)]
+struct Rolled {
+    /// Each die, in order
+    #[arg(min_length = 1, max_length = 100)]
+    rolls: Vec<Roll>,
+    /// Added to the sum of the rolls
+    #[arg(minimum = -1000, maximum = 1000)]
+    modifier: i32,
+    /// Sum of the rolls plus the modifier
+    #[arg(minimum = -999, maximum = 101000)]
+    total: i32,
+}
+
+/// One die's face. Written by hand: an array item's bounds are not a field attribute.
+#[derive(Clone, Copy, Debug)]
+struct Roll(u32);
+
+impl OutputValue for Roll {
+    const SCHEMA_BODY: SchemaText =
+        SchemaText::Text(r#""type":"integer","minimum":1,"maximum":1000"#);
+    fn write_value(&self, w: &mut JsonWriter<'_>) {
+        w.u64(u64::from(self.0));
+    }
+}
+
+#[derive(ToolArgs, ToolOutput, Clone, Copy, Debug, PartialEq, Eq)]
+#[arg(rename_all = "lowercase")]
 enum Category {
     Love,
     Career,
@@ -697,8 +625,8 @@ impl Category {
     }
 }
 
-#[derive(Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[derive(ToolArgs, ToolOutput, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[arg(rename_all = "lowercase")]
 enum Mood {
     Optimistic,
     #[default]
@@ -732,16 +660,23 @@ impl Mood {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(ToolArgs)]
 struct FortuneArgs {
+    /// What the fortune is about
     category: Category,
-    #[serde(default)]
+    /// The tone of the fortune
+    #[arg(default = "mysterious")]
     mood: Option<Mood>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(ToolOutput)]
+struct Fortune {
+    category: Category,
+    mood: Mood,
+    fortune: String,
+}
+
+#[derive(ToolArgs)]
 struct EchoArgs {
     value: String,
 }
@@ -870,9 +805,6 @@ impl fmt::Display for Dice {
 pub struct CalculatorTools {
     extra: Vec<ExtraTool>,
     rng: XorShift64,
-    /// Decoding space for escaped argument strings; as large as an input line, so every
-    /// string that fits a line fits here.
-    scratch: Vec<u8>,
 }
 
 impl CalculatorTools {
@@ -884,89 +816,93 @@ impl CalculatorTools {
                 .map(|i| ExtraTool::new(i, extra_tools))
                 .collect(),
             rng: XorShift64::new(seed),
-            scratch: vec![0; LINE_LIMIT],
         }
     }
 
-    /// Typed arguments, or `None` after writing an `isError` result that names the problem.
-    fn args<'i, A: Deserialize<'i>>(
-        &mut self,
-        request: &CallRequest<'i>,
-        result: &mut ToolResult<'_, '_>,
-    ) -> Option<A> {
-        match request.parse_args::<A>(&mut self.scratch) {
-            Ok(args) => Some(args),
+    /// A generated tool: echoes `value`.
+    fn echo(request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
+        match EchoArgs::parse(request.args()) {
+            Ok(EchoArgs { value }) => {
+                result.text(&value);
+            }
             Err(e) => {
                 let name = request.name();
                 result.fail(format_args!("Invalid arguments for tool {name}: {e}"));
-                None
             }
         }
     }
+}
 
-    fn add_numbers(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
-        let Some(AddArgs { number1, number2 }) = self.args(request, result) else {
-            return;
-        };
+#[tools(no_tool_set)]
+impl CalculatorTools {
+    /// Adds two numbers and returns their sum.
+    #[tool(title = "Add numbers", annotations = PURE)]
+    fn add_numbers(
+        &mut self,
+        AddArgs { number1, number2 }: AddArgs,
+        result: &mut ToolResult<'_, '_>,
+    ) -> Result<Sum, String> {
         let sum = number1 + number2;
         if !sum.is_finite() {
-            result.fail(format_args!(
+            return Err(format!(
                 "The sum of {number1} and {number2} is too large to represent"
             ));
-            return;
         }
         result.text_fmt(format_args!("{number1} + {number2} = {sum}"));
-        result.structured_with(|w| number_object(w, "sum", sum));
+        Ok(Sum { sum })
     }
 
-    fn calculate(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
-        let Some(CalculateArgs { operation, a, b }) = self.args(request, result) else {
-            return;
-        };
+    /// Applies a basic arithmetic operation (add, subtract, multiply, divide) to a and b.
+    /// Dividing by zero is reported as a tool error.
+    #[tool(title = "Calculate", annotations = PURE)]
+    fn calculate(
+        &mut self,
+        CalculateArgs { operation, a, b }: CalculateArgs,
+        result: &mut ToolResult<'_, '_>,
+    ) -> Result<Calculated, String> {
         let (symbol, value) = match operation {
             Operation::Add => ('+', a + b),
             Operation::Subtract => ('-', a - b),
             Operation::Multiply => ('*', a * b),
-            Operation::Divide if b == 0.0 => {
-                result.fail(format_args!("Division by zero"));
-                return;
-            }
+            Operation::Divide if b == 0.0 => return Err("Division by zero".into()),
             Operation::Divide => ('/', a / b),
         };
         if !value.is_finite() {
-            result.fail(format_args!(
+            return Err(format!(
                 "The result of {a} {symbol} {b} is too large to represent"
             ));
-            return;
         }
         result.text_fmt(format_args!("{a} {symbol} {b} = {value}"));
-        result.structured_with(|w| number_object(w, "result", value));
+        Ok(Calculated { result: value })
     }
 
-    fn roll_dice(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
-        let Some(DiceArgs { notation }) = self.args(request, result) else {
-            return;
-        };
-        let dice = match parse_dice(&notation) {
-            Ok(dice) => dice,
-            Err(e) => {
-                let shown: String = notation.chars().take(40).collect();
-                let more = if notation.chars().nth(40).is_some() {
-                    "..."
-                } else {
-                    ""
-                };
-                result.fail(format_args!("Invalid dice notation \"{shown}{more}\": {e}"));
-                return;
-            }
-        };
-        let rolls: Vec<u64> = (0..dice.count)
-            .map(|_| 1 + self.rng.below(u64::from(dice.sides)))
+    /// Rolls dice in tabletop notation NdS+M: N dice (1-100, default 1) with S sides
+    /// (2-1000) and an optional modifier M (-1000 to +1000), e.g. 2d6+3, d20, 4d8-1.
+    /// Returns every roll and the total.
+    #[tool(title = "Roll dice", annotations = RANDOM)]
+    fn roll_dice(
+        &mut self,
+        DiceArgs { notation }: DiceArgs,
+        result: &mut ToolResult<'_, '_>,
+    ) -> Result<Rolled, String> {
+        let dice = parse_dice(&notation).map_err(|e| {
+            let shown: String = notation.chars().take(40).collect();
+            let more = if notation.chars().nth(40).is_some() {
+                "..."
+            } else {
+                ""
+            };
+            format!("Invalid dice notation \"{shown}{more}\": {e}")
+        })?;
+        let rolls: Vec<Roll> = (0..dice.count)
+            // `below(sides)` < 1000: the face fits.
+            .map(|_| Roll(1 + self.rng.below(u64::from(dice.sides)) as u32))
             .collect();
-        let total = rolls.iter().sum::<u64>() as i64 + i64::from(dice.modifier);
+        // At most 100 x 1000 + 1000: no overflow.
+        let total = rolls.iter().map(|r| r.0 as i32).sum::<i32>() + dice.modifier;
         let list = rolls
             .iter()
-            .map(u64::to_string)
+            .map(|r| r.0.to_string())
             .collect::<Vec<_>>()
             .join(", ");
         let modifier = match dice.modifier {
@@ -976,26 +912,20 @@ impl CalculatorTools {
         result.text_fmt(format_args!(
             "Rolled {dice}: [{list}]{modifier}, total {total}"
         ));
-        result.structured_with(|w| {
-            w.begin_object();
-            w.key("rolls");
-            w.begin_array();
-            for &r in &rolls {
-                w.u64(r);
-            }
-            w.end_array();
-            w.key("modifier");
-            w.i64(i64::from(dice.modifier));
-            w.key("total");
-            w.i64(total);
-            w.end_object();
-        });
+        Ok(Rolled {
+            rolls,
+            modifier: dice.modifier,
+            total,
+        })
     }
 
-    fn tell_fortune(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
-        let Some(FortuneArgs { category, mood }) = self.args(request, result) else {
-            return;
-        };
+    /// Tells a (random, purely for fun) fortune for a life category, in the requested mood.
+    #[tool(title = "Tell fortune", annotations = RANDOM)]
+    fn tell_fortune(
+        &mut self,
+        FortuneArgs { category, mood }: FortuneArgs,
+        result: &mut ToolResult<'_, '_>,
+    ) -> Fortune {
         let mood = mood.unwrap_or_default();
         let openings = mood.openings();
         let fortunes = category.fortunes();
@@ -1007,32 +937,12 @@ impl CalculatorTools {
             category.as_str(),
             mood.as_str()
         ));
-        result.structured_with(|w| {
-            w.begin_object();
-            w.key("category");
-            w.string(category.as_str());
-            w.key("mood");
-            w.string(mood.as_str());
-            w.key("fortune");
-            w.string(&fortune);
-            w.end_object();
-        });
+        Fortune {
+            category,
+            mood,
+            fortune,
+        }
     }
-
-    fn echo(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
-        let Some(EchoArgs { value }) = self.args(request, result) else {
-            return;
-        };
-        result.text(&value);
-    }
-}
-
-/// Writes `{"<key>": value}`.
-fn number_object(w: &mut JsonWriter<'_>, key: &str, value: f64) {
-    w.begin_object();
-    w.key(key);
-    w.f64(value);
-    w.end_object();
 }
 
 impl ToolSet for CalculatorTools {
@@ -1056,15 +966,13 @@ impl ToolSet for CalculatorTools {
     fn call(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) -> Dispatch {
         // By name, not index: the same handlers also serve from a registry with other
         // tools in it (see `calculator_tools`).
-        let name = request.name();
-        match SEED_TOOLS.iter().position(|t| name.eq_str(t.name)) {
-            Some(ADD_NUMBERS) => self.add_numbers(request, result),
-            Some(CALCULATE) => self.calculate(request, result),
-            Some(ROLL_DICE) => self.roll_dice(request, result),
-            Some(TELL_FORTUNE) => self.tell_fortune(request, result),
-            _ => self.echo(request, result),
+        match CalculatorTools::find_tool(request.name()) {
+            Some(index) => self.call_tool(index, request, result),
+            None => {
+                Self::echo(request, result);
+                Dispatch::Done
+            }
         }
-        Dispatch::Done
     }
 }
 

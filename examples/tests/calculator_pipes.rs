@@ -380,7 +380,7 @@ fn exercise_seed_tools(server: &mut Server, tools: &[Value]) {
     let r = server.call("roll_dice", json!({}));
     assert_tool_error(
         &r,
-        "Invalid arguments for tool roll_dice: missing field `notation`",
+        "Invalid arguments for tool roll_dice: argument `notation`: is required",
     );
 
     let categories = ["love", "career", "health", "wealth", "general"];
@@ -405,7 +405,7 @@ fn exercise_seed_tools(server: &mut Server, tools: &[Value]) {
         "default mood: {r}"
     );
     let r = server.call("tell_fortune", json!({"category": "general", "extra": 1}));
-    assert_tool_error(&r, "unknown field `extra`");
+    assert_tool_error(&r, "unknown member \"extra\"");
 
     let e = server.error(
         "tools/call",
