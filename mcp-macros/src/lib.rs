@@ -25,6 +25,7 @@ use proc_macro::TokenStream;
 mod args;
 mod attrs;
 mod output;
+mod pattern;
 mod prompts;
 mod resources;
 mod tools;

@@ -119,9 +119,11 @@ use core::fmt;
 
 use crate::json::{JsonStr, JsonWriter, RawJson};
 
+pub mod pattern;
 mod value;
 
 pub use crate::schema_str;
+pub use pattern::{check_pattern, ArgText, Pattern};
 pub use value::{
     check_max_length, check_maximum, check_min_length, check_minimum, parse_default, ArgIter,
     ArgLength, ArgList, ArgNumber, ArgValue, OutputValue, SchemaText,
