@@ -27,6 +27,8 @@
 
 mod compile;
 mod parse;
+#[cfg(test)]
+mod random;
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
