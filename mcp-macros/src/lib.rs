@@ -6,7 +6,17 @@
 //! implemented by hand:
 //!
 //! - `#[derive(ToolArgs)]`: a struct's JSON Schema as a `&'static str` built at compile time,
-//!   and a borrowing parser that enforces exactly that schema;
+//!   and a borrowing parser that enforces exactly that schema. Field attributes
+//!   `#[arg(rename, description, title, minimum, maximum, min_length, max_length, pattern,
+//!   default, examples, header)]`; container attributes `#[arg(rename_all, allow_unknown)]`.
+//!   `pattern = "..."` is compiled here into a Thompson NFA (at most 256 states, `{n,m}`
+//!   copying its operand) that `mcp_core::args::pattern` runs without allocation or
+//!   backtracking; the ECMA-262 subset it accepts: literals and escapes, `.`, classes with
+//!   ranges and negation, `\d \D \w \W \s \S` (ECMAScript meanings), `^`, `$`, groups,
+//!   `|`, `* + ? {n} {n,} {n,m}`. Backreferences, lookaround, `\b`, `\p{..}` and inline
+//!   flags are compile errors naming the construct. `examples = [...]` become the schema's
+//!   `examples`, each checked at compile time against the field's pattern, lengths and
+//!   bounds;
 //! - `#[derive(ToolOutput)]`: `outputSchema` and the writer of `structuredContent`;
 //! - `#[tools]` on an `impl` block: the static tool table and the `ToolSet` implementation
 //!   (`#[tool(name, title, description, read_only, destructive, idempotent, open_world,
@@ -25,6 +35,7 @@ use proc_macro::TokenStream;
 mod args;
 mod attrs;
 mod output;
+mod pattern;
 mod prompts;
 mod resources;
 mod tools;
