@@ -540,6 +540,10 @@ struct Calculated {
 #[derive(ToolArgs)]
 struct DiceArgs {
     /// Dice notation NdS, NdS+M or NdS-M, e.g. 2d6+3, d20, 4d8-1
+    #[arg(
+        pattern = r"^\s*[0-9]*[dD][0-9]+\s*([+-]\s*[0-9]+)?\s*$",
+        examples = ["2d6+3", "d20", "4d8-1"]
+    )]
     notation: String,
 }
 
@@ -731,8 +735,12 @@ impl fmt::Display for DiceError {
 }
 
 /// Parses dice notation: `[N]d S [(+|-) M]`, case-insensitive `d`, surrounding spaces
-/// allowed (also around the sign).
+/// allowed (also around the sign). A space is what ECMAScript's `\s` matches (Unicode
+/// white space and U+FEFF, not U+0085), as in the `pattern` of the tool's schema.
 pub fn parse_dice(notation: &str) -> Result<Dice, DiceError> {
+    fn space(c: char) -> bool {
+        (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
+    }
     /// A non-empty run of ASCII digits, saturating at `u64::MAX`.
     fn number(s: &str) -> Option<u64> {
         if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
@@ -742,7 +750,7 @@ pub fn parse_dice(notation: &str) -> Result<Dice, DiceError> {
             n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
         }))
     }
-    let s = notation.trim();
+    let s = notation.trim_matches(space);
     let (count, rest) = s.split_once(['d', 'D']).ok_or(DiceError::Syntax)?;
     let count = if count.is_empty() {
         1
@@ -753,9 +761,9 @@ pub fn parse_dice(notation: &str) -> Result<Dice, DiceError> {
         Some(i) => {
             let (sides, m) = rest.split_at(i);
             let neg = m.starts_with('-');
-            let magnitude =
-                number(m.get(1..).unwrap_or_default().trim()).ok_or(DiceError::Syntax)?;
-            (sides.trim_end(), Some((neg, magnitude)))
+            let magnitude = number(m.get(1..).unwrap_or_default().trim_matches(space))
+                .ok_or(DiceError::Syntax)?;
+            (sides.trim_end_matches(space), Some((neg, magnitude)))
         }
         None => (rest, None),
     };
@@ -1017,6 +1025,44 @@ mod tests {
             parse_dice("2d6+5000"),
             Err(DiceError::Modifier(false, 5000))
         );
+    }
+
+    /// The schema's `pattern` (enforced by the derived parser) and `parse_dice` agree on
+    /// the syntax, spaces included: what the pattern lets through only fails on ranges.
+    #[test]
+    fn pattern_and_dice_parser_agree() {
+        use mcp_core::json::{parse, Limits};
+        for notation in [
+            "2d6",
+            "d20",
+            " 4D8 - 1 ",
+            "2d6 +3",
+            "\u{feff}2d6",
+            "2d6\u{3000}",
+            "\u{a0}d4+\u{2003}1",
+            "\u{85}2d6",
+            "2d6\u{85}",
+            "2 d6",
+            "2d 6",
+            "2d6+",
+            "2x6",
+            "",
+            "d",
+            "+3",
+            "2d6+3+1",
+            "1.5d6",
+            "0d6",
+            "2d1",
+            "2d6+5000",
+            "2d6\n",
+            "\t2d6",
+        ] {
+            let json = serde_json::json!({ "notation": notation }).to_string();
+            let raw = parse(json.as_bytes(), Limits::default()).unwrap();
+            let by_pattern = DiceArgs::parse(raw).is_ok();
+            let by_parser = !matches!(parse_dice(notation), Err(DiceError::Syntax));
+            assert_eq!(by_pattern, by_parser, "{notation:?}");
+        }
     }
 
     #[test]
