@@ -676,31 +676,25 @@ impl Auth {
         Ok(Arc::new(principal))
     }
 
-    /// Per-tool scopes: `Err` with the 403 response when `body` (one message or a batch)
-    /// calls a tool whose scopes `principal` lacks.
+    /// Per-tool scopes: the 403 response when `body` (one message or a batch) calls a tool
+    /// whose scopes `principal` lacks.
     pub(crate) fn check_calls(
         &self,
         principal: &Principal,
         body: mcp_core::json::RawJson<'_>,
-    ) -> Result<(), Response<Body>> {
+    ) -> Option<Response<Body>> {
         if self.tools.is_empty() {
-            return Ok(());
+            return None;
         }
         let one = |message: mcp_core::json::RawJson<'_>| {
-            let Some(tool) = super::headers::called_tool(message) else {
-                return Ok(());
-            };
-            let Some(needed) = self.tools.get(&tool) else {
-                return Ok(());
-            };
-            let Some(missing) = needed.iter().find(|s| !principal.has_scope(s)) else {
-                return Ok(());
-            };
+            let tool = super::headers::called_tool(message)?;
+            let needed = self.tools.get(&tool)?;
+            let missing = needed.iter().find(|s| !principal.has_scope(s))?;
             let scope = self.challenged(&self.scopes_for_tool(&tool), Some(principal));
             let id = message
                 .get("id")
                 .and_then(|id| serde_json::from_str::<Value>(id.as_str()).ok());
-            Err(self.refuse(
+            Some(self.refuse(
                 StatusCode::FORBIDDEN,
                 Some("insufficient_scope"),
                 &scope,
@@ -709,7 +703,7 @@ impl Auth {
             ))
         };
         match body.elements() {
-            Some(batch) => batch.into_iter().try_for_each(one),
+            Some(batch) => batch.into_iter().find_map(one),
             None => one(body),
         }
     }

@@ -181,6 +181,9 @@ impl KeySet {
     /// (or those naming none, when it is the only key). The algorithms follow from the key:
     /// RS*/PS* for RSA, ES256 or ES384 by curve, EdDSA.
     pub fn add_pem(&mut self, kid: Option<&str>, pem: &[u8]) -> Result<(), ConfigError> {
+        if pem.windows(11).any(|w| w == b"PRIVATE KEY") {
+            return Err(err("a private key: the server needs the public key only"));
+        }
         if let Ok(key) = DecodingKey::from_rsa_pem(pem) {
             return self.push(kid, key, &RSA);
         }

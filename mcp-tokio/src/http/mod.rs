@@ -394,7 +394,7 @@ async fn post(
     if let (Some(auth), Some(principal)) = (&state.config.auth, &principal) {
         // Per-tool scopes, read as the core reads the body (an unreadable one is the core's).
         if let Ok(value) = mcp_core::json::parse(&body, mcp_core::json::Limits::default()) {
-            if let Err(refused) = auth.check_calls(principal, value) {
+            if let Some(refused) = auth.check_calls(principal, value) {
                 return refused;
             }
         }
