@@ -3,7 +3,7 @@
 //!
 //! With [`HttpConfig::auth`](super::HttpConfig::auth) set, every request to the MCP endpoint
 //! must carry `Authorization: Bearer <token>`; an [`Authorizer`] maps the token to a
-//! [`Principal`] or a [`Rejection`]. The JWT validator ([`super::jwt`], feature `jwt`) is one
+//! [`Principal`] or a [`Rejection`]. The JWT validator (`http::jwt`, feature `jwt`) is one
 //! authorizer; token introspection, API keys or anything else implement the trait.
 //!
 //! | situation | status | `WWW-Authenticate` |
@@ -205,7 +205,7 @@ pub type AuthFuture<'a> = Pin<Box<dyn Future<Output = Result<Principal, Rejectio
 /// Maps a bearer token to a [`Principal`] or a [`Rejection`]. Called once per HTTP request
 /// to the MCP endpoint, with the token exactly as sent (at most [`Auth::max_token`] bytes of
 /// token68 characters). Implement it for token introspection (RFC 7662), opaque API keys, or
-/// anything else; [`super::jwt::JwtValidator`] (feature `jwt`) validates JWT access tokens
+/// anything else; `http::jwt::JwtValidator` (feature `jwt`) validates JWT access tokens
 /// locally. Audience checks are the authorizer's job: the spec requires that the token was
 /// issued for this resource (RFC 8707), [`Auth::resource`] names it.
 pub trait Authorizer: Send + Sync + 'static {

@@ -16,7 +16,7 @@
 //!
 //! Authorization ([`HttpConfig::auth`], [`auth`]): bearer tokens, Protected Resource
 //! Metadata, scopes per endpoint and per tool, sessions bound to their principal; JWT
-//! validation in [`jwt`] (feature `jwt`).
+//! validation in `jwt` (feature `jwt`).
 
 pub mod auth;
 pub mod headers;
