@@ -258,7 +258,8 @@ pub struct ResourceMetadata {
     /// one, as MCP requires).
     pub authorization_servers: Vec<String>,
     /// `scopes_supported`: the scopes a client should request for basic use. `None`: the
-    /// scopes [`Auth::require_scopes`] requires.
+    /// scopes [`Auth::require_scopes`] requires (left out of the document when there are
+    /// none).
     pub scopes_supported: Option<Vec<String>>,
     /// `resource_name`: a name for people.
     pub resource_name: Option<String>,
@@ -524,9 +525,12 @@ impl Auth {
         let mut doc = serde_json::json!({
             "resource": m.resource,
             "authorization_servers": m.authorization_servers,
-            "scopes_supported": scopes,
             "bearer_methods_supported": ["header"],
         });
+        // Left out rather than empty: a client then requests no particular scope.
+        if !scopes.is_empty() {
+            doc["scopes_supported"] = Value::from(scopes.clone());
+        }
         if let Some(name) = &m.resource_name {
             doc["resource_name"] = Value::from(name.as_str());
         }
@@ -849,6 +853,36 @@ mod tests {
             Nobody
         )
         .is_err());
+    }
+
+    #[test]
+    fn documents() {
+        let a = auth("https://a.example/mcp").unwrap();
+        let doc = a.document();
+        assert_eq!(doc["resource"], "https://a.example/mcp");
+        assert_eq!(
+            doc["authorization_servers"],
+            serde_json::json!(["https://as.example"])
+        );
+        assert_eq!(
+            doc["bearer_methods_supported"],
+            serde_json::json!(["header"])
+        );
+        assert!(doc.get("scopes_supported").is_none());
+        let scoped = a.require_scopes(["mcp"]).unwrap();
+        assert_eq!(
+            scoped.document()["scopes_supported"],
+            serde_json::json!(["mcp"])
+        );
+        let mut m = ResourceMetadata::new("https://a.example/mcp", ["https://as.example"]);
+        m.scopes_supported = Some(vec!["mcp".into(), "files:read".into()]);
+        m.resource_name = Some("Files".into());
+        let named = Auth::new(m, Nobody).unwrap();
+        assert_eq!(
+            named.document()["scopes_supported"],
+            serde_json::json!(["mcp", "files:read"])
+        );
+        assert_eq!(named.document()["resource_name"], "Files");
     }
 
     #[test]
