@@ -303,8 +303,7 @@ impl ResourceMetadata {
 pub struct Auth {
     authorizer: Arc<dyn Authorizer>,
     metadata: ResourceMetadata,
-    /// `scheme://authority` and path of the resource.
-    origin: String,
+    /// The resource's path, without a trailing `/`.
     resource_path: String,
     metadata_url: String,
     required: Vec<String>,
@@ -444,12 +443,10 @@ impl Auth {
             scopes_of(scopes.iter().cloned())?;
         }
         let resource_path = path.trim_end_matches('/').to_owned();
-        let origin = format!("{scheme}://{authority}");
-        let metadata_url = format!("{origin}{WELL_KNOWN}{resource_path}");
+        let metadata_url = format!("{scheme}://{authority}{WELL_KNOWN}{resource_path}");
         Ok(Auth {
             authorizer,
             metadata,
-            origin,
             resource_path,
             metadata_url,
             required: Vec::new(),
@@ -743,11 +740,6 @@ impl Auth {
         r.headers_mut()
             .insert(CACHE_CONTROL, HeaderValue::from_static("max-age=300"));
         Some(r)
-    }
-
-    /// `scheme://authority` of the resource.
-    pub fn origin(&self) -> &str {
-        &self.origin
     }
 }
 
