@@ -513,6 +513,8 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         task: impl std::future::Future<Output = Command> + Send + 'static,
     ) {
         let done = self.tx.clone();
+        #[cfg(feature = "http")]
+        let task = crate::http::auth::inherit(task);
         let task = tokio::spawn(async move {
             let _ = done.send(task.await).await;
         });
@@ -868,7 +870,11 @@ impl Connection<'_, tokio::io::Sink> {
                         if let Some(r) = &mut conn.routes {
                             r.begin(post.sink, version);
                         }
-                        conn.message(&mut session, &post.body)?;
+                        // Handlers (and the tasks they start) see who sent the body.
+                        let entered = crate::http::auth::enter(post.principal);
+                        let handled = conn.message(&mut session, &post.body);
+                        drop(entered);
+                        handled?;
                         let version = session.negotiated_version();
                         if let Some(r) = &mut conn.routes {
                             let _ = post.outcome.send(r.end(version));

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use mcp_core::{Config, LogLevel};
 use mcp_tokio::{random_key, Info, Limits, Server, Tools};
 
+mod auth;
 mod catalog;
 mod fixtures;
 mod input;
@@ -94,6 +95,7 @@ enum Transport {
 async fn main() -> ExitCode {
     let mut listen: Option<Transport> = None;
     let mut page_size = 50u16;
+    let mut auth = auth::Flags::default();
     let mut args = std::env::args().skip(1).peekable();
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -117,8 +119,14 @@ async fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             },
+            flag if auth::Flags::takes(flag) => {
+                if let Err(e) = auth.set(flag, args.next()) {
+                    eprintln!("everything: {e}\n\n{USAGE}\n\n{}", auth::USAGE);
+                    return ExitCode::from(2);
+                }
+            }
             "-h" | "--help" => {
-                eprintln!("{USAGE}");
+                eprintln!("{USAGE}\n\n{}", auth::USAGE);
                 return ExitCode::SUCCESS;
             }
             other => {
@@ -127,8 +135,13 @@ async fn main() -> ExitCode {
             }
         }
     }
+    if let Err(e) = auth.check(matches!(listen, Some(Transport::Http(_)))) {
+        eprintln!("everything: {e}\n\n{}", auth::USAGE);
+        return ExitCode::from(2);
+    }
     mcp_examples::init_logging();
     let server = server(page_size);
+    auth.register(server.tools());
     let served = match listen {
         None => server.serve_stdio().await,
         Some(transport) => {
@@ -146,6 +159,13 @@ async fn main() -> ExitCode {
                 Ok(addr) => eprintln!("listening on {addr}"),
                 Err(e) => eprintln!("everything: {e}"),
             }
+            let config = match auth.http_config(listener.local_addr().ok()) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("everything: {e}");
+                    return ExitCode::from(2);
+                }
+            };
             let stopper = Arc::new(server.shutdown_handle());
             tokio::spawn(async move {
                 if tokio::signal::ctrl_c().await.is_ok() {
@@ -154,7 +174,7 @@ async fn main() -> ExitCode {
             });
             match transport {
                 Transport::Tcp(_) => server.serve_tcp(listener).await,
-                Transport::Http(_) => server.serve_http(listener).await,
+                Transport::Http(_) => server.serve_http_with(listener, config).await,
             }
         }
     };
