@@ -8,7 +8,8 @@
 #   examples/cluster/run.sh status        what runs, and HAProxy's view (UP/DOWN); exit 3 if not all
 #   examples/cluster/run.sh kill NAME     SIGKILL instance a, b or c (a crash; `start` brings it back)
 #   examples/cluster/run.sh rotate        new current key; the old one stays accepted for
-#                                         CLUSTER_GRACE_SECONDS; every instance reloads (SIGHUP)
+#                                         CLUSTER_GRACE_SECONDS (two reloads: every instance
+#                                         accepts the new key before any signs with it)
 #   examples/cluster/run.sh retire        drop the previous key now; every instance reloads
 #
 # Environment:
@@ -148,11 +149,13 @@ stop() {
 status() {
   local all=0 name states
   states=$(server_states 2>/dev/null || true)
+  local seen
   for name in "${names[@]}"; do
+    seen=$(awk -v n="$name" '$1 == n { print $2 }' <<<"$states")
     if pid_alive "$run_dir/$name.pid"; then
-      echo "$name: running (pid $(cat "$run_dir/$name.pid"), 127.0.0.1:$(port_of "$name")), HAProxy: $(awk -v n="$name" '$1 == n { print $2 }' <<<"$states")"
+      echo "$name: running (pid $(cat "$run_dir/$name.pid"), 127.0.0.1:$(port_of "$name")), HAProxy: ${seen:-?}"
     else
-      echo "$name: not running"
+      echo "$name: not running, HAProxy: ${seen:-?}"
       all=3
     fi
   done
@@ -196,9 +199,17 @@ reload_keys() {
 
 rotate() {
   [ -f "$run_dir/keys" ] || die "no keys file; start the cluster first"
-  local old
+  local old new until
   old=$(key_of current)
-  reload_keys "$(new_key)" "$old" "$(($(date +%s) + grace))"
+  new=$(new_key)
+  until=$(($(date +%s) + grace))
+  # 1. Every instance accepts the new key (in the `previous` slot: accepted, not signing)
+  #    while still signing with the old one ...
+  reload_keys "$old" "$new" "$until"
+  # 2. ... then signs with it, accepting the old one for the grace period. Without step 1,
+  #    an instance that reloads a moment later than another would refuse, for that moment,
+  #    what the other already signed with the new key.
+  reload_keys "$new" "$old" "$until"
   echo "cluster: new current key; the previous one is accepted for ${grace}s"
 }
 

@@ -6,7 +6,7 @@
 //! (an entropy source, once per server instance or session).
 //!
 //! **Key rotation** (feature `rotation`): new values are always signed with the current key;
-//! a [`PreviousKey`] is only accepted for verification, until its `not_after_ms` on the
+//! a `PreviousKey` is only accepted for verification, until its `not_after_ms` on the
 //! clock the caller passes in ([`verify_any`] tries several keys). The session takes both from
 //! [`Config`](crate::Config) (`key`, `previous_key`).
 //!

@@ -9,8 +9,8 @@
 //!
 //! # Format
 //!
-//! `name = value` lines; blank lines and lines starting with `#` are ignored. In an
-//! environment variable, `;` separates entries as well as line breaks.
+//! `name = value` lines; `#` starts a comment (to the end of the line) and blank lines are
+//! ignored. In an environment variable, `;` separates entries as well as line breaks.
 //!
 //! ```text
 //! # mcp-rs server keys (keep this file readable by the server's user only)
@@ -214,8 +214,9 @@ fn parse(text: &str, source_name: &str, semicolons: bool) -> Result<Keys, KeysEr
         .enumerate();
     for (index, entry) in entries {
         let line = index + 1;
-        let entry = entry.trim();
-        if entry.is_empty() || entry.starts_with('#') {
+        // (No key or instant contains `#`.)
+        let entry = entry.split('#').next().unwrap_or_default().trim();
+        if entry.is_empty() {
             continue;
         }
         let Some((name, value)) = entry.split_once('=') else {
@@ -477,7 +478,7 @@ mod tests {
     #[test]
     fn rotation_entries() {
         let keys = Keys::parse(&format!(
-            "# comment\n\n  current = {HEX_A}  \nprevious = ffeeddccbbaa99887766554433221100\n\
+            "# comment\n\n  current = {HEX_A}  # the key\nprevious = ffeeddccbbaa99887766554433221100\n\
              previous_not_after = 2026-09-01T12:00:00Z\n"
         ))
         .unwrap();

@@ -105,7 +105,7 @@ impl Config {
 
     /// The keys a cursor or `requestState` presented at `now_ms` is checked against: the
     /// current [`key`](Self::key), then (feature `rotation`) the
-    /// [`previous_key`](Self::previous_key) while it is accepted.
+    /// `previous_key` while it is accepted.
     pub fn verification_keys(&self, now_ms: u64) -> impl Iterator<Item = &SecretKey> + '_ {
         #[cfg(feature = "rotation")]
         {
