@@ -16,8 +16,7 @@
 #   CLUSTER_PORT        HAProxy's port (default 18080): the MCP endpoint is
 #                       http://127.0.0.1:$CLUSTER_PORT/mcp; instances a, b, c listen on the
 #                       next three ports, HAProxy's stats page on CLUSTER_PORT+9
-#   CLUSTER_RUN_DIR     pid files, logs, the keys file and HAProxy's config values
-#                       (default examples/cluster/run)
+#   CLUSTER_RUN_DIR     pid files, logs and the keys file (default examples/cluster/run)
 #   CLUSTER_PAGE_SIZE   items per list page (default 5, so that lists have several pages)
 #   CLUSTER_GRACE_SECONDS  how long `rotate` keeps the old key accepted (default 600)
 #   EVERYTHING          the everything binary (default: built with cargo, debug profile)
@@ -227,7 +226,7 @@ case "${1:-}" in
   rotate) rotate ;;
   retire) retire ;;
   *)
-    sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2
     exit 2
     ;;
 esac
