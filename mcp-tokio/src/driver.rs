@@ -181,8 +181,11 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         policy: Policy,
     ) -> Result<(), Error> {
         let info = shared.info.core();
-        let mut session =
-            Session::with_growing_slots(&info, shared.config, shared.limits.max_calls.max(1));
+        let mut session = Session::with_growing_slots(
+            &info,
+            shared.session_config(),
+            shared.limits.max_calls.max(1),
+        );
         let mut framer = LineBuf::new(shared.limits.max_frame.max(mcp_core::MIN_OUTPUT));
         let (tx, mut rx) = mpsc::channel(256);
         let mut versions = shared.tools.watch();
@@ -820,8 +823,11 @@ impl Connection<'_, tokio::io::Sink> {
     ) -> Result<(), Error> {
         use crate::http::routes::{Inbound, Routes};
         let info = shared.info.core();
-        let mut session =
-            Session::with_growing_slots(&info, shared.config, shared.limits.max_calls.max(1));
+        let mut session = Session::with_growing_slots(
+            &info,
+            shared.session_config(),
+            shared.limits.max_calls.max(1),
+        );
         let (tx, mut rx) = mpsc::channel(256);
         let mut versions = shared.tools.watch();
         let mut lists = shared.lists.subscribe();

@@ -36,6 +36,7 @@ mod context;
 mod driver;
 #[cfg(feature = "http")]
 pub mod http;
+pub mod keys;
 mod lines;
 mod prompts;
 mod registry;
@@ -44,6 +45,7 @@ mod server;
 mod stdio;
 
 pub use context::{Context, RequestError};
+pub use keys::{KeySource, Keys, KeysError};
 pub use mcp_core::ClientMethod;
 pub use prompts::{ErrorReply, PromptFuture, PromptOutput, PromptRequest};
 pub use registry::{Annotations, Args, BoxFuture, Content, Handler, ToolDef, ToolOutput, Tools};

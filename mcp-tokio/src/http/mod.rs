@@ -67,6 +67,9 @@ pub struct HttpConfig {
     /// a bearer token its authorizer accepts, and the Protected Resource Metadata is served
     /// at `/.well-known/oauth-protected-resource[/path]` (see [`auth`]).
     pub auth: Option<auth::Auth>,
+    /// Headers added to every response (default none): e.g. `Mcp-Instance: a`, naming the
+    /// instance that answered behind a load balancer.
+    pub response_headers: hyper::HeaderMap,
 }
 
 impl Default for HttpConfig {
@@ -79,6 +82,7 @@ impl Default for HttpConfig {
             session_idle: Duration::from_secs(600),
             header_timeout: Duration::from_secs(10),
             auth: None,
+            response_headers: hyper::HeaderMap::new(),
         }
     }
 }
@@ -141,6 +145,14 @@ impl State {
             }
         });
         tx
+    }
+
+    /// `response` with [`HttpConfig::response_headers`] added.
+    fn stamp(&self, mut response: Response<Body>) -> Response<Body> {
+        for (name, value) in &self.config.response_headers {
+            response.headers_mut().append(name, value.clone());
+        }
+        response
     }
 
     /// Forgets sessions idle for longer than the configured time (their loops then end).
@@ -221,14 +233,14 @@ impl Server {
                             let state = state.clone();
                             async move {
                                 if full {
-                                    return Ok::<_, Infallible>(rpc_error(
+                                    return Ok::<_, Infallible>(state.stamp(rpc_error(
                                         StatusCode::SERVICE_UNAVAILABLE,
                                         None,
                                         -32603,
                                         "Too many connections",
-                                    ));
+                                    )));
                                 }
-                                Ok(handle(&state, req).await)
+                                Ok(state.stamp(handle(&state, req).await))
                             }
                         });
                         let conn = hyper::server::conn::http1::Builder::new()
