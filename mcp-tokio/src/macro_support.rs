@@ -64,3 +64,113 @@ pub fn failed(mut output: ToolOutput, error: &dyn fmt::Display) -> ToolOutput {
     output.set_error().push(Content::Text(error.to_string()));
     output
 }
+
+#[cfg(test)]
+mod tests {
+    use mcp_core::args::{ArgError, ArgValue, Problem, ToolArgs};
+    use mcp_core::json::{JsonStr, JsonWriter, RawJson};
+
+    use super::{failed, no_args, parse_args, raw_args, structured, text};
+    use crate::registry::{Args, Content, ToolOutput};
+
+    /// `{"name": string}`, borrowing the name (what the derive generates, by hand).
+    struct Named<'i> {
+        name: JsonStr<'i>,
+    }
+
+    impl<'i> ToolArgs<'i> for Named<'i> {
+        const SCHEMA: &'static str = r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}"#;
+        fn parse(args: RawJson<'i>) -> Result<Self, ArgError<'i>> {
+            let mut name = None;
+            for (key, value) in args.members().ok_or(ArgError::new(Problem::NotAnObject))? {
+                if !key.eq_str("name") {
+                    return Err(ArgError::new(Problem::Unknown(key)));
+                }
+                name = Some(
+                    JsonStr::from_json(value)
+                        .map_err(|e| e.within(mcp_core::args::PathSegment::Key("name")))?,
+                );
+            }
+            let name = name.ok_or(
+                ArgError::new(Problem::Missing).within(mcp_core::args::PathSegment::Key("name")),
+            )?;
+            Ok(Named { name })
+        }
+    }
+
+    fn text_of(out: &ToolOutput) -> Vec<&str> {
+        out.content()
+            .iter()
+            .map(|c| match c {
+                Content::Text(t) => t.as_str(),
+                _ => "(not text)",
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_task_parses_its_own_copy() {
+        let args = Args::new(r#"{"name":"a\"b"}"#.to_owned());
+        let named = parse_args::<Named<'_>>("greet", &args)
+            .map_err(|_| ())
+            .unwrap();
+        assert_eq!(named.name.to_string(), "a\"b");
+        assert_eq!(raw_args("greet", &args).unwrap().as_str(), args.raw());
+        assert!(no_args("greet", &Args::new("{}".to_owned())).is_ok());
+    }
+
+    #[test]
+    fn refusals_name_the_tool_and_the_argument() {
+        let args = Args::new(r#"{"name":1}"#.to_owned());
+        let refused = parse_args::<Named<'_>>("greet", &args).err().unwrap();
+        assert!(refused.is_error());
+        let text = text_of(&refused)[0];
+        assert!(
+            text.starts_with("Invalid arguments for tool greet: "),
+            "{text}"
+        );
+        assert!(text.contains("`name`"), "{text}");
+        let extra = no_args("ping", &Args::new(r#"{"x":1}"#.to_owned()))
+            .err()
+            .unwrap();
+        assert!(text_of(&extra)[0].contains("\"x\""));
+        // Not JSON at all (the core never hands such a copy over): still an isError result.
+        let broken = raw_args("raw", &Args::new("{".to_owned())).err().unwrap();
+        assert!(text_of(&broken)[0].starts_with("Invalid arguments for tool raw: "));
+    }
+
+    /// An output whose JSON is larger than the stack buffer of `structured_output`.
+    struct Big(usize);
+
+    impl mcp_core::args::ToolOutput for Big {
+        const SCHEMA: &'static str = r#"{"type":"object"}"#;
+        fn write(&self, w: &mut JsonWriter<'_>) {
+            w.begin_object();
+            w.key("text");
+            w.string(&"é".repeat(self.0));
+            w.end_object();
+        }
+    }
+
+    #[test]
+    fn structured_values_of_any_size() {
+        for n in [0, 10, 2000] {
+            let out = structured(ToolOutput::default(), &Big(n));
+            let json: serde_json::Value =
+                serde_json::from_str(out.structured_json().unwrap()).unwrap();
+            assert_eq!(json["text"].as_str().unwrap().chars().count(), n);
+        }
+    }
+
+    #[test]
+    fn text_and_errors_follow_what_was_added() {
+        let mut out = ToolOutput::default();
+        out.push(Content::Text("first".into()));
+        let out = text(out, "second");
+        assert_eq!(text_of(&out), ["first", "second"]);
+        assert!(!out.is_error());
+        let out = failed(out, &"broken");
+        assert_eq!(text_of(&out), ["first", "second", "broken"]);
+        assert!(out.is_error());
+    }
+}
