@@ -193,6 +193,79 @@ impl Demo {
     }
 }
 
+static ICONS: [mcp_core::Icon<'static>; 1] = [mcp_core::Icon {
+    src: "https://example.com/keys.png",
+    mime_type: Some("image/png"),
+    sizes: &["48x48"],
+    theme: None,
+}];
+
+/// Every `#[tool]` key of the core form, and the attribute's options.
+struct Keys;
+
+#[mcp_tokio::tools(tokio = ::mcp_tokio, crate = ::mcp_core)]
+impl Keys {
+    /// Not this text.
+    #[tool(
+        name = "keys.all",
+        description = "Every key",
+        title = "All keys",
+        destructive,
+        open_world = false,
+        icons = &ICONS,
+        meta = r#"{"example.com/k":1}"#,
+        requires = mcp_core::ClientCaps::SAMPLING,
+        output_schema = r#"{"type":"object"}"#
+    )]
+    async fn all(&self, out: &mut ToolOutput) {
+        out.push(Content::Text("ok".into()));
+    }
+}
+
+#[tokio::test]
+async fn every_key_reaches_the_listing() {
+    let tools = Tools::new();
+    Arc::new(Keys).register(&tools);
+    let server = Server::new(
+        Info {
+            name: "keys".into(),
+            version: "0".into(),
+            ..Default::default()
+        },
+        tools,
+    );
+    let (client, server_side) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = split(server_side);
+    tokio::spawn(async move { server.serve_connection(sr, sw).await });
+    let (cr, cw) = split(client);
+    let mut peer = Peer {
+        lines: BufReader::new(cr).lines(),
+        writer: cw,
+        notes: Vec::new(),
+    };
+    peer.request(
+        0,
+        "initialize",
+        json!({"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"0"}}),
+    )
+    .await;
+    let list = peer.request(1, "tools/list", json!({})).await;
+    let tool = &list["tools"][0];
+    assert_eq!(tool["name"], "keys.all");
+    assert_eq!(tool["description"], "Every key");
+    assert_eq!(tool["title"], "All keys");
+    assert_eq!(
+        tool["annotations"],
+        json!({"title": "All keys", "destructiveHint": true, "openWorldHint": false})
+    );
+    assert_eq!(tool["icons"][0]["src"], "https://example.com/keys.png");
+    assert_eq!(tool["icons"][0]["sizes"], json!(["48x48"]));
+    assert_eq!(tool["_meta"], json!({"example.com/k": 1}));
+    assert_eq!(tool["outputSchema"], json!({"type": "object"}));
+    let r = peer.call(2, "keys.all", json!({})).await;
+    assert_eq!(texts(&r), ["ok"]);
+}
+
 // ---- the connection ---------------------------------------------------------------------
 
 struct Peer {
