@@ -1199,55 +1199,55 @@ mod tests {
 
 // ---- the mcp-tokio registry ---------------------------------------------------------------
 
-/// Input schema of `slow_count`.
-pub const SLOW_COUNT_INPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""n":{"type":"integer","minimum":1,"maximum":1000,"description":"Count from 1 to n"},"#,
-    r#""delay_ms":{"type":"integer","minimum":0,"maximum":10000,"default":100,"#,
-    r#""description":"Pause before each step, in milliseconds"}},"#,
-    r#""required":["n"],"additionalProperties":false}"#,
-);
-
-const SLOW_COUNT_OUTPUT: &str = concat!(
-    r#"{"type":"object","properties":{"count":{"type":"integer","minimum":0}},"#,
-    r#""required":["count"],"additionalProperties":false}"#,
-);
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SlowCountArgs {
-    n: u32,
-    #[serde(default = "default_delay")]
-    delay_ms: u64,
+/// `slow_count`'s arguments.
+#[derive(mcp_tokio::ToolArgs)]
+pub struct SlowCountArgs {
+    /// Count from 1 to n
+    #[arg(minimum = 1, maximum = 1000)]
+    pub n: u32,
+    /// Pause before each step, in milliseconds
+    #[arg(minimum = 0, maximum = 10000, default = 100)]
+    pub delay_ms: u64,
 }
 
-fn default_delay() -> u64 {
-    100
+/// `slow_count`'s structured result.
+#[derive(mcp_tokio::ToolOutput)]
+pub struct Counted {
+    /// The last number counted.
+    pub count: u32,
 }
 
-/// `slow_count`: counts to `n`, pausing `delay_ms` before each step, with a progress
-/// notification per step when the client asked for progress; stops when cancelled.
-pub async fn slow_count(args: mcp_tokio::Args, ctx: mcp_tokio::Context) -> mcp_tokio::ToolOutput {
-    let SlowCountArgs { n, delay_ms } = match args.parse::<SlowCountArgs>() {
-        Ok(a) if (1..=1000).contains(&a.n) && a.delay_ms <= 10_000 => a,
-        Ok(_) => {
-            return mcp_tokio::ToolOutput::error(
-                "Invalid arguments for tool slow_count: n must be 1-1000 and delay_ms 0-10000",
-            )
+/// The calculator's async tool (see [`calculator_tools`]).
+pub struct SlowCount;
+
+#[mcp_tokio::tools]
+impl SlowCount {
+    /// Counts from 1 to n, pausing delay_ms (default 100) before each step and reporting
+    /// progress; honours cancellation.
+    #[tool(
+        title = "Slow count",
+        read_only,
+        destructive = false,
+        idempotent,
+        open_world = false
+    )]
+    async fn slow_count(
+        &self,
+        args: SlowCountArgs,
+        ctx: mcp_tokio::Context,
+        out: &mut mcp_tokio::ToolOutput,
+    ) -> Counted {
+        let SlowCountArgs { n, delay_ms } = args;
+        // A progress notification per step when the client asked for progress; a
+        // cancelled call's task is dropped at its next await.
+        for i in 1..=n {
+            tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
+            ctx.progress(f64::from(i), Some(f64::from(n)), Some(format!("{i}/{n}")))
+                .await;
         }
-        Err(e) => {
-            return mcp_tokio::ToolOutput::error(format!(
-                "Invalid arguments for tool slow_count: {e}"
-            ))
-        }
-    };
-    for i in 1..=n {
-        tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
-        ctx.progress(f64::from(i), Some(f64::from(n)), Some(format!("{i}/{n}")))
-            .await;
+        out.push(mcp_tokio::Content::Text(format!("Counted to {n}")));
+        Counted { count: n }
     }
-    mcp_tokio::ToolOutput::text(format!("Counted to {n}"))
-        .structured(serde_json::json!({ "count": n }))
 }
 
 /// The calculator's registry: the four seed tools, `slow_count`, then `extra_tools`
@@ -1273,14 +1273,7 @@ pub fn calculator_tools(extra_tools: usize, seed: u64) -> mcp_tokio::Tools {
     for def in defs.by_ref().take(SEED_TOOLS.len()) {
         tools.add(def, sync(&shared));
     }
-    tools.add(
-        mcp_tokio::ToolDef::new("slow_count", SLOW_COUNT_INPUT)
-            .title("Slow count")
-            .description("Counts from 1 to n, pausing delay_ms (default 100) before each step and reporting progress; honours cancellation.")
-            .output_schema(SLOW_COUNT_OUTPUT)
-            .annotations(mcp_tokio::Annotations { title: Some("Slow count".into()), read_only: Some(true), destructive: Some(false), idempotent: Some(true), open_world: Some(false) }),
-        mcp_tokio::Handler::async_fn(slow_count),
-    );
+    Arc::new(SlowCount).register(&tools);
     for def in defs {
         tools.add(def, sync(&shared));
     }
