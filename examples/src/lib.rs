@@ -45,7 +45,6 @@ use mcp_core::{
     tools, CallRequest, Config, Dispatch, Event, ServerInfo, Session, SessionStorage, Tool,
     ToolAnnotations, ToolArgs, ToolOutput, ToolResult, ToolSet,
 };
-use serde::Deserialize;
 
 /// Longest accepted input line in bytes (excluding the newline). Longer lines are answered
 /// with a -32600 error stating this limit.
