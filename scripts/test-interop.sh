@@ -2,7 +2,8 @@
 # Interop suites: the official MCP SDK clients (TypeScript and Python, exact versions pinned
 # in interop/ts/package.json and interop/py/requirements.txt) drive two example servers: the
 # calculator over stdio (client.mjs, test_client.py) and everything, the conformance fixtures
-# (everything.mjs and test_everything.py, each over stdio and over Streamable HTTP). Run from anywhere; scripts/test.sh runs it. Needs only
+# (everything.mjs and test_everything.py, each over stdio and over Streamable HTTP), and the
+# Python SDK against everything's authorization (test_auth.py, bearer JWTs over HTTP). Run from anywhere; scripts/test.sh runs it. Needs only
 # cargo, node/npm (20+) and python3 (3.10+); installs the SDKs into interop/ts/node_modules and
 # interop/py/.venv (both gitignored) and reinstalls only when a pin changes. Fails when any
 # test fails, is skipped, or any suite ran no tests at all. When `python3 -m
@@ -118,6 +119,7 @@ ts_suite modern.mjs http @modelcontextprotocol/client
 py_suite test_client.py
 py_suite test_everything.py
 py_suite test_everything.py http
+py_suite test_auth.py http
 
 # Every suite's summary again, then one plain closing line over all of them.
 count() { grep -Eo "$1" "$2" | tail -1 | grep -Eo '[0-9]+' || echo 0; }

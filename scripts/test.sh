@@ -26,20 +26,20 @@ for target in thumbv7em-none-eabihf thumbv6m-none-eabi; do
 done
 
 step "feature matrix (mcp-core)"
-for features in "" "serde" "deferred" "listen" "batch" "resources" "prompts" "completion" "mrtr" "requests" "speed" "macros" "alloc" "std" "serde,std"; do
+for features in "" "serde" "deferred" "listen" "batch" "resources" "prompts" "completion" "mrtr" "requests" "speed" "rotation" "macros" "alloc" "std" "serde,std"; do
   cargo clippy -p mcp-core --no-default-features --features "$features" --quiet -- -D warnings
 done
 
 step "feature matrix (mcp-tokio)"
-for features in "" "http" "stdio" "socket" "client" "client,http"; do
+for features in "" "http" "jwt" "macros" "stdio" "socket" "client" "client,http"; do
   cargo clippy -p mcp-tokio --no-default-features --features "$features" --quiet -- -D warnings
 done
 
 step "unit, integration and doc tests"
 cargo test --workspace
 
-# Further suites (interop with official SDKs, firmware in QEMU, fuzzing) live in
-# scripts/test-*.sh; each installs what it needs.
+# Further suites (interop with official SDKs, a load-balanced cluster, firmware in QEMU,
+# fuzzing) live in scripts/test-*.sh; each installs what it needs.
 for suite in scripts/test-*.sh; do
   [ -e "$suite" ] || continue
   step "suite: $suite"

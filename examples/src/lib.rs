@@ -37,14 +37,14 @@ use std::fmt;
 use std::io::{self, ErrorKind, Read, Write};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use mcp_core::args::{OutputValue, SchemaText, ToolArgs as _};
 use mcp_core::framing::{Frame, LineFramer};
 use mcp_core::json::JsonWriter;
 use mcp_core::jsonrpc::code;
 use mcp_core::{
-    CallRequest, Config, Dispatch, Event, ServerInfo, Session, SessionStorage, Tool,
-    ToolAnnotations, ToolResult, ToolSet,
+    tools, CallRequest, Config, Dispatch, Event, ServerInfo, Session, SessionStorage, Tool,
+    ToolAnnotations, ToolArgs, ToolOutput, ToolResult, ToolSet,
 };
-use serde::Deserialize;
 
 /// Longest accepted input line in bytes (excluding the newline). Longer lines are answered
 /// with a -32600 error stating this limit.
@@ -460,122 +460,8 @@ const RANDOM: ToolAnnotations<'static> = ToolAnnotations {
     ..PURE
 };
 
-const ADD_NUMBERS: usize = 0;
-const CALCULATE: usize = 1;
-const ROLL_DICE: usize = 2;
-const TELL_FORTUNE: usize = 3;
-
-// Schemas are raw JSON text, emitted byte-for-byte (`concat!` only keeps the lines short).
-
-const ADD_INPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""number1":{"type":"number","description":"The first addend"},"#,
-    r#""number2":{"type":"number","description":"The second addend"}},"#,
-    r#""required":["number1","number2"],"additionalProperties":false}"#,
-);
-const ADD_OUTPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""sum":{"type":"number","description":"number1 + number2"}},"#,
-    r#""required":["sum"],"additionalProperties":false}"#,
-);
-const CALCULATE_INPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""operation":{"type":"string","enum":["add","subtract","multiply","divide"],"#,
-    r#""description":"The operation to apply"},"#,
-    r#""a":{"type":"number","description":"The left operand"},"#,
-    r#""b":{"type":"number","description":"The right operand"}},"#,
-    r#""required":["operation","a","b"],"additionalProperties":false}"#,
-);
-const CALCULATE_OUTPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""result":{"type":"number","description":"a <operation> b"}},"#,
-    r#""required":["result"],"additionalProperties":false}"#,
-);
-const DICE_INPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""notation":{"type":"string","#,
-    r#""description":"Dice notation NdS, NdS+M or NdS-M, e.g. 2d6+3, d20, 4d8-1","#,
-    r#""pattern":"^\\s*[0-9]*[dD][0-9]+\\s*([+-]\\s*[0-9]+)?\\s*$","#,
-    r#""examples":["2d6+3","d20","4d8-1"]}},"#,
-    r#""required":["notation"],"additionalProperties":false}"#,
-);
-const DICE_OUTPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""rolls":{"type":"array","items":{"type":"integer","minimum":1,"maximum":1000},"#,
-    r#""minItems":1,"maxItems":100,"description":"Each die, in order"},"#,
-    r#""modifier":{"type":"integer","minimum":-1000,"maximum":1000,"#,
-    r#""description":"Added to the sum of the rolls"},"#,
-    r#""total":{"type":"integer","description":"Sum of the rolls plus the modifier"}},"#,
-    r#""required":["rolls","modifier","total"],"additionalProperties":false}"#,
-);
-const FORTUNE_INPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""category":{"type":"string","enum":["love","career","health","wealth","general"],"#,
-    r#""description":"What the fortune is about"},"#,
-    r#""mood":{"type":"string","enum":["optimistic","mysterious","cautious"],"#,
-    r#""default":"mysterious","description":"The tone of the fortune"}},"#,
-    r#""required":["category"],"additionalProperties":false}"#,
-);
-const FORTUNE_OUTPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""category":{"type":"string","enum":["love","career","health","wealth","general"]},"#,
-    r#""mood":{"type":"string","enum":["optimistic","mysterious","cautious"]},"#,
-    r#""fortune":{"type":"string"}},"#,
-    r#""required":["category","mood","fortune"],"additionalProperties":false}"#,
-);
-
-/// The four built-in tools, in `tools/list` order.
-static SEED_TOOLS: [Tool<'static>; 4] = [
-    Tool {
-        title: Some("Add numbers"),
-        description: Some("Adds two numbers and returns their sum."),
-        output_schema: Some(ADD_OUTPUT),
-        annotations: Some(ToolAnnotations {
-            title: Some("Add numbers"),
-            ..PURE
-        }),
-        ..Tool::new("add_numbers", ADD_INPUT)
-    },
-    Tool {
-        title: Some("Calculate"),
-        description: Some(
-            "Applies a basic arithmetic operation (add, subtract, multiply, divide) to a and b. \
-             Dividing by zero is reported as a tool error.",
-        ),
-        output_schema: Some(CALCULATE_OUTPUT),
-        annotations: Some(ToolAnnotations {
-            title: Some("Calculate"),
-            ..PURE
-        }),
-        ..Tool::new("calculate", CALCULATE_INPUT)
-    },
-    Tool {
-        title: Some("Roll dice"),
-        description: Some(
-            "Rolls dice in tabletop notation NdS+M: N dice (1-100, default 1) with S sides \
-             (2-1000) and an optional modifier M (-1000 to +1000), e.g. 2d6+3, d20, 4d8-1. \
-             Returns every roll and the total.",
-        ),
-        output_schema: Some(DICE_OUTPUT),
-        annotations: Some(ToolAnnotations {
-            title: Some("Roll dice"),
-            ..RANDOM
-        }),
-        ..Tool::new("roll_dice", DICE_INPUT)
-    },
-    Tool {
-        title: Some("Tell fortune"),
-        description: Some(
-            "Tells a (random, purely for fun) fortune for a life category, in the requested mood.",
-        ),
-        output_schema: Some(FORTUNE_OUTPUT),
-        annotations: Some(ToolAnnotations {
-            title: Some("Tell fortune"),
-            ..RANDOM
-        }),
-        ..Tool::new("tell_fortune", FORTUNE_INPUT)
-    },
-];
+/// The four seed tools, in `tools/list` order (generated by `#[tools]`).
+const SEED_TOOLS: &[Tool<'static>] = CalculatorTools::TOOLS;
 
 /// A generated echo tool; [`CalculatorTools::get`](ToolSet::get) lends its strings.
 #[derive(Clone, Debug)]
@@ -608,17 +494,25 @@ impl ExtraTool {
     }
 }
 
-// ---- typed arguments ----------------------------------------------------------------------
+// ---- typed arguments and results ----------------------------------------------------------
+// Schemas and parsers come from the derives: what a struct says is what the schema says.
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(ToolArgs)]
 struct AddArgs {
+    /// The first addend
     number1: f64,
+    /// The second addend
     number2: f64,
 }
 
-#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[derive(ToolOutput)]
+struct Sum {
+    /// number1 + number2
+    sum: f64,
+}
+
+#[derive(ToolArgs, Clone, Copy, Debug, PartialEq, Eq)]
+#[arg(rename_all = "lowercase")]
 enum Operation {
     Add,
     Subtract,
@@ -626,22 +520,59 @@ enum Operation {
     Divide,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(ToolArgs)]
 struct CalculateArgs {
+    /// The operation to apply
     operation: Operation,
+    /// The left operand
     a: f64,
+    /// The right operand
     b: f64,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(ToolOutput)]
+struct Calculated {
+    /// a <operation> b
+    result: f64,
+}
+
+#[derive(ToolArgs)]
 struct DiceArgs {
+    /// Dice notation NdS, NdS+M or NdS-M, e.g. 2d6+3, d20, 4d8-1
+    #[arg(
+        pattern = r"^\s*[0-9]*[dD][0-9]+\s*([+-]\s*[0-9]+)?\s*$",
+        examples = ["2d6+3", "d20", "4d8-1"]
+    )]
     notation: String,
 }
 
-#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[derive(ToolOutput)]
+struct Rolled {
+    /// Each die, in order
+    #[arg(min_length = 1, max_length = 100)]
+    rolls: Vec<Roll>,
+    /// Added to the sum of the rolls
+    #[arg(minimum = -1000, maximum = 1000)]
+    modifier: i32,
+    /// Sum of the rolls plus the modifier
+    #[arg(minimum = -999, maximum = 101000)]
+    total: i32,
+}
+
+/// One die's face. Written by hand: an array item's bounds are not a field attribute.
+#[derive(Clone, Copy, Debug)]
+struct Roll(u32);
+
+impl OutputValue for Roll {
+    const SCHEMA_BODY: SchemaText =
+        SchemaText::Text(r#""type":"integer","minimum":1,"maximum":1000"#);
+    fn write_value(&self, w: &mut JsonWriter<'_>) {
+        w.u64(u64::from(self.0));
+    }
+}
+
+#[derive(ToolArgs, ToolOutput, Clone, Copy, Debug, PartialEq, Eq)]
+#[arg(rename_all = "lowercase")]
 enum Category {
     Love,
     Career,
@@ -697,8 +628,8 @@ impl Category {
     }
 }
 
-#[derive(Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[derive(ToolArgs, ToolOutput, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[arg(rename_all = "lowercase")]
 enum Mood {
     Optimistic,
     #[default]
@@ -732,16 +663,23 @@ impl Mood {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(ToolArgs)]
 struct FortuneArgs {
+    /// What the fortune is about
     category: Category,
-    #[serde(default)]
+    /// The tone of the fortune
+    #[arg(default = "mysterious")]
     mood: Option<Mood>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(ToolOutput)]
+struct Fortune {
+    category: Category,
+    mood: Mood,
+    fortune: String,
+}
+
+#[derive(ToolArgs)]
 struct EchoArgs {
     value: String,
 }
@@ -796,8 +734,12 @@ impl fmt::Display for DiceError {
 }
 
 /// Parses dice notation: `[N]d S [(+|-) M]`, case-insensitive `d`, surrounding spaces
-/// allowed (also around the sign).
+/// allowed (also around the sign). A space is what ECMAScript's `\s` matches (Unicode
+/// white space and U+FEFF, not U+0085), as in the `pattern` of the tool's schema.
 pub fn parse_dice(notation: &str) -> Result<Dice, DiceError> {
+    fn space(c: char) -> bool {
+        (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
+    }
     /// A non-empty run of ASCII digits, saturating at `u64::MAX`.
     fn number(s: &str) -> Option<u64> {
         if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
@@ -807,7 +749,7 @@ pub fn parse_dice(notation: &str) -> Result<Dice, DiceError> {
             n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
         }))
     }
-    let s = notation.trim();
+    let s = notation.trim_matches(space);
     let (count, rest) = s.split_once(['d', 'D']).ok_or(DiceError::Syntax)?;
     let count = if count.is_empty() {
         1
@@ -818,9 +760,9 @@ pub fn parse_dice(notation: &str) -> Result<Dice, DiceError> {
         Some(i) => {
             let (sides, m) = rest.split_at(i);
             let neg = m.starts_with('-');
-            let magnitude =
-                number(m.get(1..).unwrap_or_default().trim()).ok_or(DiceError::Syntax)?;
-            (sides.trim_end(), Some((neg, magnitude)))
+            let magnitude = number(m.get(1..).unwrap_or_default().trim_matches(space))
+                .ok_or(DiceError::Syntax)?;
+            (sides.trim_end_matches(space), Some((neg, magnitude)))
         }
         None => (rest, None),
     };
@@ -870,9 +812,6 @@ impl fmt::Display for Dice {
 pub struct CalculatorTools {
     extra: Vec<ExtraTool>,
     rng: XorShift64,
-    /// Decoding space for escaped argument strings; as large as an input line, so every
-    /// string that fits a line fits here.
-    scratch: Vec<u8>,
 }
 
 impl CalculatorTools {
@@ -884,89 +823,93 @@ impl CalculatorTools {
                 .map(|i| ExtraTool::new(i, extra_tools))
                 .collect(),
             rng: XorShift64::new(seed),
-            scratch: vec![0; LINE_LIMIT],
         }
     }
 
-    /// Typed arguments, or `None` after writing an `isError` result that names the problem.
-    fn args<'i, A: Deserialize<'i>>(
-        &mut self,
-        request: &CallRequest<'i>,
-        result: &mut ToolResult<'_, '_>,
-    ) -> Option<A> {
-        match request.parse_args::<A>(&mut self.scratch) {
-            Ok(args) => Some(args),
+    /// A generated tool: echoes `value`.
+    fn echo(request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
+        match EchoArgs::parse(request.args()) {
+            Ok(EchoArgs { value }) => {
+                result.text(&value);
+            }
             Err(e) => {
                 let name = request.name();
                 result.fail(format_args!("Invalid arguments for tool {name}: {e}"));
-                None
             }
         }
     }
+}
 
-    fn add_numbers(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
-        let Some(AddArgs { number1, number2 }) = self.args(request, result) else {
-            return;
-        };
+#[tools(no_tool_set)]
+impl CalculatorTools {
+    /// Adds two numbers and returns their sum.
+    #[tool(title = "Add numbers", annotations = PURE)]
+    fn add_numbers(
+        &mut self,
+        AddArgs { number1, number2 }: AddArgs,
+        result: &mut ToolResult<'_, '_>,
+    ) -> Result<Sum, String> {
         let sum = number1 + number2;
         if !sum.is_finite() {
-            result.fail(format_args!(
+            return Err(format!(
                 "The sum of {number1} and {number2} is too large to represent"
             ));
-            return;
         }
         result.text_fmt(format_args!("{number1} + {number2} = {sum}"));
-        result.structured_with(|w| number_object(w, "sum", sum));
+        Ok(Sum { sum })
     }
 
-    fn calculate(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
-        let Some(CalculateArgs { operation, a, b }) = self.args(request, result) else {
-            return;
-        };
+    /// Applies a basic arithmetic operation (add, subtract, multiply, divide) to a and b.
+    /// Dividing by zero is reported as a tool error.
+    #[tool(title = "Calculate", annotations = PURE)]
+    fn calculate(
+        &mut self,
+        CalculateArgs { operation, a, b }: CalculateArgs,
+        result: &mut ToolResult<'_, '_>,
+    ) -> Result<Calculated, String> {
         let (symbol, value) = match operation {
             Operation::Add => ('+', a + b),
             Operation::Subtract => ('-', a - b),
             Operation::Multiply => ('*', a * b),
-            Operation::Divide if b == 0.0 => {
-                result.fail(format_args!("Division by zero"));
-                return;
-            }
+            Operation::Divide if b == 0.0 => return Err("Division by zero".into()),
             Operation::Divide => ('/', a / b),
         };
         if !value.is_finite() {
-            result.fail(format_args!(
+            return Err(format!(
                 "The result of {a} {symbol} {b} is too large to represent"
             ));
-            return;
         }
         result.text_fmt(format_args!("{a} {symbol} {b} = {value}"));
-        result.structured_with(|w| number_object(w, "result", value));
+        Ok(Calculated { result: value })
     }
 
-    fn roll_dice(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
-        let Some(DiceArgs { notation }) = self.args(request, result) else {
-            return;
-        };
-        let dice = match parse_dice(&notation) {
-            Ok(dice) => dice,
-            Err(e) => {
-                let shown: String = notation.chars().take(40).collect();
-                let more = if notation.chars().nth(40).is_some() {
-                    "..."
-                } else {
-                    ""
-                };
-                result.fail(format_args!("Invalid dice notation \"{shown}{more}\": {e}"));
-                return;
-            }
-        };
-        let rolls: Vec<u64> = (0..dice.count)
-            .map(|_| 1 + self.rng.below(u64::from(dice.sides)))
+    /// Rolls dice in tabletop notation NdS+M: N dice (1-100, default 1) with S sides
+    /// (2-1000) and an optional modifier M (-1000 to +1000), e.g. 2d6+3, d20, 4d8-1.
+    /// Returns every roll and the total.
+    #[tool(title = "Roll dice", annotations = RANDOM)]
+    fn roll_dice(
+        &mut self,
+        DiceArgs { notation }: DiceArgs,
+        result: &mut ToolResult<'_, '_>,
+    ) -> Result<Rolled, String> {
+        let dice = parse_dice(&notation).map_err(|e| {
+            let shown: String = notation.chars().take(40).collect();
+            let more = if notation.chars().nth(40).is_some() {
+                "..."
+            } else {
+                ""
+            };
+            format!("Invalid dice notation \"{shown}{more}\": {e}")
+        })?;
+        let rolls: Vec<Roll> = (0..dice.count)
+            // `below(sides)` < 1000: the face fits.
+            .map(|_| Roll(1 + self.rng.below(u64::from(dice.sides)) as u32))
             .collect();
-        let total = rolls.iter().sum::<u64>() as i64 + i64::from(dice.modifier);
+        // At most 100 x 1000 + 1000: no overflow.
+        let total = rolls.iter().map(|r| r.0 as i32).sum::<i32>() + dice.modifier;
         let list = rolls
             .iter()
-            .map(u64::to_string)
+            .map(|r| r.0.to_string())
             .collect::<Vec<_>>()
             .join(", ");
         let modifier = match dice.modifier {
@@ -976,26 +919,20 @@ impl CalculatorTools {
         result.text_fmt(format_args!(
             "Rolled {dice}: [{list}]{modifier}, total {total}"
         ));
-        result.structured_with(|w| {
-            w.begin_object();
-            w.key("rolls");
-            w.begin_array();
-            for &r in &rolls {
-                w.u64(r);
-            }
-            w.end_array();
-            w.key("modifier");
-            w.i64(i64::from(dice.modifier));
-            w.key("total");
-            w.i64(total);
-            w.end_object();
-        });
+        Ok(Rolled {
+            rolls,
+            modifier: dice.modifier,
+            total,
+        })
     }
 
-    fn tell_fortune(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
-        let Some(FortuneArgs { category, mood }) = self.args(request, result) else {
-            return;
-        };
+    /// Tells a (random, purely for fun) fortune for a life category, in the requested mood.
+    #[tool(title = "Tell fortune", annotations = RANDOM)]
+    fn tell_fortune(
+        &mut self,
+        FortuneArgs { category, mood }: FortuneArgs,
+        result: &mut ToolResult<'_, '_>,
+    ) -> Fortune {
         let mood = mood.unwrap_or_default();
         let openings = mood.openings();
         let fortunes = category.fortunes();
@@ -1007,32 +944,12 @@ impl CalculatorTools {
             category.as_str(),
             mood.as_str()
         ));
-        result.structured_with(|w| {
-            w.begin_object();
-            w.key("category");
-            w.string(category.as_str());
-            w.key("mood");
-            w.string(mood.as_str());
-            w.key("fortune");
-            w.string(&fortune);
-            w.end_object();
-        });
+        Fortune {
+            category,
+            mood,
+            fortune,
+        }
     }
-
-    fn echo(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) {
-        let Some(EchoArgs { value }) = self.args(request, result) else {
-            return;
-        };
-        result.text(&value);
-    }
-}
-
-/// Writes `{"<key>": value}`.
-fn number_object(w: &mut JsonWriter<'_>, key: &str, value: f64) {
-    w.begin_object();
-    w.key(key);
-    w.f64(value);
-    w.end_object();
 }
 
 impl ToolSet for CalculatorTools {
@@ -1056,15 +973,13 @@ impl ToolSet for CalculatorTools {
     fn call(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) -> Dispatch {
         // By name, not index: the same handlers also serve from a registry with other
         // tools in it (see `calculator_tools`).
-        let name = request.name();
-        match SEED_TOOLS.iter().position(|t| name.eq_str(t.name)) {
-            Some(ADD_NUMBERS) => self.add_numbers(request, result),
-            Some(CALCULATE) => self.calculate(request, result),
-            Some(ROLL_DICE) => self.roll_dice(request, result),
-            Some(TELL_FORTUNE) => self.tell_fortune(request, result),
-            _ => self.echo(request, result),
+        match CalculatorTools::find_tool(request.name()) {
+            Some(index) => self.call_tool(index, request, result),
+            None => {
+                Self::echo(request, result);
+                Dispatch::Done
+            }
         }
-        Dispatch::Done
     }
 }
 
@@ -1109,6 +1024,44 @@ mod tests {
             parse_dice("2d6+5000"),
             Err(DiceError::Modifier(false, 5000))
         );
+    }
+
+    /// The schema's `pattern` (enforced by the derived parser) and `parse_dice` agree on
+    /// the syntax, spaces included: what the pattern lets through only fails on ranges.
+    #[test]
+    fn pattern_and_dice_parser_agree() {
+        use mcp_core::json::{parse, Limits};
+        for notation in [
+            "2d6",
+            "d20",
+            " 4D8 - 1 ",
+            "2d6 +3",
+            "\u{feff}2d6",
+            "2d6\u{3000}",
+            "\u{a0}d4+\u{2003}1",
+            "\u{85}2d6",
+            "2d6\u{85}",
+            "2 d6",
+            "2d 6",
+            "2d6+",
+            "2x6",
+            "",
+            "d",
+            "+3",
+            "2d6+3+1",
+            "1.5d6",
+            "0d6",
+            "2d1",
+            "2d6+5000",
+            "2d6\n",
+            "\t2d6",
+        ] {
+            let json = serde_json::json!({ "notation": notation }).to_string();
+            let raw = parse(json.as_bytes(), Limits::default()).unwrap();
+            let by_pattern = DiceArgs::parse(raw).is_ok();
+            let by_parser = !matches!(parse_dice(notation), Err(DiceError::Syntax));
+            assert_eq!(by_pattern, by_parser, "{notation:?}");
+        }
     }
 
     #[test]
@@ -1245,55 +1198,55 @@ mod tests {
 
 // ---- the mcp-tokio registry ---------------------------------------------------------------
 
-/// Input schema of `slow_count`.
-pub const SLOW_COUNT_INPUT: &str = concat!(
-    r#"{"type":"object","properties":{"#,
-    r#""n":{"type":"integer","minimum":1,"maximum":1000,"description":"Count from 1 to n"},"#,
-    r#""delay_ms":{"type":"integer","minimum":0,"maximum":10000,"default":100,"#,
-    r#""description":"Pause before each step, in milliseconds"}},"#,
-    r#""required":["n"],"additionalProperties":false}"#,
-);
-
-const SLOW_COUNT_OUTPUT: &str = concat!(
-    r#"{"type":"object","properties":{"count":{"type":"integer","minimum":0}},"#,
-    r#""required":["count"],"additionalProperties":false}"#,
-);
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SlowCountArgs {
-    n: u32,
-    #[serde(default = "default_delay")]
-    delay_ms: u64,
+/// `slow_count`'s arguments.
+#[derive(mcp_tokio::ToolArgs)]
+pub struct SlowCountArgs {
+    /// Count from 1 to n
+    #[arg(minimum = 1, maximum = 1000)]
+    pub n: u32,
+    /// Pause before each step, in milliseconds
+    #[arg(minimum = 0, maximum = 10000, default = 100)]
+    pub delay_ms: u64,
 }
 
-fn default_delay() -> u64 {
-    100
+/// `slow_count`'s structured result.
+#[derive(mcp_tokio::ToolOutput)]
+pub struct Counted {
+    /// The last number counted.
+    pub count: u32,
 }
 
-/// `slow_count`: counts to `n`, pausing `delay_ms` before each step, with a progress
-/// notification per step when the client asked for progress; stops when cancelled.
-pub async fn slow_count(args: mcp_tokio::Args, ctx: mcp_tokio::Context) -> mcp_tokio::ToolOutput {
-    let SlowCountArgs { n, delay_ms } = match args.parse::<SlowCountArgs>() {
-        Ok(a) if (1..=1000).contains(&a.n) && a.delay_ms <= 10_000 => a,
-        Ok(_) => {
-            return mcp_tokio::ToolOutput::error(
-                "Invalid arguments for tool slow_count: n must be 1-1000 and delay_ms 0-10000",
-            )
+/// The calculator's async tool (see [`calculator_tools`]).
+pub struct SlowCount;
+
+#[mcp_tokio::tools]
+impl SlowCount {
+    /// Counts from 1 to n, pausing delay_ms (default 100) before each step and reporting
+    /// progress; honours cancellation.
+    #[tool(
+        title = "Slow count",
+        read_only,
+        destructive = false,
+        idempotent,
+        open_world = false
+    )]
+    async fn slow_count(
+        &self,
+        args: SlowCountArgs,
+        ctx: mcp_tokio::Context,
+        out: &mut mcp_tokio::ToolOutput,
+    ) -> Counted {
+        let SlowCountArgs { n, delay_ms } = args;
+        // A progress notification per step when the client asked for progress; a
+        // cancelled call's task is dropped at its next await.
+        for i in 1..=n {
+            tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
+            ctx.progress(f64::from(i), Some(f64::from(n)), Some(format!("{i}/{n}")))
+                .await;
         }
-        Err(e) => {
-            return mcp_tokio::ToolOutput::error(format!(
-                "Invalid arguments for tool slow_count: {e}"
-            ))
-        }
-    };
-    for i in 1..=n {
-        tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
-        ctx.progress(f64::from(i), Some(f64::from(n)), Some(format!("{i}/{n}")))
-            .await;
+        out.push(mcp_tokio::Content::Text(format!("Counted to {n}")));
+        Counted { count: n }
     }
-    mcp_tokio::ToolOutput::text(format!("Counted to {n}"))
-        .structured(serde_json::json!({ "count": n }))
 }
 
 /// The calculator's registry: the four seed tools, `slow_count`, then `extra_tools`
@@ -1319,14 +1272,7 @@ pub fn calculator_tools(extra_tools: usize, seed: u64) -> mcp_tokio::Tools {
     for def in defs.by_ref().take(SEED_TOOLS.len()) {
         tools.add(def, sync(&shared));
     }
-    tools.add(
-        mcp_tokio::ToolDef::new("slow_count", SLOW_COUNT_INPUT)
-            .title("Slow count")
-            .description("Counts from 1 to n, pausing delay_ms (default 100) before each step and reporting progress; honours cancellation.")
-            .output_schema(SLOW_COUNT_OUTPUT)
-            .annotations(mcp_tokio::Annotations { title: Some("Slow count".into()), read_only: Some(true), destructive: Some(false), idempotent: Some(true), open_world: Some(false) }),
-        mcp_tokio::Handler::async_fn(slow_count),
-    );
+    Arc::new(SlowCount).register(&tools);
     for def in defs {
         tools.add(def, sync(&shared));
     }

@@ -8,7 +8,7 @@
 //! Layers, wire format apart from meaning:
 //! - [`json`]: strict zero-copy JSON scanner, views and writer;
 //! - [`jsonrpc`]: ids, message classification, envelopes; [`framing`]: newline framing;
-//! - [`version`]: the revision table; [`session`]: the state machine; [`tools`]:
+//! - [`version`]: the revision table; [`session`]: the state machine; [`tools`](mod@tools):
 //!   definitions, dispatch and results; [`pagination`]: cursors; [`inflight`]: call tokens;
 //! - [`mac`]: keyed MACs and base64url shared by cursors and [`seal`]ed request state.
 //!

@@ -5,6 +5,11 @@
 //! The core has no random number generator and no clock: the key comes from the caller
 //! (an entropy source, once per server instance or session).
 //!
+//! **Key rotation** (feature `rotation`): new values are always signed with the current key;
+//! a `PreviousKey` is only accepted for verification, until its `not_after_ms` on the
+//! clock the caller passes in ([`verify_any`] tries several keys). The session takes both from
+//! [`Config`](crate::Config) (`key`, `previous_key`).
+//!
 //! [`mac_fields`] hashes this byte string, so that no two field lists (and no two
 //! [`Domain`]s) share an input:
 //!
@@ -46,6 +51,29 @@ impl fmt::Debug for SecretKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Key material stays out of logs.
         f.write_str("SecretKey(..)")
+    }
+}
+
+/// A key rotated out of signing, still accepted for verification until `not_after_ms`
+/// (feature `rotation`; see [`Config::previous_key`](crate::Config::previous_key)).
+///
+/// The instant is on the clock the session is given (`Session::handle`'s `now_ms`: UNIX
+/// milliseconds when instances share keys); a value is accepted at `not_after_ms` itself and
+/// refused after it, so retiring the key needs nobody to touch the configuration.
+#[cfg(feature = "rotation")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PreviousKey {
+    /// The key values were signed with before the current one.
+    pub key: SecretKey,
+    /// The last instant (milliseconds) at which values under `key` verify.
+    pub not_after_ms: u64,
+}
+
+#[cfg(feature = "rotation")]
+impl PreviousKey {
+    /// Whether values under this key are still accepted at `now_ms`.
+    pub const fn accepts_at(&self, now_ms: u64) -> bool {
+        now_ms <= self.not_after_ms
     }
 }
 
@@ -92,6 +120,30 @@ pub fn mac_fields(key: &SecretKey, domain: Domain, fields: &[&[u8]]) -> Tag {
 /// Whether `tag` is the MAC of `fields` under `key` and `domain`, compared in constant time.
 pub fn verify(key: &SecretKey, domain: Domain, fields: &[&[u8]], tag: &[u8]) -> bool {
     ct_eq(&mac_fields(key, domain, fields), tag)
+}
+
+/// Whether `tag` is the MAC of `fields` under any of `keys` (the current key and, during a
+/// rotation, the previous one).
+///
+/// Every key is tried, whatever the outcome of the others, and each comparison is
+/// constant-time: the time taken depends on the number of keys, never on which one matched
+/// or where a tag differs.
+pub fn verify_any<'k>(
+    keys: impl IntoIterator<Item = &'k SecretKey>,
+    domain: Domain,
+    fields: &[&[u8]],
+    tag: &[u8],
+) -> bool {
+    // (First key apart: with one key, this compiles to exactly `verify`.)
+    let mut keys = keys.into_iter();
+    let Some(first) = keys.next() else {
+        return false;
+    };
+    let mut ok = verify(first, domain, fields, tag);
+    for key in keys {
+        ok |= verify(key, domain, fields, tag);
+    }
+    ok
 }
 
 /// Byte-string equality without an early exit on the first difference.
@@ -430,6 +482,42 @@ mod tests {
         ));
         assert!(!verify(&key, Domain::Cursor, fields, &cursor[..7]));
         assert_ne!(Domain::Cursor.byte(), Domain::RequestState.byte());
+    }
+
+    #[test]
+    fn verify_any_accepts_each_key() {
+        let a = counting_key();
+        let b = SecretKey([0xb0; 16]);
+        let c = SecretKey([0xc0; 16]);
+        let fields: &[&[u8]] = &[b"cursor"];
+        let under_a = mac_fields(&a, Domain::Cursor, fields);
+        assert!(verify_any([&b, &a], Domain::Cursor, fields, &under_a));
+        assert!(verify_any([&a, &b], Domain::Cursor, fields, &under_a));
+        assert!(verify_any([&a], Domain::Cursor, fields, &under_a));
+        assert!(!verify_any([&b, &c], Domain::Cursor, fields, &under_a));
+        assert!(!verify_any([], Domain::Cursor, fields, &under_a));
+        assert!(!verify_any(
+            [&b, &a],
+            Domain::RequestState,
+            fields,
+            &under_a
+        ));
+    }
+
+    #[cfg(feature = "rotation")]
+    #[test]
+    fn previous_key_window() {
+        let p = PreviousKey {
+            key: SecretKey([1; 16]),
+            not_after_ms: 1_000,
+        };
+        assert!(p.accepts_at(0));
+        assert!(p.accepts_at(1_000));
+        assert!(!p.accepts_at(1_001));
+        assert_eq!(
+            std::format!("{p:?}"),
+            "PreviousKey { key: SecretKey(..), not_after_ms: 1000 }"
+        );
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //! The state is attacker-controlled input on the retry, so the session seals it
 //! ([`crate::seal`]: MAC over method, target, payload and expiry with the configured key)
 //! and opens it before the handler runs: a tampered, foreign or expired state is answered
-//! with -32602 and the handler never sees it. Handlers see the payload they chose
+//! with -32602 and the handler never sees it. Behind a load balancer, any instance sharing
+//! the key opens it (during a rotation, also under the previous key until it retires). Handlers see the payload they chose
 //! ([`InputContext::state`]) and the responses ([`InputContext::response`]).
 //!
 //! Requests are only written for client capabilities the request declared: an

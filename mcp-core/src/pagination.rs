@@ -22,6 +22,7 @@
 //! bits), which is safe to embed in JSON strings without escaping.
 //!
 //! Whether a decoded epoch is still current is the caller's decision, not this module's.
+//! During a key rotation, [`decode_any`] accepts cursors minted under the previous key too.
 //!
 //! ```
 //! use mcp_core::pagination::{decode, encode, CursorError, CursorKey, ListKind, Position};
@@ -212,6 +213,20 @@ pub fn encode(key: &CursorKey, kind: ListKind, epoch: u32, offset: u32) -> Curso
 /// [`CursorError::WrongList`] for an authentic cursor of another list. Does not judge
 /// whether the epoch is current.
 pub fn decode(key: &CursorKey, kind: ListKind, cursor: &[u8]) -> Result<Position, CursorError> {
+    decode_any([key], kind, cursor)
+}
+
+/// [`decode`] for a server that accepts several keys: during a key rotation, the current
+/// key and the previous one ([`Config::verification_keys`](crate::Config::verification_keys)).
+/// Cursors are always minted ([`encode`]) under the current key.
+///
+/// The MAC is checked under every key ([`mac::verify_any`]): the time taken does not tell
+/// which key matched.
+pub fn decode_any<'k>(
+    keys: impl IntoIterator<Item = &'k CursorKey>,
+    kind: ListKind,
+    cursor: &[u8],
+) -> Result<Position, CursorError> {
     if cursor.len() != CURSOR_LEN {
         return Err(CursorError::Malformed);
     }
@@ -223,12 +238,8 @@ pub fn decode(key: &CursorKey, kind: ListKind, cursor: &[u8]) -> Result<Position
     }
     let minted_for = ListKind::from_byte(k).ok_or(CursorError::Malformed)?;
     let signed = [version, k, e0, e1, e2, e3, o0, o1, o2, o3];
-    if !mac::verify(
-        key,
-        Domain::Cursor,
-        &[&signed],
-        &[m0, m1, m2, m3, m4, m5, m6, m7],
-    ) {
+    let tag = [m0, m1, m2, m3, m4, m5, m6, m7];
+    if !mac::verify_any(keys, Domain::Cursor, &[&signed], &tag) {
         return Err(CursorError::BadCheck);
     }
     if minted_for != kind {
@@ -456,6 +467,49 @@ mod tests {
                 ListKind::Prompts,
                 c.as_str().as_bytes()
             ),
+            Err(CursorError::BadCheck)
+        );
+    }
+
+    #[test]
+    fn rotation_accepts_the_previous_key_only_while_listed() {
+        let a = KEY;
+        let b = SecretKey([0xb5; 16]);
+        let minted_a = encode(&a, ListKind::Tools, 1, 50);
+        let text = minted_a.as_str().as_bytes();
+        let at = Position {
+            epoch: 1,
+            offset: 50,
+        };
+        // B current, A previous: A's cursor still continues the walk.
+        assert_eq!(decode_any([&b, &a], ListKind::Tools, text), Ok(at));
+        // A retired: only B is left.
+        assert_eq!(
+            decode_any([&b], ListKind::Tools, text),
+            Err(CursorError::BadCheck)
+        );
+        assert_eq!(
+            decode_any([], ListKind::Tools, text),
+            Err(CursorError::BadCheck)
+        );
+        // The kind check still applies to a cursor under the previous key, and garbage stays
+        // garbage whatever the keys.
+        assert_eq!(
+            decode_any([&b, &a], ListKind::Prompts, text),
+            Err(CursorError::WrongList)
+        );
+        assert_eq!(
+            decode_any([&b, &a], ListKind::Tools, b"short"),
+            Err(CursorError::Malformed)
+        );
+        // Under B, B's own cursors verify with or without A.
+        let minted_b = encode(&b, ListKind::Tools, 1, 50);
+        assert_eq!(
+            decode_any([&b], ListKind::Tools, minted_b.as_str().as_bytes()),
+            Ok(at)
+        );
+        assert_eq!(
+            decode(&a, ListKind::Tools, minted_b.as_str().as_bytes()),
             Err(CursorError::BadCheck)
         );
     }

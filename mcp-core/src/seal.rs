@@ -15,7 +15,10 @@
 //! until it expires, a state opens for its method and target as often as it is presented; if
 //! it must be tied to a session or user, put that in the target or payload (or use a key per
 //! session). The core has no clock: the caller supplies `expires_at_ms` and `now_ms` from the
-//! same clock (for several server instances sharing a key, a wall clock).
+//! same clock (for several server instances sharing a key, a wall clock). During a key
+//! rotation the session opens a state under each key it accepts
+//! ([`Config::verification_keys`](crate::Config::verification_keys)) and always seals under
+//! the current one.
 //!
 //! Wire format (ASCII; [`sealed_len`] = 27 + payload length characters):
 //!

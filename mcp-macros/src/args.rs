@@ -331,7 +331,10 @@ pub(crate) fn property_schema(field: &Field, side: Side) -> syn::Result<Vec<Toke
         });
     }
     if let Some(default) = &attrs.default {
-        check_default(default, attrs, inner)?;
+        check_default(default, attrs, inner, "default")?;
+    }
+    for example in attrs.examples.iter().flatten() {
+        check_default(example, attrs, inner, "example")?;
     }
     let mut extra = String::new();
     if let Some(title) = &attrs.title {
@@ -348,6 +351,10 @@ pub(crate) fn property_schema(field: &Field, side: Side) -> syn::Result<Vec<Toke
     }
     if let Some(default) = &attrs.default {
         extra += &format!(",\"default\":{}", default.json);
+    }
+    if let Some(examples) = &attrs.examples {
+        let values: Vec<&str> = examples.iter().map(|e| e.json.as_str()).collect();
+        extra += &format!(",\"examples\":[{}]", values.join(","));
     }
     if let Some(header) = &attrs.header {
         extra += &format!(",\"x-mcp-header\":{}", json_string(header));
@@ -367,14 +374,35 @@ pub(crate) fn property_schema(field: &Field, side: Side) -> syn::Result<Vec<Toke
         )));
         parts.push(text(&n.to_string()));
     }
+    if let Some(pattern) = &attrs.pattern {
+        // Only strings implement `ArgText`: anything else is a compile error, raised by the
+        // parser's check on the argument side, by the keyword's lookup here on the output side.
+        parts.push(match side {
+            Side::Args => text(",\"pattern\":"),
+            Side::Output => quote!(::mcp_core::args::SchemaText::Parts(&[
+                ::mcp_core::args::SchemaText::Text(","),
+                ::mcp_core::args::SchemaText::Text(
+                    <#static_inner as ::mcp_core::args::ArgText>::PATTERN_KEYWORD,
+                ),
+            ])),
+        });
+        parts.push(text(&json_string(&pattern.source)));
+    }
     parts.push(text("}"));
     Ok(parts)
 }
 
-/// Rejects a default the field's own checks would reject (numbers: range and wholeness;
-/// others: the literal's kind against primitive types).
-fn check_default(default: &attrs::JsonLiteral, attrs: &FieldAttrs, ty: &Type) -> syn::Result<()> {
-    let err = |msg: &str| Err(syn::Error::new(default.span, msg));
+/// Rejects a default (or example) the field's own checks would reject (numbers: range and
+/// wholeness; strings: `pattern` and lengths; others: the literal's kind against primitive
+/// types).
+fn check_default(
+    default: &attrs::JsonLiteral,
+    attrs: &FieldAttrs,
+    ty: &Type,
+    what: &str,
+) -> syn::Result<()> {
+    crate::pattern::check_literal(default, attrs, what)?;
+    let err = |msg: String| Err(syn::Error::new(default.span, msg));
     let prim = primitive_number(ty).or_else(|| {
         let Type::Path(p) = ty else { return None };
         p.path
@@ -384,11 +412,11 @@ fn check_default(default: &attrs::JsonLiteral, attrs: &FieldAttrs, ty: &Type) ->
     });
     match (prim.as_deref(), default.number) {
         (Some("bool"), None) if default.json == "true" || default.json == "false" => Ok(()),
-        (Some("bool"), _) => err("the default of a `bool` must be `true` or `false`"),
-        (Some(_), None) => err("the default of a number must be a number"),
+        (Some("bool"), _) => err(format!("the {what} of a `bool` must be `true` or `false`")),
+        (Some(_), None) => err(format!("the {what} of a number must be a number")),
         (Some(prim), Some(v)) => {
             if prim.starts_with(['i', 'u']) && v.fract() != 0.0 {
-                return err("the default of an integer must be a whole number");
+                return err(format!("the {what} of an integer must be a whole number"));
             }
             let (_, _, mut min, mut max) = if prim == "f64" {
                 ("", "", f64::MIN, f64::MAX)
@@ -402,7 +430,9 @@ fn check_default(default: &attrs::JsonLiteral, attrs: &FieldAttrs, ty: &Type) ->
                 max = n.value;
             }
             if v < min || v > max {
-                return err("the default is outside the field's `minimum`..`maximum`");
+                return err(format!(
+                    "the {what} is outside the field's `minimum`..`maximum`"
+                ));
             }
             Ok(())
         }
@@ -653,6 +683,16 @@ fn field_value(f: &Field, slot: &syn::Ident, l: &Lifetime) -> TokenStream {
     if let Some((n, _)) = f.attrs.max_length {
         let n = Literal::usize_unsuffixed(n as usize);
         checks.push(quote!(::mcp_core::args::check_max_length(x, #n)));
+    }
+    if let Some(pattern) = &f.attrs.pattern {
+        let program = pattern.program.to_tokens(&pattern.source);
+        let inner = option_inner(ty).unwrap_or(ty);
+        checks.push(
+            quote_spanned!(inner.span()=> ::mcp_core::args::check_pattern(x, {
+                static PATTERN: ::mcp_core::args::Pattern = #program;
+                &PATTERN
+            })),
+        );
     }
     let checks = if checks.is_empty() {
         quote!()

@@ -6,6 +6,8 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ExprLit, ExprUnary, Lit, LitStr, UnOp};
 
+use crate::pattern;
+
 /// A serde-style renaming rule (`rename_all = "camelCase"`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum RenameRule {
@@ -117,13 +119,22 @@ pub(crate) struct Number {
     pub(crate) span: Span,
 }
 
-/// A literal as JSON text (`default = ...`).
+/// A literal as JSON text (`default = ...`, an element of `examples = [...]`).
 #[derive(Clone, Debug)]
 pub(crate) struct JsonLiteral {
     pub(crate) json: String,
     /// The number's value when the literal is one.
     pub(crate) number: Option<f64>,
+    /// The string's value when the literal is one.
+    pub(crate) string: Option<String>,
     pub(crate) span: Span,
+}
+
+/// `pattern = "..."`: the source and its compiled program.
+#[derive(Clone, Debug)]
+pub(crate) struct PatternAttr {
+    pub(crate) source: String,
+    pub(crate) program: pattern::Program,
 }
 
 /// `#[arg(...)]` (and `#[serde(rename)]`) on a field or variant.
@@ -138,6 +149,8 @@ pub(crate) struct FieldAttrs {
     pub(crate) max_length: Option<(u64, Span)>,
     pub(crate) default: Option<JsonLiteral>,
     pub(crate) header: Option<String>,
+    pub(crate) pattern: Option<PatternAttr>,
+    pub(crate) examples: Option<Vec<JsonLiteral>>,
     /// Span of the first attribute that only fits struct fields (for errors on variants).
     pub(crate) field_only: Option<Span>,
 }
@@ -250,6 +263,10 @@ fn json_literal(expr: &Expr) -> syn::Result<JsonLiteral> {
         _ => return Err(syn::Error::new(span, "expected a literal")),
     };
     let sign = if negative { "-" } else { "" };
+    let string = match lit {
+        Lit::Str(s) if !negative => Some(s.value()),
+        _ => None,
+    };
     let (json, number) = match lit {
         Lit::Int(i) => {
             let digits = i.base10_digits();
@@ -290,7 +307,12 @@ fn json_literal(expr: &Expr) -> syn::Result<JsonLiteral> {
             ))
         }
     };
-    Ok(JsonLiteral { json, number, span })
+    Ok(JsonLiteral {
+        json,
+        number,
+        string,
+        span,
+    })
 }
 
 fn count(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<(u64, Span)> {
@@ -371,14 +393,41 @@ pub(crate) fn field_attrs(attrs: &[Attribute]) -> syn::Result<FieldAttrs> {
                     }
                     set(&mut out.header, value, &meta)
                 }
-                "pattern" => Err(meta.error(
-                    "`pattern` is not supported yet: the parser could not enforce it without \
-                     a regex engine, and an unenforced schema keyword would let schema and \
-                     validation drift apart",
-                )),
+                "pattern" => {
+                    let source = lit_str(&meta)?;
+                    let program = pattern::compile(&source.value())
+                        .map_err(|e| syn::Error::new(source.span(), e))?;
+                    let value = PatternAttr {
+                        source: source.value(),
+                        program,
+                    };
+                    set(&mut out.pattern, value, &meta)
+                }
+                "examples" => {
+                    let expr: Expr = meta.value()?.parse()?;
+                    let Expr::Array(array) = &expr else {
+                        return Err(syn::Error::new(
+                            expr.span(),
+                            "expected an array of literals: `examples = [\"a\", \"b\"]`",
+                        ));
+                    };
+                    if array.elems.is_empty() {
+                        return Err(syn::Error::new(
+                            array.span(),
+                            "`examples` needs at least one value",
+                        ));
+                    }
+                    let values = array
+                        .elems
+                        .iter()
+                        .map(json_literal)
+                        .collect::<syn::Result<Vec<_>>>()?;
+                    set(&mut out.examples, values, &meta)
+                }
                 _ => Err(meta.error(
                     "unknown attribute: expected one of `rename`, `description`, `title`, \
-                     `minimum`, `maximum`, `min_length`, `max_length`, `default`, `header`",
+                     `minimum`, `maximum`, `min_length`, `max_length`, `pattern`, `default`, \
+                     `examples`, `header`",
                 )),
             }
         })?;

@@ -1,16 +1,29 @@
 //! # mcp-macros
 //!
 //! Compile-time code generation for [mcp-core](https://docs.rs/mcp-core), re-exported there
-//! behind its `macros` feature (`mcp_core::ToolArgs`, ...). Everything generated is plain
-//! `no_std`, allocation-free code against traits of `mcp_core::args` that can also be
-//! implemented by hand:
+//! behind its `macros` feature (`mcp_core::ToolArgs`, ...), and for mcp-tokio (its `macros`
+//! feature). Everything generated for mcp-core is plain `no_std`, allocation-free code
+//! against traits of `mcp_core::args` that can also be implemented by hand:
 //!
 //! - `#[derive(ToolArgs)]`: a struct's JSON Schema as a `&'static str` built at compile time,
-//!   and a borrowing parser that enforces exactly that schema;
+//!   and a borrowing parser that enforces exactly that schema. Field attributes
+//!   `#[arg(rename, description, title, minimum, maximum, min_length, max_length, pattern,
+//!   default, examples, header)]`; container attributes `#[arg(rename_all, allow_unknown)]`.
+//!   `pattern = "..."` is compiled here into a Thompson NFA (at most 256 states, `{n,m}`
+//!   copying its operand) that `mcp_core::args::pattern` runs without allocation or
+//!   backtracking; the ECMA-262 subset it accepts: literals and escapes, `.`, classes with
+//!   ranges and negation, `\d \D \w \W \s \S` (ECMAScript meanings), `^`, `$`, groups,
+//!   `|`, `* + ? {n} {n,} {n,m}`. Backreferences, lookaround, `\b`, `\p{..}` and inline
+//!   flags are compile errors naming the construct. `examples = [...]` become the schema's
+//!   `examples`, each checked at compile time against the field's pattern, lengths and
+//!   bounds;
 //! - `#[derive(ToolOutput)]`: `outputSchema` and the writer of `structuredContent`;
 //! - `#[tools]` on an `impl` block: the static tool table and the `ToolSet` implementation
 //!   (`#[tool(name, title, description, read_only, destructive, idempotent, open_world,
 //!   icons, meta, requires)]` on methods; the doc comment is the default description);
+//! - `#[mcp_tokio::tools]` (entry point `tokio_tools`, re-exported by mcp-tokio): the same
+//!   syntax with `async fn` methods taking mcp-tokio's `Context`, registered into its
+//!   `Tools` registry;
 //! - `#[derive(PromptArgs)]` and `#[prompts]`: prompt arguments from a struct, the prompt
 //!   table and the `PromptSet` implementation;
 //! - `#[derive(TemplateVars)]` and `#[resources]`: resource template variables from a
@@ -25,6 +38,7 @@ use proc_macro::TokenStream;
 mod args;
 mod attrs;
 mod output;
+mod pattern;
 mod prompts;
 mod resources;
 mod tools;
@@ -47,7 +61,15 @@ pub fn derive_tool_output(input: TokenStream) -> TokenStream {
 /// static tool table and the `mcp_core::ToolSet` implementation.
 #[proc_macro_attribute]
 pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
-    tools::expand(attr.into(), item.into()).into()
+    tools::expand(attr.into(), item.into(), tools::Form::Core).into()
+}
+
+/// `#[mcp_tokio::tools]` (re-exported by mcp-tokio under that name, feature `macros`): the
+/// syntax of `#[tools]`, for `async fn` methods too (with mcp-tokio's `Context`), generating
+/// the static tool table and `register(self: Arc<Self>, &mcp_tokio::Tools)`.
+#[proc_macro_attribute]
+pub fn tokio_tools(attr: TokenStream, item: TokenStream) -> TokenStream {
+    tools::expand(attr.into(), item.into(), tools::Form::Tokio).into()
 }
 
 /// Derives `mcp_core::prompt_args::PromptArgs` (a struct whose fields are a prompt's

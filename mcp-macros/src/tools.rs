@@ -1,5 +1,7 @@
 //! `#[tools]`: an inherent `impl` block whose `#[tool(...)]` methods become a static tool
-//! table and a synchronous `ToolSet`.
+//! table and a synchronous `ToolSet`; and `#[mcp_tokio::tools]` (the `tokio_tools` entry
+//! point), the same syntax for mcp-tokio with `async fn` methods (see [the last
+//! section](#mcp_tokiotools)).
 //!
 //! # Syntax
 //!
@@ -58,7 +60,7 @@
 //! - `Dispatch`: passed through (`Dispatch::Defer` hands the call out for later completion).
 //!
 //! Refused at compile time, with the offending tokens underlined: `async fn` (the core is
-//! synchronous; mcp-tokio serves async tools), type or const generic methods (schemas need
+//! synchronous; `#[mcp_tokio::tools]` serves async tools), type or const generic methods (schemas need
 //! concrete types), `unsafe fn`, `self` by value, a second arguments parameter, other
 //! parameter types (references, tuples, `impl Trait`), `impl Trait` returns, unknown or
 //! repeated keys, invalid or duplicate names, invalid literal JSON, `#[tools]` on anything
@@ -79,10 +81,48 @@
 //!
 //! Generated code names only `::mcp_core` (or the `crate = ...` path) and `::core` items:
 //! no allocation, no `unsafe`.
+//!
+//! # `#[mcp_tokio::tools]`
+//!
+//! The same attribute syntax and `#[tool]` keys, expanded for mcp-tokio's runtime registry
+//! (a separate entry point rather than `#[tools]` switching on `async fn`: the two generate
+//! different things, an `impl ToolSet` of `no_std` code against a `&mut self` value versus a
+//! registration of tasks against a shared `Arc<Self>`, and which one a block gets should not
+//! change when one of its methods becomes `async`; nor can a macro tell which crate
+//! re-exported it).
+//!
+//! - Methods take `&self` (or no receiver): the value is shared by concurrent calls.
+//! - A synchronous `fn` has the shapes above, except that it cannot return `Dispatch`.
+//! - An `async fn` takes, in any order: one arguments value (`ToolArgs`, possibly
+//!   borrowing; or `RawJson<'_>` with `input_schema`), `Context` or `&Context`, and
+//!   `&mut ToolOutput` (mcp-tokio's owned result, for blocks before the returned value).
+//!   It returns `()`, `&str`/`String`, a `ToolOutput`-derived value, mcp-tokio's
+//!   `ToolOutput` (recognised by that last path segment), or `Result` of one of these with
+//!   `E: Display`. `&CallRequest` and `&mut ToolResult` are refused (a task outlives the
+//!   request), as are two `Context`s and a `Context` in a synchronous method.
+//! - `#[tool(inline = path)]` (async tools only): a
+//!   `fn(&Self, &CallRequest<'_>, &mut ToolResult<'_, '_>) -> Dispatch` run inside the
+//!   connection's loop before the task; `Dispatch::Done` answers the call there.
+//!
+//! An async tool's arguments are parsed twice: inline, before the task is spawned (a
+//! refusal is answered at once with the core form's `isError` text, and no task is
+//! spawned), and in the task, from the task's own copy of the arguments (mcp-tokio's
+//! `Args`), which the parsed value may borrow (the task cannot borrow the request buffer,
+//! which the connection reuses). Parsing is allocation-free and cheap next to spawning a
+//! task.
+//!
+//! Generated, in a second inherent `impl` block: `TOOLS` and `find_tool` as above, and
+//! `pub fn register(self: Arc<Self>, tools: &mcp_tokio::Tools) where Self: Send + Sync +
+//! 'static`, adding every tool with `ToolDef::from_static(&Self::TOOLS[i])` (nothing copied)
+//! and a `Handler::sync` (synchronous methods), `Handler::mixed` (async methods whose
+//! arguments are checked inline, or with `inline`) or `Handler::async_fn` (async methods with
+//! `input_schema` and no `inline`). Options: `tokio = path::to::mcp_tokio` (default
+//! `::mcp_tokio`) and `crate = path::to::mcp_core` (default: the copy mcp-tokio re-exports).
 
 mod attr;
 mod json;
 mod sig;
+mod tokio;
 
 use std::collections::HashMap;
 
@@ -94,8 +134,17 @@ use syn::{Ident, ImplItem, ImplItemFn, Item, ItemImpl, LitStr, Path};
 use attr::{Options, ToolAttr};
 use sig::{Param, Receiver, Ret, Shape, Value};
 
-pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    match expand_inner(attr, item.clone()) {
+/// Which attribute is expanding: mcp-core's `#[tools]` or `#[mcp_tokio::tools]`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// `#[tools]`: synchronous methods, `impl ToolSet`, `::mcp_core` only.
+    Core,
+    /// `#[mcp_tokio::tools]`: sync and `async fn` methods, registered into `mcp_tokio::Tools`.
+    Tokio,
+}
+
+pub(crate) fn expand(attr: TokenStream, item: TokenStream, form: Form) -> TokenStream {
+    match expand_inner(attr, item.clone(), form) {
         Ok(tokens) => tokens,
         Err(e) => {
             // Keep the item so that the errors are only ours (no "cannot find method").
@@ -136,8 +185,8 @@ struct ToolDef {
     shape: Shape,
 }
 
-fn expand_inner(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    let options = Options::parse(attr)?;
+fn expand_inner(attr: TokenStream, item: TokenStream, form: Form) -> syn::Result<TokenStream> {
+    let options = Options::parse(attr, form)?;
     let item: Item = syn::parse2(item)?;
     let mut imp = match item {
         Item::Impl(imp) => imp,
@@ -160,7 +209,7 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream
     let mut errors = Vec::<syn::Error>::new();
     for item in &imp.items {
         match item {
-            ImplItem::Fn(f) => match tool_def(f) {
+            ImplItem::Fn(f) => match tool_def(f, form) {
                 Ok(Some(def)) => tools.push(def),
                 Ok(None) => {}
                 Err(e) => errors.push(e),
@@ -201,7 +250,10 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream
     }
 
     strip_tool_attrs(&mut imp);
-    let generated = generate(&options, &imp, &tools)?;
+    let generated = match form {
+        Form::Core => generate(&options, &imp, &tools)?,
+        Form::Tokio => tokio::generate(&options, &imp, &tools),
+    };
     Ok(quote! {
         #imp
         #generated
@@ -216,7 +268,7 @@ fn first_token_span(item: &Item) -> Span {
 }
 
 /// Reads one method: `None` when it has no `#[tool]`.
-fn tool_def(f: &ImplItemFn) -> syn::Result<Option<ToolDef>> {
+fn tool_def(f: &ImplItemFn, form: Form) -> syn::Result<Option<ToolDef>> {
     let mut marks = f.attrs.iter().filter(|a| is_tool_attr(a));
     let Some(mark) = marks.next() else {
         return Ok(None);
@@ -227,8 +279,24 @@ fn tool_def(f: &ImplItemFn) -> syn::Result<Option<ToolDef>> {
             "more than one #[tool] on a method: put every key in one #[tool(...)]",
         ));
     }
-    let attr = ToolAttr::parse(mark)?;
-    let shape = sig::shape(&f.sig)?;
+    let attr = ToolAttr::parse(mark, form)?;
+    let shape = sig::shape(&f.sig, form)?;
+    if let Some(inline) = &attr.inline {
+        if form == Form::Core {
+            return Err(syn::Error::new_spanned(
+                inline,
+                "`inline` is for async tools of #[mcp_tokio::tools]: a core tool answers \
+                 inline already",
+            ));
+        }
+        if !shape.is_async {
+            return Err(syn::Error::new_spanned(
+                inline,
+                "`inline` goes on an `async fn` tool: a synchronous tool is answered inline \
+                 already",
+            ));
+        }
+    }
     let method = f.sig.ident.clone();
     let name = match &attr.name {
         Some(lit) => lit.clone(),
@@ -395,8 +463,9 @@ fn tool_expr(k: &Path, def: &ToolDef) -> TokenStream {
     }
 }
 
-/// The `match` arm body of one tool in `call_tool`: evaluates to a `Dispatch`.
-fn call_body(k: &Path, def: &ToolDef) -> TokenStream {
+/// The `match` arm body of one synchronous tool (in `call_tool`, or in a `Handler::sync`
+/// closure of the tokio form, where `recv` is the shared `this`): evaluates to a `Dispatch`.
+fn call_body(k: &Path, def: &ToolDef, recv: &TokenStream) -> TokenStream {
     let support = quote!(#k::tools::__macro_support);
     let method = &def.method;
     let name = &def.name;
@@ -405,9 +474,11 @@ fn call_body(k: &Path, def: &ToolDef) -> TokenStream {
         Param::Raw(_) => quote!(request.args()),
         Param::Request => quote!(request),
         Param::Result => quote!(&mut *result),
+        // Refused in synchronous methods by `sig::shape`.
+        Param::Context(_) | Param::Output => quote!(),
     });
     let call = match def.shape.receiver {
-        Receiver::Method => quote!(self.#method(#(#args),*)),
+        Receiver::Method => quote!(#recv.#method(#(#args),*)),
         Receiver::Associated => quote!(Self::#method(#(#args),*)),
     };
     let done = quote!(#k::Dispatch::Done);
@@ -419,6 +490,7 @@ fn call_body(k: &Path, def: &ToolDef) -> TokenStream {
                 result.text(::core::convert::AsRef::<str>::as_ref(&value));
             }),
             Value::Output(ty) => quote_spanned!(ty.span()=> result.structured(&value)),
+            Value::Owned(ty) => quote_spanned!(ty.span()=> value.write(&mut *result)),
         }
     };
     let run = match &def.shape.ret {
@@ -487,7 +559,7 @@ fn generate(options: &Options, imp: &ItemImpl, tools: &[ToolDef]) -> syn::Result
     let self_ty = &imp.self_ty;
     let defs = tools.iter().map(|d| tool_expr(k, d));
     let arms = tools.iter().enumerate().map(|(i, d)| {
-        let body = call_body(k, d);
+        let body = call_body(k, d, &quote!(self));
         quote!(#i => #body,)
     });
     let count = tools.len();

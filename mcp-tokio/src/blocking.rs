@@ -46,8 +46,11 @@ impl Server {
     ) -> Result<(), Error> {
         let shared = &*self.inner;
         let info = shared.info.core();
-        let mut session =
-            Session::with_growing_slots(&info, shared.config, shared.limits.max_calls.max(1));
+        let mut session = Session::with_growing_slots(
+            &info,
+            shared.session_config(),
+            shared.limits.max_calls.max(1),
+        );
         let mut lines = LineBuf::new(shared.limits.max_frame.max(mcp_core::MIN_OUTPUT));
         let mut out = vec![0u8; shared.limits.initial_response.max(mcp_core::MIN_OUTPUT)];
         let mut pending = Vec::new();

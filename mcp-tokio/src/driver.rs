@@ -181,8 +181,11 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         policy: Policy,
     ) -> Result<(), Error> {
         let info = shared.info.core();
-        let mut session =
-            Session::with_growing_slots(&info, shared.config, shared.limits.max_calls.max(1));
+        let mut session = Session::with_growing_slots(
+            &info,
+            shared.session_config(),
+            shared.limits.max_calls.max(1),
+        );
         let mut framer = LineBuf::new(shared.limits.max_frame.max(mcp_core::MIN_OUTPUT));
         let (tx, mut rx) = mpsc::channel(256);
         let mut versions = shared.tools.watch();
@@ -513,6 +516,8 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         task: impl std::future::Future<Output = Command> + Send + 'static,
     ) {
         let done = self.tx.clone();
+        #[cfg(feature = "http")]
+        let task = crate::http::auth::inherit(task);
         let task = tokio::spawn(async move {
             let _ = done.send(task.await).await;
         });
@@ -818,8 +823,11 @@ impl Connection<'_, tokio::io::Sink> {
     ) -> Result<(), Error> {
         use crate::http::routes::{Inbound, Routes};
         let info = shared.info.core();
-        let mut session =
-            Session::with_growing_slots(&info, shared.config, shared.limits.max_calls.max(1));
+        let mut session = Session::with_growing_slots(
+            &info,
+            shared.session_config(),
+            shared.limits.max_calls.max(1),
+        );
         let (tx, mut rx) = mpsc::channel(256);
         let mut versions = shared.tools.watch();
         let mut lists = shared.lists.subscribe();
@@ -868,7 +876,11 @@ impl Connection<'_, tokio::io::Sink> {
                         if let Some(r) = &mut conn.routes {
                             r.begin(post.sink, version);
                         }
-                        conn.message(&mut session, &post.body)?;
+                        // Handlers (and the tasks they start) see who sent the body.
+                        let entered = crate::http::auth::enter(post.principal);
+                        let handled = conn.message(&mut session, &post.body);
+                        drop(entered);
+                        handled?;
                         let version = session.negotiated_version();
                         if let Some(r) = &mut conn.routes {
                             let _ = post.outcome.send(r.end(version));

@@ -27,6 +27,11 @@
 //! Server::new(info, tools).serve_stdio().await
 //! # }
 //! ```
+//!
+//! With the `macros` feature, `#[mcp_tokio::tools]` (the `tools` item) writes such
+//! registrations from the methods of an `impl` block, `async fn` with a [`Context`] or not,
+//! with the tool definitions and their JSON Schemas built at compile time (the
+//! `ToolArgs`/`ToolOutput` derives of mcp-core, re-exported here).
 #![forbid(unsafe_code)]
 
 mod blocking;
@@ -36,7 +41,9 @@ mod context;
 mod driver;
 #[cfg(feature = "http")]
 pub mod http;
+pub mod keys;
 mod lines;
+mod macro_support;
 mod prompts;
 mod registry;
 mod server;
@@ -44,10 +51,129 @@ mod server;
 mod stdio;
 
 pub use context::{Context, RequestError};
+pub use keys::{KeySource, Keys, KeysError};
 pub use mcp_core::ClientMethod;
 pub use prompts::{ErrorReply, PromptFuture, PromptOutput, PromptRequest};
 pub use registry::{Annotations, Args, BoxFuture, Content, Handler, ToolDef, ToolOutput, Tools};
 pub use server::{random_key, Info, Limits, Server, ShutdownHandle};
+
+/// `#[mcp_tokio::tools]` on an `impl` block (feature `macros`): every method marked
+/// `#[tool(...)]`, `async fn` or not, becomes a tool, with its definition built at compile
+/// time (schemas from the `ToolArgs`/`ToolOutput` derives) and a generated
+/// `register(self: Arc<Self>, &Tools)` adding them all to a [`Tools`] registry.
+///
+/// The syntax is mcp-core's `#[tools]` (the same `#[tool(...)]` keys: `name`, `title`,
+/// `description` (default: the doc comment), `read_only`, `destructive`, `idempotent`,
+/// `open_world`, `annotations`, `icons`, `meta`, `requires`, `input_schema`,
+/// `output_schema`), with these differences:
+///
+/// - the tool set is shared by concurrent calls as an `Arc<Self>`: methods take `&self`
+///   (or no receiver), never `&mut self`;
+/// - an `async fn` method runs as a tokio task, concurrently with the connection's other
+///   calls, and is aborted when the client cancels the call. It takes, in any order: at most
+///   one arguments value (a `ToolArgs` type, which may borrow: the task parses its own copy
+///   of the arguments, so `JsonStr<'_>` fields work; or `RawJson<'_>` with `input_schema`),
+///   a [`Context`] or `&Context` (progress, logging, cancellation, client capabilities,
+///   requests to the client), and `&mut ToolOutput` (content blocks added before the
+///   returned value). It returns `()`, text (`&str`/`String`), a `ToolOutput`-derived value
+///   (`structuredContent`, its `SCHEMA` the `outputSchema`), a [`ToolOutput`](struct@ToolOutput), or `Result` of
+///   one of these with an error type implementing `Display` (`Err` becomes an `isError`
+///   text block);
+/// - its arguments are checked before the task is spawned: invalid ones are answered at
+///   once with the `isError` result of the synchronous form (``Invalid arguments for tool
+///   add: argument `a`: must be a number``), and the method is not called;
+/// - `#[tool(inline = path)]` on an `async fn` names a
+///   `fn(&Self, &CallRequest<'_>, &mut ToolResult<'_, '_>) -> Dispatch` run first, inside
+///   the connection's loop: [`Dispatch::Done`](mcp_core::Dispatch::Done) answers the call
+///   there, [`Dispatch::Defer`](mcp_core::Dispatch::Defer) spawns the task (a
+///   [`Handler::mixed`]);
+/// - a synchronous method (`fn`) is the core form's, answered inside the connection's loop
+///   ([`Handler::sync`]); it cannot return `Dispatch` (there would be nothing to defer to);
+/// - generated: `TOOLS` (the definitions, in declaration order), `find_tool` and
+///   `register`; no `ToolSet` impl. Options: `#[mcp_tokio::tools(crate = path::to::mcp_core,
+///   tokio = path::to::mcp_tokio)]`.
+///
+/// The derives' generated code names `::mcp_core`: depend on mcp-core too when you use them.
+/// Misuse (an `async fn` under mcp-core's `#[tools]`, two `Context`s, `&mut self`, a
+/// `Context` in a synchronous method, `&CallRequest` in an `async fn`, ...) is a compile
+/// error naming the offending tokens.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use std::sync::Arc;
+///
+/// use mcp_core::LogLevel;
+/// use mcp_tokio::{Context, ToolArgs, ToolOutput, Tools};
+///
+/// /// What to add.
+/// #[derive(ToolArgs)]
+/// struct AddArgs {
+///     /// The first number.
+///     a: f64,
+///     /// The second number.
+///     b: f64,
+/// }
+///
+/// #[derive(ToolOutput)]
+/// struct Sum {
+///     sum: f64,
+/// }
+///
+/// #[derive(ToolArgs)]
+/// struct CountArgs {
+///     #[arg(minimum = 1, maximum = 100)]
+///     n: u32,
+/// }
+///
+/// #[derive(Default)]
+/// struct Everything {
+///     calls: AtomicU64,
+/// }
+///
+/// #[mcp_tokio::tools]
+/// impl Everything {
+///     /// Adds two numbers.
+///     #[tool(read_only, idempotent)]
+///     fn add(&self, args: AddArgs) -> Sum {
+///         self.calls.fetch_add(1, Ordering::Relaxed);
+///         Sum { sum: args.a + args.b }
+///     }
+///
+///     /// Counts to n, reporting progress and logging each step.
+///     #[tool(title = "Count")]
+///     async fn count(&self, args: CountArgs, ctx: Context) -> Result<String, &'static str> {
+///         for i in 1..=args.n {
+///             if ctx.is_cancelled() {
+///                 return Err("cancelled");
+///             }
+///             ctx.progress(f64::from(i), Some(f64::from(args.n)), None).await;
+///             ctx.log(LogLevel::Info, None, format!("step {i}")).await;
+///         }
+///         Ok(format!("Counted to {}", args.n))
+///     }
+/// }
+///
+/// let tools = Tools::new();
+/// Arc::new(Everything::default()).register(&tools);
+/// assert_eq!(tools.len(), 2);
+/// assert_eq!(Everything::TOOLS[1].title, Some("Count"));
+/// assert!(Everything::TOOLS[0].input_schema.contains(r#""required":["a","b"]"#));
+/// ```
+#[cfg(feature = "macros")]
+pub use mcp_macros::tokio_tools as tools;
+/// The derives of mcp-core's argument and output traits (feature `macros`; the generated
+/// code names `::mcp_core`, so depend on it too). `ToolOutput` is also the name of this
+/// crate's owned result type: the derive lives in the macro namespace, the struct in the
+/// type namespace, and one `use mcp_tokio::ToolOutput` imports both.
+#[cfg(feature = "macros")]
+pub use mcp_macros::{ToolArgs, ToolOutput};
+
+#[doc(hidden)]
+pub mod __macro_support {
+    //! Called by the code `#[mcp_tokio::tools]` generates: not a stable API.
+    pub use crate::macro_support::*;
+    pub use mcp_core;
+}
 
 /// Why a server stopped.
 #[derive(Debug, thiserror::Error)]

@@ -1,28 +1,34 @@
 //! The tool registry: owned definitions, sync and async handlers, and runtime changes.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::{Arc, RwLock};
 
+use mcp_core::content::Icon;
 use mcp_core::json::JsonStr;
+use mcp_core::json::JsonWriter;
 use mcp_core::{CallRequest, ClientCaps, Dispatch, Tool, ToolAnnotations, ToolResult, ToolSet};
 use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
 use crate::context::Context;
 
-/// A tool definition with owned text. Schemas are raw JSON, emitted byte-for-byte.
+/// A tool definition: owned text, or text borrowed from a `'static` definition
+/// ([`from_static`](Self::from_static), what `#[mcp_tokio::tools]` registers: nothing is
+/// copied). Schemas are raw JSON, emitted byte-for-byte.
 #[derive(Clone, Debug)]
 pub struct ToolDef {
-    name: String,
-    title: Option<String>,
-    description: Option<String>,
-    input_schema: String,
-    output_schema: Option<String>,
+    name: Cow<'static, str>,
+    title: Option<Cow<'static, str>>,
+    description: Option<Cow<'static, str>>,
+    input_schema: Cow<'static, str>,
+    output_schema: Option<Cow<'static, str>>,
     annotations: Option<Annotations>,
-    meta: Option<String>,
+    icons: &'static [Icon<'static>],
+    meta: Option<Cow<'static, str>>,
     requires: ClientCaps,
 }
 
@@ -41,52 +47,70 @@ pub struct Annotations {
     pub open_world: Option<bool>,
 }
 
+fn owned(s: &str) -> Cow<'static, str> {
+    Cow::Owned(s.to_owned())
+}
+
 impl ToolDef {
     /// A tool with a name and an input schema (raw JSON object text).
     pub fn new(name: impl Into<String>, input_schema: impl Into<String>) -> Self {
         ToolDef {
-            name: name.into(),
+            name: Cow::Owned(name.into()),
             title: None,
             description: None,
-            input_schema: input_schema.into(),
+            input_schema: Cow::Owned(input_schema.into()),
             output_schema: None,
             annotations: None,
+            icons: &[],
             meta: None,
             requires: ClientCaps::NONE,
         }
     }
-    /// Copies a static core definition.
+    /// Copies a core definition (its icons are not copied: they borrow from the
+    /// definition; use [`from_static`](Self::from_static) for a `'static` one, or
+    /// [`icons`](Self::icons)).
     pub fn from_tool(t: &Tool<'_>) -> Self {
         ToolDef {
-            name: t.name.into(),
-            title: t.title.map(Into::into),
-            description: t.description.map(Into::into),
-            input_schema: t.input_schema.into(),
-            output_schema: t.output_schema.map(Into::into),
-            annotations: t.annotations.map(|a| Annotations {
-                title: a.title.map(Into::into),
-                read_only: a.read_only_hint,
-                destructive: a.destructive_hint,
-                idempotent: a.idempotent_hint,
-                open_world: a.open_world_hint,
-            }),
-            meta: t.meta.map(Into::into),
+            name: owned(t.name),
+            title: t.title.map(owned),
+            description: t.description.map(owned),
+            input_schema: owned(t.input_schema),
+            output_schema: t.output_schema.map(owned),
+            annotations: t.annotations.map(|a| Annotations::from_core(&a)),
+            icons: &[],
+            meta: t.meta.map(owned),
+            requires: t.requires,
+        }
+    }
+    /// A `'static` core definition (a `const` table, such as the `TOOLS` that `#[tools]`
+    /// and `#[mcp_tokio::tools]` generate), icons included; its text is borrowed, not
+    /// copied.
+    pub fn from_static(t: &Tool<'static>) -> Self {
+        ToolDef {
+            name: Cow::Borrowed(t.name),
+            title: t.title.map(Cow::Borrowed),
+            description: t.description.map(Cow::Borrowed),
+            input_schema: Cow::Borrowed(t.input_schema),
+            output_schema: t.output_schema.map(Cow::Borrowed),
+            annotations: t.annotations.map(|a| Annotations::from_core(&a)),
+            icons: t.icons,
+            meta: t.meta.map(Cow::Borrowed),
             requires: t.requires,
         }
     }
     /// Sets the display title.
     pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
+        self.title = Some(Cow::Owned(title.into()));
         self
     }
     /// Sets the description.
     pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
+        self.description = Some(Cow::Owned(description.into()));
         self
     }
     /// Sets the output schema (raw JSON).
     pub fn output_schema(mut self, schema: impl Into<String>) -> Self {
-        self.output_schema = Some(schema.into());
+        self.output_schema = Some(Cow::Owned(schema.into()));
         self
     }
     /// Sets the behaviour hints.
@@ -94,9 +118,14 @@ impl ToolDef {
         self.annotations = Some(annotations);
         self
     }
+    /// Sets the icons (2025-11-25+).
+    pub fn icons(mut self, icons: &'static [Icon<'static>]) -> Self {
+        self.icons = icons;
+        self
+    }
     /// Sets `_meta` (a raw JSON object).
     pub fn meta(mut self, meta: impl Into<String>) -> Self {
-        self.meta = Some(meta.into());
+        self.meta = Some(Cow::Owned(meta.into()));
         self
     }
     /// Client capabilities the tool needs.
@@ -123,9 +152,21 @@ impl ToolDef {
                 idempotent_hint: a.idempotent,
                 open_world_hint: a.open_world,
             }),
-            icons: &[],
+            icons: self.icons,
             meta: self.meta.as_deref(),
             requires: self.requires,
+        }
+    }
+}
+
+impl Annotations {
+    fn from_core(a: &ToolAnnotations<'_>) -> Self {
+        Annotations {
+            title: a.title.map(Into::into),
+            read_only: a.read_only_hint,
+            destructive: a.destructive_hint,
+            idempotent: a.idempotent_hint,
+            open_world: a.open_world_hint,
         }
     }
 }
@@ -154,7 +195,7 @@ impl Args {
     }
 }
 
-/// One owned content block of a [`ToolOutput`].
+/// One owned content block of a [`ToolOutput`](struct@ToolOutput).
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum Content {
@@ -206,13 +247,19 @@ impl Content {
     }
 }
 
-/// The owned result of an async tool.
+/// The owned result of an async tool: content blocks, optional `structuredContent`, and
+/// whether it is an error.
 #[derive(Clone, Debug, Default)]
 pub struct ToolOutput {
     content: Vec<Content>,
-    structured: Option<serde_json::Value>,
+    /// `structuredContent` as compact JSON text.
+    structured: Option<String>,
     is_error: bool,
 }
+
+/// Bytes a [`ToolOutput::structured_output`] value is first rendered into on the stack; a
+/// larger value is rendered again into a buffer of its exact size.
+const OUTPUT_STACK: usize = 512;
 
 impl ToolOutput {
     /// A result with one text block.
@@ -235,14 +282,42 @@ impl ToolOutput {
         self.content.push(content);
         self
     }
+    /// Adds a content block (for a tool that builds its result in place, as an
+    /// `#[mcp_tokio::tools]` method taking `&mut ToolOutput` does).
+    pub fn push(&mut self, content: Content) -> &mut Self {
+        self.content.push(content);
+        self
+    }
+    /// Marks the result as a tool execution error (`isError: true`).
+    pub fn set_error(&mut self) -> &mut Self {
+        self.is_error = true;
+        self
+    }
     /// Sets `structuredContent` (also sent as a JSON text block, as the spec suggests).
     pub fn structured(mut self, value: serde_json::Value) -> Self {
-        self.structured = Some(value);
+        self.structured = Some(value.to_string());
+        self
+    }
+    /// Sets `structuredContent` from a type implementing mcp-core's
+    /// [`ToolOutput`](mcp_core::args::ToolOutput) trait (a `#[derive(ToolOutput)]` struct):
+    /// rendered now by its own writer (no serde), so it may borrow; sent exactly as
+    /// [`ToolResult::structured`] sends it (a JSON text block after the other blocks, and
+    /// `structuredContent`).
+    pub fn structured_output<T: mcp_core::args::ToolOutput + ?Sized>(mut self, value: &T) -> Self {
+        self.structured = Some(render(value));
         self
     }
     /// Whether this is an error result.
     pub fn is_error(&self) -> bool {
         self.is_error
+    }
+    /// The content blocks so far (without the JSON text block of `structuredContent`).
+    pub fn content(&self) -> &[Content] {
+        &self.content
+    }
+    /// `structuredContent` as compact JSON text, if set.
+    pub fn structured_json(&self) -> Option<&str> {
+        self.structured.as_deref()
     }
     /// Writes this output through the core's result builder.
     pub fn write(&self, r: &mut ToolResult<'_, '_>) {
@@ -252,10 +327,30 @@ impl ToolOutput {
         for c in &self.content {
             r.push(&c.as_core(), None, None);
         }
-        if let Some(v) = &self.structured {
-            r.structured_raw(&v.to_string());
+        if let Some(json) = &self.structured {
+            r.structured_raw(json);
         }
     }
+}
+
+/// `value` as compact JSON text, written by its `ToolOutput::write`.
+fn render<T: mcp_core::args::ToolOutput + ?Sized>(value: &T) -> String {
+    let mut stack = [0u8; OUTPUT_STACK];
+    let mut w = JsonWriter::new(&mut stack);
+    value.write(&mut w);
+    let bytes = match w.finish() {
+        Ok(n) => stack.get(..n).unwrap_or_default().to_vec(),
+        Err(too_small) => {
+            let mut heap = vec![0u8; too_small.required];
+            let mut w = JsonWriter::new(&mut heap);
+            value.write(&mut w);
+            let n = w.finish().unwrap_or(0);
+            heap.truncate(n);
+            heap
+        }
+    };
+    // The writer escapes every string it writes: its output is UTF-8.
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 type SyncFn = dyn Fn(&CallRequest<'_>, &mut ToolResult<'_, '_>) + Send + Sync;

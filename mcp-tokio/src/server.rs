@@ -17,6 +17,7 @@ use tokio::sync::Semaphore;
 use crate::driver::Connection;
 #[cfg(feature = "socket")]
 use crate::driver::{Tracker, SHED_MIN_IDLE};
+use crate::keys::{KeySource, Keys};
 use crate::prompts::{ErrorReply, PromptFn, PromptOutput, PromptRequest};
 use crate::registry::{Snapshot, Tools};
 use crate::{Context, Error};
@@ -101,7 +102,10 @@ type Provider = Arc<std::sync::Mutex<dyn ServerHandler + Send>>;
 
 pub(crate) struct Shared {
     pub(crate) info: Info,
+    /// Session policy; its keys are those of `keys` at creation (see `session_config`).
     pub(crate) config: Config,
+    /// The keys new sessions get: replaced by [`Server::set_keys`].
+    pub(crate) keys: std::sync::RwLock<Keys>,
     pub(crate) limits: Limits,
     pub(crate) tools: Tools,
     pub(crate) provider: Option<Provider>,
@@ -134,6 +138,24 @@ pub fn random_key() -> SecretKey {
     }
     SecretKey(key)
 }
+
+impl Shared {
+    /// The config of a new session: the policy with the current keys.
+    pub(crate) fn session_config(&self) -> Config {
+        let mut config = self.config;
+        self.keys
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .apply(&mut config);
+        config
+    }
+}
+
+/// What tells a server to reload its keys besides file changes: SIGHUP on Unix.
+#[cfg(unix)]
+type Hangup = tokio::signal::unix::Signal;
+#[cfg(not(unix))]
+type Hangup = ();
 
 /// Milliseconds since the UNIX epoch: the time passed to the core.
 pub(crate) fn now_ms() -> u64 {
@@ -247,6 +269,7 @@ impl Server {
         Server {
             inner: Arc::new(Shared {
                 info,
+                keys: std::sync::RwLock::new(Keys::of(&config)),
                 config,
                 limits,
                 tools,
@@ -255,6 +278,112 @@ impl Server {
                 lists,
                 shutdown,
             }),
+        }
+    }
+
+    /// Replaces the secret keys (a rotation: see [`keys`](crate::keys)). Every session that
+    /// starts from now on uses them: each 2026-07-28 HTTP request, new legacy sessions and
+    /// connections. Sessions already open keep the keys they started with (their cursors
+    /// and state only come back to them).
+    pub fn set_keys(&self, keys: Keys) {
+        *self
+            .inner
+            .keys
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = keys;
+    }
+
+    /// The keys new sessions get.
+    pub fn keys(&self) -> Keys {
+        *self
+            .inner
+            .keys
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Reloads the keys from `source` whenever the process receives SIGHUP (Unix) and, for a
+    /// file, when it changes (its modification time, size or inode, looked at every
+    /// `poll`; `None` for SIGHUP only), until the server shuts down. Call it from within a
+    /// tokio runtime, after loading the keys once (so that a bad file fails start-up).
+    ///
+    /// A reload that fails (unreadable file, invalid content) is logged with `tracing` and
+    /// changes nothing: the server goes on with the keys it has. A file replaced by a
+    /// rename is picked up like one rewritten in place.
+    pub fn reload_keys(
+        &self,
+        source: KeySource,
+        poll: Option<std::time::Duration>,
+    ) -> tokio::task::JoinHandle<()> {
+        // The signal handler and the file's first stamp are taken now, not when the task
+        // first runs: a change or a signal right after this call is not missed.
+        #[cfg(unix)]
+        let hangup = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for SIGHUP; keys reload on file changes only");
+                None
+            }
+        };
+        #[cfg(not(unix))]
+        let hangup: Option<Hangup> = None;
+        let path = match (&source, poll) {
+            (KeySource::File(path), Some(_)) => Some(path.clone()),
+            _ => None,
+        };
+        let stamp = path.as_deref().and_then(crate::keys::file_stamp);
+        let server = self.clone();
+        tokio::spawn(async move { server.reload_loop(source, hangup, path, stamp, poll).await })
+    }
+
+    async fn reload_loop(
+        self,
+        source: KeySource,
+        mut hangup: Option<Hangup>,
+        path: Option<std::path::PathBuf>,
+        mut stamp: Option<(std::time::SystemTime, u64, u64)>,
+        poll: Option<std::time::Duration>,
+    ) {
+        let mut stop = self.inner.shutdown.subscribe();
+        let every = poll.unwrap_or(std::time::Duration::from_secs(3600));
+        let mut tick = tokio::time::interval(every.max(std::time::Duration::from_millis(10)));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            let hup = async {
+                match hangup.as_mut() {
+                    #[cfg(unix)]
+                    Some(h) => h.recv().await,
+                    _ => std::future::pending().await,
+                }
+            };
+            let why = tokio::select! {
+                _ = stop.wait_for(|s| *s) => return,
+                Some(()) = hup => "SIGHUP",
+                _ = tick.tick(), if path.is_some() => {
+                    let now = path.as_deref().and_then(crate::keys::file_stamp);
+                    if now == stamp {
+                        continue;
+                    }
+                    stamp = now;
+                    "the file changed"
+                }
+            };
+            match source.load() {
+                Ok(keys) => {
+                    let before = self.keys();
+                    self.set_keys(keys);
+                    tracing::info!(
+                        %source,
+                        trigger = why,
+                        current_changed = before.current != keys.current,
+                        previous_not_after_ms = keys.previous.map(|p| p.not_after_ms),
+                        "keys reloaded"
+                    );
+                }
+                Err(e) => {
+                    tracing::error!(%source, trigger = why, error = %e, "keys not reloaded; keeping the current ones");
+                }
+            }
         }
     }
 

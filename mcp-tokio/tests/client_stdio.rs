@@ -288,7 +288,7 @@ async fn check_errors(client: &Client) {
         .unwrap();
     assert!(bad_args.is_error, "{bad_args:?}");
     let bad_dice = client
-        .call_tool("roll_dice", json!({"notation": "2x6"}))
+        .call_tool("roll_dice", json!({"notation": "2d1"}))
         .await
         .unwrap();
     assert!(bad_dice.is_error);

@@ -99,8 +99,25 @@
 //! (the schema's `default`; the field is then not required, and a missing member is parsed
 //! from the literal: a default the field rejects would make a missing member an error, so
 //! numeric defaults are checked against the bounds at compile time), `header = "X-Name"`
-//! (the 2026 `"x-mcp-header"` keyword). Variants take only `rename`.
-//! `pattern` is rejected at compile time: it cannot be enforced without a regex engine yet.
+//! (the 2026 `"x-mcp-header"` keyword), `pattern = "..."` (strings: an ECMA-262 regular
+//! expression, see below), `examples = [...]` (literals, the schema's `examples`; each is
+//! checked at compile time against the field's `pattern`, lengths and bounds, as a string
+//! `default` is). Variants take only `rename`.
+//!
+//! `pattern` is compiled by the derive into a [`Pattern`]: a Thompson NFA of at most
+//! [`pattern::MAX_STATES`] (256) instructions in a `static` table, matched against the
+//! decoded string (escapes resolved, no copy) without allocation or backtracking, in time
+//! linear in the string's length. The search is unanchored unless `^`/`$` say otherwise, as
+//! in JSON Schema. The supported subset: literals and escapes (`\n`, `\t`, `\xHH`,
+//! `\uHHHH`, `\u{H...}`, `\cX`, `\` before punctuation), `.`, classes `[...]`/`[^...]` with
+//! ranges, `\d \D \w \W \s \S`, `^`, `$`, groups `(...)`, `(?:...)`, `(?<name>...)`, `|`,
+//! and `* + ? {n} {n,} {n,m}` (lazy forms too). Meanings are ECMAScript's: `\d` is `[0-9]`,
+//! `\w` is `[A-Za-z0-9_]`, `\s` is ECMAScript's white space and line terminators (all of
+//! Unicode's space separators, U+FEFF, not U+0085: [`pattern::SPACE`]), and `.` matches any
+//! character but `\n`, `\r`, U+2028 and U+2029 (the `jsonschema` crate's `.` matches the
+//! last three: the one known difference in what matches). Backreferences, lookaround, `\b`,
+//! `\p{..}`, inline flags, a pattern above the state cap (`{n,m}` copies its operand) and a
+//! `pattern` on a non-string field are compile errors naming the problem.
 //!
 //! The parser reads the object's members once: unknown members (when denied), duplicated
 //! members (always: JSON Schema cannot see them, serde_json keeps the last one), type
@@ -120,9 +137,11 @@ use core::fmt;
 use crate::json::{JsonStr, JsonWriter, RawJson};
 
 mod message;
+pub mod pattern;
 mod value;
 
 pub use crate::schema_str;
+pub use pattern::{check_pattern, ArgText, Pattern};
 pub use value::{
     check_max_length, check_maximum, check_min_length, check_minimum, collect_members,
     parse_default, read_field, read_field_or, ArgIter, ArgLength, ArgList, ArgNumber, ArgValue,

@@ -71,7 +71,7 @@ impl<'i> Incoming<'i> {
         if self.deferred == 0 || cfg!(not(feature = "deferred")) {
             return None;
         }
-        let key = session.config.key;
+        let config = session.config;
         let now = session.now_ms;
         for (i, slot) in session.slots.iter_mut().enumerate() {
             if slot.state != SlotState::Fresh {
@@ -94,8 +94,7 @@ impl<'i> Incoming<'i> {
                 caps: slot.caps,
                 log_level: slot.log_level,
             };
-            let _ = (key, now);
-            let Ok(request) = rebuild(slot, &p, ctx, &key, now) else {
+            let Ok(request) = rebuild(slot, &p, ctx, &config, now) else {
                 slot.state = SlotState::Abandoned;
                 continue;
             };
@@ -114,28 +113,28 @@ fn rebuild<'i>(
     slot: &CallSlot,
     p: &Params<'i>,
     ctx: Ctx,
-    key: &crate::mac::SecretKey,
+    config: &super::Config,
     now: u64,
 ) -> Result<Request<'i>, Fault<'i>> {
-    let _ = (key, now);
+    let _ = (config, now);
     Ok(match slot.kind {
         CallKind::Tool => Request::Tool(super::tools::tool_request(
             p,
             ctx,
             usize::from(slot.index.0),
-            key,
+            config,
             now,
         )?),
         #[cfg(feature = "resources")]
         CallKind::Read => Request::Read(super::resources::read_request(
-            p, ctx, slot.index, key, now,
+            p, ctx, slot.index, config, now,
         )?),
         #[cfg(feature = "prompts")]
         CallKind::Prompt => Request::Prompt(super::prompts::prompt_request(
             p,
             ctx,
             usize::from(slot.index.0),
-            key,
+            config,
             now,
         )?),
         #[cfg(feature = "completion")]
@@ -146,13 +145,14 @@ fn rebuild<'i>(
 }
 
 /// The `inputResponses` and verified `requestState` of a request (2026-07-28). A state
-/// that does not open (tampered, foreign, expired) is -32602.
+/// that does not open under any of the configured keys (tampered, foreign, expired, or
+/// sealed under a retired key) is -32602.
 #[cfg(feature = "mrtr")]
 pub(super) fn input_context<'i>(
     p: &Params<'i>,
     method: Method,
     target: &str,
-    key: &crate::mac::SecretKey,
+    config: &super::Config,
     now: u64,
 ) -> Result<crate::mrtr::InputContext<'i>, Fault<'i>> {
     // Every response is a result object (ElicitResult, CreateMessageResult,
@@ -180,10 +180,15 @@ pub(super) fn input_context<'i>(
             let s = s.as_string().ok_or(invalid)?;
             // Sealed state never has escapes; one that does was altered.
             let text = s.as_borrowed().ok_or(invalid)?;
-            let digest = target_digest(key, target);
-            let mut hex = [0u8; 16];
-            let target = digest_hex(digest, &mut hex);
-            Some(crate::seal::open(key, method.as_str(), target, text, now).map_err(|_| invalid)?)
+            // The target digest is keyed too: each key opens with its own. A state that
+            // fails under the current key (tampered, or sealed before a rotation) is tried
+            // under the previous one while that is accepted.
+            let opened = config.verification_keys(now).find_map(|key| {
+                let mut hex = [0u8; 16];
+                let target = digest_hex(target_digest(key, target), &mut hex);
+                crate::seal::open(key, method.as_str(), target, text, now).ok()
+            });
+            Some(opened.ok_or(invalid)?)
         }
     };
     Ok(crate::mrtr::InputContext { responses, state })

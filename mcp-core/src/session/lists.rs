@@ -111,7 +111,8 @@ impl Session<'_> {
         let s = cursor.as_string().ok_or(invalid)?;
         let mut buf = [0u8; SHORT];
         let text = s.text_in(&mut buf).unwrap_or("");
-        let pos = match pagination::decode(&self.config.key, kind, text.as_bytes()) {
+        let keys = self.config.verification_keys(self.now_ms);
+        let pos = match pagination::decode_any(keys, kind, text.as_bytes()) {
             Ok(pos) => pos,
             Err(CursorError::WrongList) => {
                 return Err(Fault::new(code::INVALID_PARAMS, "Cursor of another list"))

@@ -69,8 +69,18 @@ pub struct Config {
     pub log_level: LogLevel,
     /// The server's secret: authenticates list cursors and seals 2026-07-28
     /// `requestState`. Draw it from an entropy source (every instance that must accept
-    /// another's cursors and state shares it); there is no default.
+    /// another's cursors and state shares it); there is no default. Everything new is
+    /// signed with this key.
     pub key: SecretKey,
+    /// A key rotation's grace period (feature `rotation`; default `None`): cursors and
+    /// `requestState` signed with this previous key are still accepted until its
+    /// `not_after_ms` on the session clock (the `now_ms` given to
+    /// [`Session::handle`]), never minted. Nothing needs to change when the period ends: the
+    /// key stops verifying by itself. A key listed here before any instance signs with it
+    /// also lets a rolling change of the current key go without a window of refusals (see
+    /// the README's "Running several instances").
+    #[cfg(feature = "rotation")]
+    pub previous_key: Option<crate::mac::PreviousKey>,
     /// How long a sealed `requestState` stays valid (default 10 minutes).
     pub state_ttl_ms: u64,
 }
@@ -87,7 +97,26 @@ impl Config {
             list_changed: true,
             log_level: LogLevel::Info,
             key,
+            #[cfg(feature = "rotation")]
+            previous_key: None,
             state_ttl_ms: 10 * 60 * 1000,
+        }
+    }
+
+    /// The keys a cursor or `requestState` presented at `now_ms` is checked against: the
+    /// current [`key`](Self::key), then (feature `rotation`) the
+    /// `previous_key` while it is accepted.
+    pub fn verification_keys(&self, now_ms: u64) -> impl Iterator<Item = &SecretKey> + '_ {
+        #[cfg(feature = "rotation")]
+        {
+            let previous = self.previous_key.as_ref();
+            let previous = previous.filter(move |p| p.accepts_at(now_ms));
+            core::iter::once(&self.key).chain(previous.map(|p| &p.key))
+        }
+        #[cfg(not(feature = "rotation"))]
+        {
+            let _ = now_ms;
+            core::iter::once(&self.key)
         }
     }
 }

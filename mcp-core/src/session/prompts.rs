@@ -7,7 +7,6 @@ use super::{Ctx, Incoming, Reply, Session};
 use crate::inflight::CallKind;
 use crate::json::{JsonWriter, Kind, RawJson};
 use crate::jsonrpc::{self, code, RequestId};
-use crate::mac::SecretKey;
 use crate::prompts::{GetPromptRequest, Prompt, PromptOutcome, PromptResult};
 use crate::server::ServerHandler;
 use crate::tools::Dispatch;
@@ -18,15 +17,15 @@ pub(super) fn prompt_request<'i>(
     p: &Params<'i>,
     ctx: Ctx,
     index: usize,
-    key: &SecretKey,
+    config: &super::Config,
     now: u64,
 ) -> Result<GetPromptRequest<'i>, Fault<'i>> {
     let name = name_param(p)?;
     let arguments = arguments_param(p)?;
     #[cfg(feature = "mrtr")]
-    let input = super::calls::input_context(p, Method::PromptsGet, name.raw(), key, now)?;
+    let input = super::calls::input_context(p, Method::PromptsGet, name.raw(), config, now)?;
     #[cfg(not(feature = "mrtr"))]
-    let _ = (key, now);
+    let _ = (config, now);
     Ok(GetPromptRequest {
         index,
         name,
@@ -79,7 +78,7 @@ impl Session<'_> {
         let index = prompts
             .find(name)
             .ok_or(Fault::new(code::INVALID_PARAMS, "Unknown prompt").with(Detail::Name(name)))?;
-        let request = prompt_request(p, ctx, index, &self.config.key, self.now_ms)?;
+        let request = prompt_request(p, ctx, index, &self.config, self.now_ms)?;
         if let Some(prompt) = prompts.get(index) {
             check_arguments(&prompt, request.arguments)?;
             super::tools::missing_caps(ctx, prompt.requires)?;

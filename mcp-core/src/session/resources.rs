@@ -6,7 +6,6 @@ use super::{Ctx, Incoming, Reply, Session};
 use crate::inflight::CallKind;
 use crate::json::{JsonStr, JsonWriter};
 use crate::jsonrpc::{self, code, RequestId};
-use crate::mac::SecretKey;
 use crate::resources::{ReadOutcome, ReadRequest, ReadResult, ResourceSet};
 use crate::server::ServerHandler;
 use crate::tools::Dispatch;
@@ -62,14 +61,14 @@ pub(super) fn read_request<'i>(
     p: &Params<'i>,
     ctx: Ctx,
     index: (u16, u16),
-    key: &SecretKey,
+    config: &super::Config,
     now: u64,
 ) -> Result<ReadRequest<'i>, Fault<'i>> {
     let uri = uri_param(p)?;
     #[cfg(feature = "mrtr")]
-    let input = super::calls::input_context(p, Method::ResourcesRead, uri.raw(), key, now)?;
+    let input = super::calls::input_context(p, Method::ResourcesRead, uri.raw(), config, now)?;
     #[cfg(not(feature = "mrtr"))]
-    let _ = (key, now);
+    let _ = (config, now);
     let opt = |i: u16| (i != u16::MAX).then_some(usize::from(i));
     Ok(ReadRequest {
         uri,
@@ -100,7 +99,7 @@ impl Session<'_> {
         let (resource, template) = locate(resources, uri);
         let small = |i: Option<usize>| i.map_or(u16::MAX, |i| u16::try_from(i).unwrap_or(u16::MAX));
         let index = (small(resource), small(template));
-        let request = read_request(p, ctx, index, &self.config.key, self.now_ms)?;
+        let request = read_request(p, ctx, index, &self.config, self.now_ms)?;
         let digest = super::calls::target_digest(&self.config.key, uri.raw());
         let before = w.checkpoint();
         jsonrpc::begin_result(w, id.as_raw());

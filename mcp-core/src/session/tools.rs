@@ -5,7 +5,6 @@ use super::{Ctx, Incoming, Reply, Session};
 use crate::inflight::CallKind;
 use crate::json::{JsonStr, JsonWriter, Kind, RawJson, StrPart};
 use crate::jsonrpc::{self, code, RequestId};
-use crate::mac::SecretKey;
 use crate::server::ServerHandler;
 use crate::tools::{CallRequest, ClientCaps, Dispatch, ToolResult};
 use crate::wire::{Method, Params};
@@ -38,15 +37,15 @@ pub(super) fn tool_request<'i>(
     p: &Params<'i>,
     ctx: Ctx,
     index: usize,
-    key: &SecretKey,
+    config: &super::Config,
     now: u64,
 ) -> Result<CallRequest<'i>, Fault<'i>> {
     let name = name_param(p)?;
     let args = arguments_param(p)?;
     #[cfg(feature = "mrtr")]
-    let input = super::calls::input_context(p, Method::ToolsCall, name.raw(), key, now)?;
+    let input = super::calls::input_context(p, Method::ToolsCall, name.raw(), config, now)?;
     #[cfg(not(feature = "mrtr"))]
-    let _ = (key, now);
+    let _ = (config, now);
     Ok(CallRequest {
         tool: index,
         name,
@@ -101,7 +100,7 @@ impl Session<'_> {
         let index = tools
             .find(name)
             .ok_or(Fault::new(code::INVALID_PARAMS, "Unknown tool").with(Detail::Name(name)))?;
-        let request = tool_request(p, ctx, index, &self.config.key, self.now_ms)?;
+        let request = tool_request(p, ctx, index, &self.config, self.now_ms)?;
         let required = tools.get(index).map_or(ClientCaps::NONE, |t| t.requires);
         // Before 2026-07-28 there is no error code for it: the tool fails visibly instead.
         let refused = !ctx.caps.contains(required) && !ctx.version.is_modern();

@@ -5,26 +5,30 @@ use syn::parse::ParseStream;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ExprLit, Lit, LitBool, LitStr, Meta, Path, Token};
 
-use super::json;
+use super::{json, Form};
 
 /// The keys `#[tool(...)]` accepts, for the error about an unknown one.
 const KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world, \
                     annotations, icons, meta, requires, input_schema, output_schema";
 
-/// Options of `#[tools(...)]`.
+/// Options of `#[tools(...)]` / `#[mcp_tokio::tools(...)]`.
 pub(super) struct Options {
-    /// `no_tool_set`: generate the table and `call_tool`, not `impl ToolSet`.
+    /// `no_tool_set` (core form): generate the table and `call_tool`, not `impl ToolSet`.
     pub no_tool_set: bool,
-    /// `crate = path`: where mcp-core is (default `::mcp_core`).
+    /// `crate = path`: where mcp-core is (default `::mcp_core`; in the tokio form, the
+    /// copy re-exported by mcp-tokio).
     pub krate: Path,
+    /// `tokio = path` (tokio form): where mcp-tokio is (default `::mcp_tokio`).
+    pub tokio: Path,
 }
 
 impl Options {
-    pub(super) fn parse(attr: proc_macro2::TokenStream) -> syn::Result<Options> {
+    pub(super) fn parse(attr: proc_macro2::TokenStream, form: Form) -> syn::Result<Options> {
         let mut no_tool_set = None::<Span>;
         let mut krate = None::<Path>;
+        let mut tokio = None::<Path>;
         let parser = syn::meta::parser(|meta| {
-            if meta.path.is_ident("no_tool_set") {
+            if meta.path.is_ident("no_tool_set") && form == Form::Core {
                 if no_tool_set.is_some() {
                     return Err(meta.error("duplicate `no_tool_set` option"));
                 }
@@ -36,16 +40,35 @@ impl Options {
                 }
                 krate = Some(meta.value()?.call(Path::parse_mod_style)?);
                 Ok(())
+            } else if meta.path.is_ident("tokio") && form == Form::Tokio {
+                if tokio.is_some() {
+                    return Err(meta.error("duplicate `tokio` option"));
+                }
+                tokio = Some(meta.value()?.call(Path::parse_mod_style)?);
+                Ok(())
             } else {
-                Err(meta.error(
-                    "unknown #[tools] option; expected `no_tool_set` or `crate = path::to::mcp_core`",
-                ))
+                Err(meta.error(match form {
+                    Form::Core => {
+                        "unknown #[tools] option; expected `no_tool_set` or \
+                         `crate = path::to::mcp_core`"
+                    }
+                    Form::Tokio => {
+                        "unknown #[mcp_tokio::tools] option; expected \
+                         `tokio = path::to::mcp_tokio` or `crate = path::to::mcp_core`"
+                    }
+                }))
             }
         });
         syn::parse::Parser::parse2(parser, attr)?;
+        let tokio: Path = tokio.unwrap_or_else(|| syn::parse_quote!(::mcp_tokio));
+        let krate = krate.unwrap_or_else(|| match form {
+            Form::Core => syn::parse_quote!(::mcp_core),
+            Form::Tokio => syn::parse_quote!(#tokio::__macro_support::mcp_core),
+        });
         Ok(Options {
             no_tool_set: no_tool_set.is_some(),
-            krate: krate.unwrap_or_else(|| syn::parse_quote!(::mcp_core)),
+            krate,
+            tokio,
         })
     }
 }
@@ -66,6 +89,9 @@ pub(super) struct ToolAttr {
     pub requires: Option<Expr>,
     pub input_schema: Option<Expr>,
     pub output_schema: Option<Expr>,
+    /// Tokio form, async tools: `fn(&Self, &CallRequest, &mut ToolResult) -> Dispatch`
+    /// run before the task (`Dispatch::Done`: answered; `Defer`: the task runs).
+    pub inline: Option<Expr>,
 }
 
 fn set<T>(slot: &mut Option<T>, value: T, key: &str, span: Span) -> syn::Result<()> {
@@ -93,7 +119,11 @@ fn flag(input: ParseStream<'_>, span: Span) -> syn::Result<LitBool> {
 
 impl ToolAttr {
     /// Parses `#[tool]` or `#[tool(key = value, flag, ...)]`.
-    pub(super) fn parse(attr: &Attribute) -> syn::Result<ToolAttr> {
+    pub(super) fn parse(attr: &Attribute, form: Form) -> syn::Result<ToolAttr> {
+        let more = match form {
+            Form::Core => "",
+            Form::Tokio => ", inline",
+        };
         let mut out = ToolAttr::default();
         match &attr.meta {
             Meta::Path(_) => return Ok(out),
@@ -110,7 +140,9 @@ impl ToolAttr {
             let key = match meta.path.get_ident() {
                 Some(ident) => ident.to_string(),
                 None => {
-                    return Err(meta.error(format!("unknown #[tool] key; expected one of: {KEYS}")))
+                    return Err(meta.error(format!(
+                        "unknown #[tool] key; expected one of: {KEYS}{more}"
+                    )))
                 }
             };
             match key.as_str() {
@@ -143,8 +175,9 @@ impl ToolAttr {
                     check_schema_literal(&expr, "output_schema", false)?;
                     set(&mut out.output_schema, expr, &key, span)
                 }
+                "inline" => set(&mut out.inline, meta.value()?.parse()?, &key, span),
                 _ => Err(meta.error(format_args!(
-                    "unknown #[tool] key `{key}`; expected one of: {KEYS}"
+                    "unknown #[tool] key `{key}`; expected one of: {KEYS}{more}"
                 ))),
             }
         })?;

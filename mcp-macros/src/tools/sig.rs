@@ -1,5 +1,6 @@
 //! What a tool method's signature asks for: its parameters and what its return value means.
 
+use super::Form;
 use proc_macro2::{Group, Ident, Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::spanned::Spanned;
@@ -18,6 +19,10 @@ pub(super) enum Receiver {
 
 /// One parameter after the receiver.
 pub(super) enum Param {
+    /// mcp-tokio's `Context` (async tools): by value, or `&Context` when `true`.
+    Context(bool),
+    /// `&mut ToolOutput` (async tools): mcp-tokio's owned result, built in place.
+    Output,
     /// A type implementing `ToolArgs`: parsed from the arguments.
     Args(Box<Type>),
     /// `RawJson<'_>`: the arguments object as sent (the method checks it).
@@ -37,6 +42,8 @@ pub(super) enum Value {
     /// A type implementing `ToolOutput`: the structured result; its `SCHEMA` is the
     /// `outputSchema`.
     Output(Type),
+    /// mcp-tokio's owned `ToolOutput` (`#[mcp_tokio::tools]` only): the whole result.
+    Owned(Type),
 }
 
 /// What the method returns.
@@ -50,6 +57,8 @@ pub(super) enum Ret {
 }
 
 pub(super) struct Shape {
+    /// `async fn` (`#[mcp_tokio::tools]` only).
+    pub is_async: bool,
     pub receiver: Receiver,
     pub params: Vec<Param>,
     pub ret: Ret,
@@ -117,12 +126,15 @@ fn result_ok(ty: &Type) -> Option<&Type> {
     }
 }
 
-fn value(ty: &Type) -> syn::Result<Value> {
+fn value(ty: &Type, form: Form) -> syn::Result<Value> {
     if is_unit(ty) {
         return Ok(Value::Unit);
     }
     if is_text(ty) {
         return Ok(Value::Text(ty.clone()));
+    }
+    if form == Form::Tokio && last_ident(ty).is_some_and(|i| i == "ToolOutput") {
+        return Ok(Value::Owned(ty.clone()));
     }
     match bare(ty) {
         Type::ImplTrait(_) => err_at(
@@ -136,21 +148,35 @@ fn value(ty: &Type) -> syn::Result<Value> {
         Type::Path(_) => Ok(Value::Output(ty.clone())),
         _ => err_at(
             ty,
-            "unsupported return type: a tool returns `()`, a type implementing `ToolOutput`, \
-             `&str`/`String` (a text block), `Result` of one of these with an error type \
-             implementing `Display`, or `Dispatch`",
+            match form {
+                Form::Core => {
+                    "unsupported return type: a tool returns `()`, a type implementing \
+                     `ToolOutput`, `&str`/`String` (a text block), `Result` of one of these \
+                     with an error type implementing `Display`, or `Dispatch`"
+                }
+                Form::Tokio => {
+                    "unsupported return type: a tool returns `()`, a type implementing \
+                     `ToolOutput`, `&str`/`String` (a text block), mcp-tokio's `ToolOutput`, \
+                     or `Result` of one of these with an error type implementing `Display`"
+                }
+            },
         ),
     }
 }
 
-/// Reads a tool method's signature.
-pub(super) fn shape(sig: &Signature) -> syn::Result<Shape> {
-    if let Some(a) = &sig.asyncness {
+const ASYNC_PARAMS_HELP: &str = "an async tool method takes, after `&self`: at most one \
+    arguments value (a type implementing `ToolArgs`, or `RawJson<'_>` with `input_schema`), \
+    `Context` (or `&Context`) and `&mut ToolOutput`";
+
+/// Reads a tool method's signature (`form`: which attribute is reading it).
+pub(super) fn shape(sig: &Signature, form: Form) -> syn::Result<Shape> {
+    let is_async = sig.asyncness.is_some();
+    if let (Some(a), Form::Core) = (&sig.asyncness, form) {
         return err(
             a.span(),
-            "async tools are not supported by #[tools]: the core runs tools synchronously. \
-             Serve async tools with mcp-tokio's `Tools` registry, or return \
-             `Dispatch::Defer` and complete the call later",
+            "async tools need `#[mcp_tokio::tools]` (the same syntax, registering the tools \
+             into mcp-tokio's `Tools`, where they run as tasks with a `Context`): the core \
+             runs tools synchronously. Or return `Dispatch::Defer` and complete the call later",
         );
     }
     if let Some(u) = &sig.unsafety {
@@ -165,8 +191,13 @@ pub(super) fn shape(sig: &Signature) -> syn::Result<Shape> {
             );
         }
     }
+    let help = if is_async {
+        ASYNC_PARAMS_HELP
+    } else {
+        PARAMS_HELP
+    };
     if let Some(v) = &sig.variadic {
-        return err(v.span(), PARAMS_HELP);
+        return err(v.span(), help);
     }
     let mut inputs = sig.inputs.iter().peekable();
     let receiver = match inputs.peek() {
@@ -176,8 +207,25 @@ pub(super) fn shape(sig: &Signature) -> syn::Result<Shape> {
             if !by_ref {
                 return err_at(
                     r,
-                    "a tool method takes `&self` or `&mut self` (the tool set is borrowed, \
-                     not consumed)",
+                    match form {
+                        Form::Core => {
+                            "a tool method takes `&self` or `&mut self` (the tool set is \
+                             borrowed, not consumed)"
+                        }
+                        Form::Tokio => {
+                            "a tool method takes `&self` (the tool set is shared as \
+                             `Arc<Self>`, not consumed)"
+                        }
+                    },
+                );
+            }
+            let by_mut = r.mutability.is_some()
+                || matches!(bare(&r.ty), Type::Reference(t) if t.mutability.is_some());
+            if form == Form::Tokio && by_mut {
+                return err_at(
+                    r,
+                    "in #[mcp_tokio::tools] the tool set is shared (`Arc<Self>`) by concurrent \
+                     calls: take `&self`, and keep mutable state behind a `Mutex` or in atomics",
                 );
             }
             inputs.next();
@@ -189,31 +237,87 @@ pub(super) fn shape(sig: &Signature) -> syn::Result<Shape> {
     let mut args_at = None::<&Type>;
     let mut request_at = None::<&Type>;
     let mut result_at = None::<&Type>;
+    let mut context_at = None::<&Type>;
+    let mut output_at = None::<&Type>;
+    let no_context = |ty: &Type| -> syn::Result<Param> {
+        match form {
+            Form::Core => err_at(
+                ty,
+                "`Context` is mcp-tokio's: an async tool with a `Context` needs \
+                 `#[mcp_tokio::tools]` and an `async fn`",
+            ),
+            Form::Tokio => err_at(
+                ty,
+                "`Context` is for async tools: make the method an `async fn` (a synchronous \
+                 tool answers at once, inside the connection's loop)",
+            ),
+        }
+    };
     for input in inputs {
         let FnArg::Typed(pt) = input else {
-            return err(input.span(), PARAMS_HELP);
+            return err(input.span(), help);
         };
         let ty = &*pt.ty;
         let param = match bare(ty) {
             Type::Reference(r) => match last_ident(&r.elem) {
                 Some(i) if i == "CallRequest" => {
+                    if is_async {
+                        return err_at(
+                            ty,
+                            "an async tool cannot borrow the request: it runs as a task \
+                             after the request was handled. Take an arguments type and \
+                             `Context` (progress, logging, cancellation, client capabilities, \
+                             requests to the client); or answer what can be answered at once \
+                             with `#[tool(inline = ...)]`",
+                        );
+                    }
                     if r.mutability.is_some() {
                         return err_at(ty, "take the request as `&CallRequest<'_>` (not `&mut`)");
                     }
                     Param::Request
                 }
                 Some(i) if i == "ToolResult" => {
+                    if is_async {
+                        return err_at(
+                            ty,
+                            "an async tool cannot write into the core's `ToolResult`: it runs \
+                             as a task. Return the result, or add blocks to a `&mut \
+                             ToolOutput` parameter",
+                        );
+                    }
                     if r.mutability.is_none() {
                         return err_at(ty, "take the result as `&mut ToolResult<'_, '_>`");
                     }
                     Param::Result
+                }
+                Some(i) if i == "Context" => {
+                    if !is_async || form == Form::Core {
+                        no_context(ty)?
+                    } else if r.mutability.is_some() {
+                        return err_at(ty, "take the context as `Context` or `&Context`");
+                    } else {
+                        Param::Context(true)
+                    }
+                }
+                Some(i) if i == "ToolOutput" && form == Form::Tokio => {
+                    if !is_async {
+                        return err_at(
+                            ty,
+                            "a synchronous tool writes into `&mut ToolResult<'_, '_>` (or \
+                             returns a `ToolOutput`)",
+                        );
+                    }
+                    if r.mutability.is_none() {
+                        return err_at(ty, "take the output as `&mut ToolOutput`");
+                    }
+                    Param::Output
                 }
                 _ => {
                     return err_at(
                         ty,
                         format_args!(
                             "unsupported parameter type: the arguments are taken by value; \
-                             {PARAMS_HELP}"
+                             {help}"
                         ),
                     )
                 }
@@ -228,6 +332,13 @@ pub(super) fn shape(sig: &Signature) -> syn::Result<Shape> {
                         "take the result by reference: `&mut ToolResult<'_, '_>`",
                     )
                 }
+                Some(i) if i == "Context" => {
+                    if !is_async || form == Form::Core {
+                        no_context(ty)?
+                    } else {
+                        Param::Context(false)
+                    }
+                }
                 Some(i) if i == "RawJson" => Param::Raw(Box::new(ty.clone())),
                 _ => Param::Args(Box::new(ty.clone())),
             },
@@ -238,17 +349,14 @@ pub(super) fn shape(sig: &Signature) -> syn::Result<Shape> {
                      `ToolArgs` (its SCHEMA becomes the tool's inputSchema)",
                 )
             }
-            _ => {
-                return err_at(
-                    ty,
-                    format_args!("unsupported parameter type; {PARAMS_HELP}"),
-                )
-            }
+            _ => return err_at(ty, format_args!("unsupported parameter type; {help}")),
         };
         let seen = match param {
             Param::Args(_) | Param::Raw(_) => &mut args_at,
             Param::Request => &mut request_at,
             Param::Result => &mut result_at,
+            Param::Context(_) => &mut context_at,
+            Param::Output => &mut output_at,
         };
         if let Some(first) = *seen {
             let what = match param {
@@ -258,6 +366,8 @@ pub(super) fn shape(sig: &Signature) -> syn::Result<Shape> {
                 }
                 Param::Request => "the request is taken twice",
                 Param::Result => "the result is taken twice",
+                Param::Context(_) => "the context is taken twice: one `Context` per call",
+                Param::Output => "the output is taken twice",
             };
             let mut e = syn::Error::new_spanned(ty, what);
             e.combine(syn::Error::new_spanned(first, "first taken here"));
@@ -270,15 +380,42 @@ pub(super) fn shape(sig: &Signature) -> syn::Result<Shape> {
         ReturnType::Default => Ret::Plain(Value::Unit),
         ReturnType::Type(_, ty) => {
             if last_ident(ty).is_some_and(|i| i == "Dispatch") {
+                if form == Form::Tokio {
+                    return err_at(
+                        ty,
+                        if is_async {
+                            "an async tool returns its result: `Dispatch` is for synchronous \
+                             tools of the core (to answer some calls at once, before the \
+                             task, use `#[tool(inline = ...)]`)"
+                        } else {
+                            "in #[mcp_tokio::tools] a synchronous tool answers at once: \
+                             `Dispatch::Defer` would hand the call to nothing. Make it an \
+                             `async fn`, with `#[tool(inline = ...)]` for what can be \
+                             answered at once"
+                        },
+                    );
+                }
                 Ret::Dispatch
             } else if let Some(ok) = result_ok(ty) {
-                Ret::Fallible(value(ok)?, ty.clone())
+                Ret::Fallible(value(ok, form)?, ty.clone())
             } else {
-                Ret::Plain(value(ty)?)
+                Ret::Plain(value(ty, form)?)
             }
         }
     };
+    if let (Some(at), Ret::Plain(Value::Owned(owned)) | Ret::Fallible(Value::Owned(owned), _)) =
+        (output_at, &ret)
+    {
+        let mut e = syn::Error::new_spanned(
+            at,
+            "this tool returns a `ToolOutput`: it does not also take `&mut ToolOutput` (return \
+             `()` or a value to build the result in place)",
+        );
+        e.combine(syn::Error::new_spanned(owned, "returned here"));
+        return Err(e);
+    }
     Ok(Shape {
+        is_async,
         receiver,
         params,
         ret,

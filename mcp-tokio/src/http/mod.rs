@@ -13,8 +13,15 @@
 //! own headers ([`headers`], public for embedders with their own HTTP front end): the core
 //! decides every JSON-RPC answer, and `routes.rs` sends each frame to the response it
 //! belongs to.
+//!
+//! Authorization ([`HttpConfig::auth`], [`auth`]): bearer tokens, Protected Resource
+//! Metadata, scopes per endpoint and per tool, sessions bound to their principal; JWT
+//! validation in `jwt` (feature `jwt`).
 
+pub mod auth;
 pub mod headers;
+#[cfg(feature = "jwt")]
+pub mod jwt;
 pub(crate) mod routes;
 
 use std::collections::HashMap;
@@ -56,6 +63,13 @@ pub struct HttpConfig {
     /// how long an idle keep-alive connection is kept (default 10 s): slow or idle sockets
     /// cannot hold connection slots (a late body gets 408).
     pub header_timeout: Duration,
+    /// Authorization (default `None`: none). With it, requests to [`path`](Self::path) need
+    /// a bearer token its authorizer accepts, and the Protected Resource Metadata is served
+    /// at `/.well-known/oauth-protected-resource[/path]` (see [`auth`]).
+    pub auth: Option<auth::Auth>,
+    /// Headers added to every response (default none): e.g. `Mcp-Instance: a`, naming the
+    /// instance that answered behind a load balancer.
+    pub response_headers: hyper::HeaderMap,
 }
 
 impl Default for HttpConfig {
@@ -67,6 +81,8 @@ impl Default for HttpConfig {
             max_sessions: 1024,
             session_idle: Duration::from_secs(600),
             header_timeout: Duration::from_secs(10),
+            auth: None,
+            response_headers: hyper::HeaderMap::new(),
         }
     }
 }
@@ -81,6 +97,8 @@ struct Entry {
     last: Instant,
     /// The revision the session negotiated.
     version: mcp_core::ProtocolVersion,
+    /// Who created it (with authorization): only that identity may use it.
+    owner: Option<Arc<auth::Principal>>,
 }
 
 struct State {
@@ -96,12 +114,21 @@ impl State {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The session with this id, marked as used now.
-    fn session(&self, id: &str) -> Option<(mpsc::Sender<Inbound>, mcp_core::ProtocolVersion)> {
+    /// The session with this id, marked as used now; `None` also when it belongs to
+    /// another principal than `caller` (to whom it does not exist).
+    fn session(
+        &self,
+        id: &str,
+        caller: Option<&auth::Principal>,
+    ) -> Option<(mpsc::Sender<Inbound>, mcp_core::ProtocolVersion)> {
         let mut sessions = self.sessions();
         let entry = sessions.get_mut(id)?;
         if entry.tx.is_closed() {
             sessions.remove(id);
+            return None;
+        }
+        if !owned_by(entry, caller) {
+            tracing::warn!("a request named a session of another principal");
             return None;
         }
         entry.last = Instant::now();
@@ -118,6 +145,14 @@ impl State {
             }
         });
         tx
+    }
+
+    /// `response` with [`HttpConfig::response_headers`] added.
+    fn stamp(&self, mut response: Response<Body>) -> Response<Body> {
+        for (name, value) in &self.config.response_headers {
+            response.headers_mut().append(name, value.clone());
+        }
+        response
     }
 
     /// Forgets sessions idle for longer than the configured time (their loops then end).
@@ -198,14 +233,14 @@ impl Server {
                             let state = state.clone();
                             async move {
                                 if full {
-                                    return Ok::<_, Infallible>(rpc_error(
+                                    return Ok::<_, Infallible>(state.stamp(rpc_error(
                                         StatusCode::SERVICE_UNAVAILABLE,
                                         None,
                                         -32603,
                                         "Too many connections",
-                                    ));
+                                    )));
                                 }
-                                Ok(handle(&state, req).await)
+                                Ok(state.stamp(handle(&state, req).await))
                             }
                         });
                         let conn = hyper::server::conn::http1::Builder::new()
@@ -240,19 +275,39 @@ impl Server {
     }
 }
 
+/// Whether `caller` may use the session `entry` (always, without authorization).
+fn owned_by(entry: &Entry, caller: Option<&auth::Principal>) -> bool {
+    match (&entry.owner, caller) {
+        (None, _) => true,
+        (Some(owner), Some(caller)) => owner.same_identity(caller),
+        (Some(_), None) => false,
+    }
+}
+
 /// One HTTP request.
 async fn handle(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
     let target = req.uri().authority().map(|a| a.as_str());
     if let Err(why) = headers::check_host(req.headers(), target, &state.config.allowed_hosts) {
         return rpc_error(StatusCode::FORBIDDEN, None, -32600, &why);
     }
+    let auth = state.config.auth.as_ref();
     if req.uri().path() != state.config.path {
-        return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Not found");
+        let metadata =
+            auth.and_then(|a| a.well_known(req.method(), req.uri().path(), &state.config.path));
+        return metadata
+            .unwrap_or_else(|| rpc_error(StatusCode::NOT_FOUND, None, -32600, "Not found"));
     }
+    let principal = match auth {
+        None => None,
+        Some(auth) => match auth.authenticate(req.headers()).await {
+            Ok(p) => Some(p),
+            Err(refused) => return refused,
+        },
+    };
     match *req.method() {
-        Method::POST => post(state, req).await,
-        Method::GET => get(state, &req).await,
-        Method::DELETE => delete(state, &req).await,
+        Method::POST => post(state, req, principal).await,
+        Method::GET => get(state, &req, principal.as_deref()).await,
+        Method::DELETE => delete(state, &req, principal.as_deref()).await,
         _ => {
             let mut r = rpc_error(
                 StatusCode::METHOD_NOT_ALLOWED,
@@ -275,7 +330,11 @@ fn accepts(req_headers: &hyper::HeaderMap, what: &str) -> bool {
     accept.contains(what) || accept.contains("*/*")
 }
 
-async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
+async fn post(
+    state: &Arc<State>,
+    req: Request<Incoming>,
+    principal: Option<Arc<auth::Principal>>,
+) -> Response<Body> {
     let (parts, body) = req.into_parts();
     let is_json = parts
         .headers
@@ -344,6 +403,14 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
     // Stateless: a 2026-07-28 request, or one naming a revision this server does not know
     // (the core answers it with -32022 and the versions it supports).
     let stateless = modern || (!known && session_id.is_none());
+    if let (Some(auth), Some(principal)) = (&state.config.auth, &principal) {
+        // Per-tool scopes, read as the core reads the body (an unreadable one is the core's).
+        if let Ok(value) = mcp_core::json::parse(&body, mcp_core::json::Limits::default()) {
+            if let Some(refused) = auth.check_calls(principal, value) {
+                return refused;
+            }
+        }
+    }
     if modern {
         // Read as the core reads it; an unreadable body is left to the core's -32700.
         let limits = mcp_core::json::Limits::default();
@@ -362,7 +429,7 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
         }
     }
     let (inbox, fresh) = match session_id {
-        Some(id) => match state.session(id) {
+        Some(id) => match state.session(id, principal.as_deref()) {
             // A session's requests name its revision (or none: 2025-03-26 clients send none).
             Some((_, negotiated)) if version.is_some_and(|v| v != negotiated.as_str()) => {
                 return rpc_error(
@@ -397,6 +464,7 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
         body,
         sink,
         outcome: told,
+        principal: principal.clone(),
     };
     if inbox.send(Inbound::Post(post)).await.is_err() {
         return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
@@ -418,6 +486,7 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
                 tx: inbox,
                 last: Instant::now(),
                 version: negotiated,
+                owner: principal,
             },
         );
         new_session = Some(id);
@@ -457,7 +526,11 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
     response
 }
 
-async fn get(state: &Arc<State>, req: &Request<Incoming>) -> Response<Body> {
+async fn get(
+    state: &Arc<State>,
+    req: &Request<Incoming>,
+    principal: Option<&auth::Principal>,
+) -> Response<Body> {
     let session = headers::text(req.headers(), "mcp-session-id");
     let Some(id) = session.filter(|_| !headers::is_modern(req.headers())) else {
         let mut r = rpc_error(
@@ -478,7 +551,7 @@ async fn get(state: &Arc<State>, req: &Request<Incoming>) -> Response<Body> {
             "GET streams are text/event-stream",
         );
     }
-    let Some((inbox, _)) = state.session(id) else {
+    let Some((inbox, _)) = state.session(id, principal) else {
         return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
     };
     let (sink, frames) = mpsc::channel(routes::SINK_FRAMES);
@@ -505,7 +578,11 @@ async fn get(state: &Arc<State>, req: &Request<Incoming>) -> Response<Body> {
     sse(frames)
 }
 
-async fn delete(state: &Arc<State>, req: &Request<Incoming>) -> Response<Body> {
+async fn delete(
+    state: &Arc<State>,
+    req: &Request<Incoming>,
+    principal: Option<&auth::Principal>,
+) -> Response<Body> {
     let Some(id) = headers::text(req.headers(), "mcp-session-id") else {
         return rpc_error(
             StatusCode::BAD_REQUEST,
@@ -514,7 +591,14 @@ async fn delete(state: &Arc<State>, req: &Request<Incoming>) -> Response<Body> {
             "DELETE needs an Mcp-Session-Id",
         );
     };
-    let Some(entry) = state.sessions().remove(id) else {
+    let removed = {
+        let mut sessions = state.sessions();
+        match sessions.get(id) {
+            Some(entry) if owned_by(entry, principal) => sessions.remove(id),
+            _ => None,
+        }
+    };
+    let Some(entry) = removed else {
         return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
     };
     let _ = entry.tx.send(Inbound::Close).await;

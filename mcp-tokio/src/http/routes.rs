@@ -42,6 +42,8 @@ pub(crate) struct Post {
     pub sink: mpsc::Sender<Event>,
     /// Told once the body has been handled.
     pub outcome: oneshot::Sender<Outcome>,
+    /// Who sent it (with authorization): current while the body is handled.
+    pub principal: Option<std::sync::Arc<super::auth::Principal>>,
 }
 
 /// What a session's drive loop receives from the HTTP layer.

@@ -7,7 +7,13 @@
 //! cargo run -p mcp-examples --bin everything                          # stdio
 //! cargo run -p mcp-examples --bin everything -- --listen 127.0.0.1:0  # TCP, prints the address
 //! cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3000  # Streamable HTTP at /mcp
+//! cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001 --instance b --key-file keys
 //! ```
+//!
+//! Several instances that share a keys file (`--key-file`, or the `MCP_KEYS` variable)
+//! accept each other's cursors and `requestState`, so a load balancer may send each
+//! 2026-07-28 request anywhere (`examples/cluster/`); `--instance` names the instance in an
+//! `Mcp-Instance` header on every HTTP response.
 //!
 //! * [`fixtures`]: payloads, schemas and the fixed texts the suite checks;
 //! * [`tools`]: the tool table (content, logging, progress, list-change triggers);
@@ -19,30 +25,47 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use mcp_core::{Config, LogLevel};
-use mcp_tokio::{random_key, Info, Limits, Server, Tools};
+use mcp_tokio::http::HttpConfig;
+use mcp_tokio::{Info, KeySource, Keys, Limits, Server, Tools};
 
+mod auth;
 mod catalog;
 mod fixtures;
 mod input;
 mod tools;
 
 const USAGE: &str = "\
-usage: everything [--listen ADDR | --http [ADDR]] [--page-size N]
+usage: everything [--listen ADDR | --http [ADDR]] [--page-size N] [--key-file PATH]
+                  [--instance NAME]
 
 Serves the MCP conformance suite's fixtures over stdio (default), TCP or HTTP.
 
-  --listen ADDR   serve newline-delimited JSON-RPC over TCP on ADDR instead of stdio
-  --http [ADDR]   serve Streamable HTTP at http://ADDR/mcp (default 127.0.0.1:3000)
-  --page-size N   items per list page (default 50: every list fits one page, which the
-                  conformance suite expects; smaller values exercise pagination)
+  --listen ADDR     serve newline-delimited JSON-RPC over TCP on ADDR instead of stdio
+  --http [ADDR]     serve Streamable HTTP at http://ADDR/mcp (default 127.0.0.1:3000)
+  --page-size N     items per list page (default 50: every list fits one page, which the
+                    conformance suite expects; smaller values exercise pagination)
+  --key-file PATH   the secret keys for cursors and requestState (`current = <32 hex
+                    digits>`, optionally `previous = ...` and `previous_not_after = <RFC
+                    3339 or UNIX seconds>`); reloaded on SIGHUP and when the file changes.
+                    Without it, the MCP_KEYS variable (the same entries, `;`-separated),
+                    else a random key: instances that share keys accept each other's
+                    cursors and requestState
+  --instance NAME   names this instance: an `Mcp-Instance: NAME` header on every HTTP
+                    response, and in the log
 
 Port 0 picks a free port; `listening on <addr>` goes to stderr once bound.
-  -h, --help      this text
+  -h, --help        this text
 
 Logs go to stderr (RUST_LOG=debug for more).";
 
+/// The environment variable read for keys when `--key-file` is not given.
+const KEYS_VAR: &str = "MCP_KEYS";
+
+/// How often the keys file is looked at for changes.
+const KEY_FILE_POLL: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The fixture server.
-fn server(page_size: u16) -> Server {
+fn server(page_size: u16, keys: Keys) -> Server {
     let info = Info {
         name: "mcp-rs-everything".into(),
         version: env!("CARGO_PKG_VERSION").into(),
@@ -50,7 +73,8 @@ fn server(page_size: u16) -> Server {
         description: Some("The MCP conformance suite's fixtures".into()),
         ..Info::default()
     };
-    let mut config = Config::new(random_key());
+    let mut config = Config::new(keys.current);
+    keys.apply(&mut config);
     // Until a legacy client sets a level, every log message is sent.
     config.log_level = LogLevel::Debug;
     // 2026-07-28 caching hints of lists, reads and discovery.
@@ -94,6 +118,9 @@ enum Transport {
 async fn main() -> ExitCode {
     let mut listen: Option<Transport> = None;
     let mut page_size = 50u16;
+    let mut auth = auth::Flags::default();
+    let mut key_file: Option<std::path::PathBuf> = None;
+    let mut instance: Option<String> = None;
     let mut args = std::env::args().skip(1).peekable();
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -117,8 +144,36 @@ async fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             },
+            flag if auth::Flags::takes(flag) => {
+                if let Err(e) = auth.set(flag, args.next()) {
+                    eprintln!("everything: {e}\n\n{USAGE}\n\n{}", auth::USAGE);
+                    return ExitCode::from(2);
+                }
+            }
+            "--key-file" => match args.next() {
+                Some(path) => key_file = Some(path.into()),
+                None => {
+                    eprintln!("everything: --key-file needs a path\n\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
+            "--instance" => match args.next() {
+                Some(name)
+                    if !name.is_empty()
+                        && name.len() <= 64
+                        && name.bytes().all(|b| b.is_ascii_graphic()) =>
+                {
+                    instance = Some(name)
+                }
+                _ => {
+                    eprintln!(
+                        "everything: --instance needs a name of 1 to 64 visible ASCII characters\n\n{USAGE}"
+                    );
+                    return ExitCode::from(2);
+                }
+            },
             "-h" | "--help" => {
-                eprintln!("{USAGE}");
+                eprintln!("{USAGE}\n\n{}", auth::USAGE);
                 return ExitCode::SUCCESS;
             }
             other => {
@@ -127,8 +182,38 @@ async fn main() -> ExitCode {
             }
         }
     }
+    if let Err(e) = auth.check(matches!(listen, Some(Transport::Http(_)))) {
+        eprintln!("everything: {e}\n\n{}", auth::USAGE);
+        return ExitCode::from(2);
+    }
     mcp_examples::init_logging();
-    let server = server(page_size);
+    let source = match key_file {
+        Some(path) => Some(KeySource::File(path)),
+        None => std::env::var_os(KEYS_VAR).map(|_| KeySource::Env(KEYS_VAR.into())),
+    };
+    // Bad keys stop the server here, with the source and line at fault.
+    let keys = match &source {
+        Some(source) => match source.load() {
+            Ok(keys) => keys,
+            Err(e) => {
+                eprintln!("everything: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => Keys::random(),
+    };
+    let server = server(page_size, keys);
+    auth.register(server.tools());
+    if let Some(source @ KeySource::File(_)) = source {
+        server.reload_keys(source, Some(KEY_FILE_POLL));
+    }
+    let mut response_headers = HttpConfig::default().response_headers;
+    if let Some(name) = &instance {
+        // (Checked above: visible ASCII is a valid header value.)
+        if let Ok(value) = name.parse() {
+            response_headers.insert("mcp-instance", value);
+        }
+    }
     let served = match listen {
         None => server.serve_stdio().await,
         Some(transport) => {
@@ -143,9 +228,24 @@ async fn main() -> ExitCode {
                 }
             };
             match listener.local_addr() {
-                Ok(addr) => eprintln!("listening on {addr}"),
+                Ok(bound) => {
+                    eprintln!("listening on {bound}");
+                    if let Some(name) = &instance {
+                        tracing::info!(instance = %name, addr = %bound, "serving as instance {name}");
+                    }
+                }
                 Err(e) => eprintln!("everything: {e}"),
             }
+            let config = match auth.http_config(listener.local_addr().ok()) {
+                Ok(mut c) => {
+                    c.response_headers = response_headers;
+                    c
+                }
+                Err(e) => {
+                    eprintln!("everything: {e}");
+                    return ExitCode::from(2);
+                }
+            };
             let stopper = Arc::new(server.shutdown_handle());
             tokio::spawn(async move {
                 if tokio::signal::ctrl_c().await.is_ok() {
@@ -154,7 +254,7 @@ async fn main() -> ExitCode {
             });
             match transport {
                 Transport::Tcp(_) => server.serve_tcp(listener).await,
-                Transport::Http(_) => server.serve_http(listener).await,
+                Transport::Http(_) => server.serve_http_with(listener, config).await,
             }
         }
     };

@@ -1,13 +1,19 @@
 //! The fixture tools, in the order the conformance suite relies on (`test_simple_text`
 //! first: the suite calls `tools[0]` with `{}`). One page, identical in both eras.
+//!
+//! Written with `#[mcp_tokio::tools]`: declaration order is list order, the doc comment is
+//! the description, and the input schemas come from the argument types (checked below to be
+//! byte for byte the fixtures' schemas).
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use mcp_core::args::ToolArgs as Args;
+use mcp_core::json::{JsonStr, RawJson};
 use mcp_core::tools::{ClientCaps, Dispatch};
 use mcp_core::{CallRequest, ListKind, LogLevel, ToolResult};
-use mcp_tokio::{Context, Handler, Server, ToolDef, ToolOutput, Tools};
-use serde_json::Value;
+use mcp_tokio::{Context, Server, ToolArgs, ToolOutput, Tools};
+use serde_json::{json, Value};
 
 use crate::fixtures::{
     CUSTOM_HEADER_ARGS, ELICITATION_ARGS, EMPTY_SCHEMA, ERROR_TEXT, JSON_SCHEMA_2020_12, LOGGER,
@@ -18,299 +24,354 @@ use crate::input::{self, Input, Outcome, Step};
 /// The server, once built (the trigger tools announce list changes through it).
 pub type ServerCell = Arc<OnceLock<Server>>;
 
-fn def(name: &str, description: &str) -> ToolDef {
-    ToolDef::new(name, EMPTY_SCHEMA).description(description)
+/// No arguments are read, and any given are ignored (the suite sends extras to some tools):
+/// `{"type":"object","properties":{}}`.
+#[derive(ToolArgs)]
+#[arg(allow_unknown)]
+pub struct AnyArgs {}
+
+/// `test_sampling`'s arguments.
+#[derive(ToolArgs)]
+#[arg(allow_unknown)]
+pub struct SamplingArgs<'a> {
+    /// The prompt to send to the client's model
+    prompt: JsonStr<'a>,
+}
+
+/// `test_elicitation`'s arguments.
+#[derive(ToolArgs)]
+#[arg(allow_unknown)]
+pub struct ElicitationArgs<'a> {
+    /// The message to show the user
+    message: JsonStr<'a>,
+}
+
+/// `test_custom_header`'s arguments: a 2026-07-28 `x-mcp-header` parameter.
+#[derive(ToolArgs)]
+#[arg(allow_unknown)]
+pub struct RegionArgs<'a> {
+    /// Deployment region, mirrored into the Mcp-Param-Region header
+    #[arg(header = "Region")]
+    region: JsonStr<'a>,
+}
+
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+// The derived schemas are the fixtures' own, byte for byte (checked at compile time).
+const _: () = {
+    assert!(same(<AnyArgs as Args>::SCHEMA, EMPTY_SCHEMA));
+    assert!(same(<SamplingArgs<'static> as Args>::SCHEMA, SAMPLING_ARGS));
+    assert!(same(
+        <ElicitationArgs<'static> as Args>::SCHEMA,
+        ELICITATION_ARGS
+    ));
+    assert!(same(
+        <RegionArgs<'static> as Args>::SCHEMA,
+        CUSTOM_HEADER_ARGS
+    ));
+};
+
+/// What the fixture tools share.
+pub struct Fixtures {
+    /// The registry (`test_trigger_tool_change` announces a change of it).
+    tools: Tools,
+    /// The server (`test_trigger_prompt_change` announces prompt changes through it).
+    server: ServerCell,
 }
 
 /// Every fixture tool, registered in order.
 pub fn register(tools: &Tools, server: &ServerCell) {
-    let sync = |f: fn(&mut ToolResult<'_, '_>)| Handler::sync(move |_, r| f(r));
-    tools.add(
-        def("test_simple_text", "Returns a simple text response"),
-        sync(|r| {
-            r.text(SIMPLE_TEXT);
-        }),
-    );
-    tools.add(
-        def("test_image_content", "Returns an image (a 1x1 PNG)"),
-        sync(|r| {
-            r.image(PNG, "image/png");
-        }),
-    );
-    tools.add(
-        def("test_audio_content", "Returns audio (a short WAV)"),
-        sync(|r| {
-            r.audio(WAV, "audio/wav");
-        }),
-    );
-    tools.add(
-        def(
-            "test_embedded_resource",
-            "Returns an embedded text resource",
-        ),
-        sync(|r| {
-            r.embedded_text(
-                "test://embedded-resource",
-                Some("text/plain"),
-                "This is an embedded resource content.",
+    let fixtures = Fixtures {
+        tools: tools.clone(),
+        server: server.clone(),
+    };
+    Arc::new(fixtures).register(tools);
+}
+
+#[mcp_tokio::tools]
+impl Fixtures {
+    /// Returns a simple text response
+    #[tool]
+    fn test_simple_text(&self, _: AnyArgs) -> &'static str {
+        SIMPLE_TEXT
+    }
+
+    /// Returns an image (a 1x1 PNG)
+    #[tool]
+    fn test_image_content(&self, _: AnyArgs, r: &mut ToolResult<'_, '_>) {
+        r.image(PNG, "image/png");
+    }
+
+    /// Returns audio (a short WAV)
+    #[tool]
+    fn test_audio_content(&self, _: AnyArgs, r: &mut ToolResult<'_, '_>) {
+        r.audio(WAV, "audio/wav");
+    }
+
+    /// Returns an embedded text resource
+    #[tool]
+    fn test_embedded_resource(&self, _: AnyArgs, r: &mut ToolResult<'_, '_>) {
+        let text = "This is an embedded resource content.";
+        r.embedded_text("test://embedded-resource", Some("text/plain"), text);
+    }
+
+    /// Returns text, an image and a resource
+    #[tool]
+    fn test_multiple_content_types(&self, _: AnyArgs, r: &mut ToolResult<'_, '_>) {
+        let json = r#"{"test":"data","value":123}"#;
+        r.text("Multiple content types test:")
+            .image(PNG, "image/png")
+            .embedded_text(
+                "test://mixed-content-resource",
+                Some("application/json"),
+                json,
             );
-        }),
-    );
-    tools.add(
-        def(
-            "test_multiple_content_types",
-            "Returns text, an image and a resource",
-        ),
-        sync(|r| {
-            r.text("Multiple content types test:")
-                .image(PNG, "image/png")
-                .embedded_text(
-                    "test://mixed-content-resource",
-                    Some("application/json"),
-                    r#"{"test":"data","value":123}"#,
-                );
-        }),
-    );
-    tools.add(
-        def(
-            "test_tool_with_logging",
-            "Logs three messages while it runs",
-        ),
-        Handler::async_fn(|_, ctx: Context| async move {
-            for (i, step) in LOG_STEPS.into_iter().enumerate() {
-                if i > 0 {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-                ctx.log(LogLevel::Info, Some(LOGGER), step).await;
+    }
+
+    /// Logs three messages while it runs
+    #[tool]
+    async fn test_tool_with_logging(&self, _: AnyArgs, ctx: Context) -> &'static str {
+        for (i, step) in LOG_STEPS.into_iter().enumerate() {
+            if i > 0 {
+                tokio::time::sleep(Duration::from_millis(50)).await;
             }
-            ToolOutput::text("Tool with logging executed successfully")
-        }),
-    );
-    tools.add(
-        def(
-            "test_tool_with_progress",
-            "Reports progress 0, 50 and 100 of 100",
-        ),
-        Handler::async_fn(|_, ctx: Context| async move {
-            for (i, p) in [0.0, 50.0, 100.0].into_iter().enumerate() {
-                if i > 0 {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-                ctx.progress(p, Some(100.0), None).await;
+            ctx.log(LogLevel::Info, Some(LOGGER), step).await;
+        }
+        "Tool with logging executed successfully"
+    }
+
+    /// Reports progress 0, 50 and 100 of 100
+    #[tool]
+    async fn test_tool_with_progress(&self, _: AnyArgs, ctx: Context) -> &'static str {
+        for (i, p) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+            if i > 0 {
+                tokio::time::sleep(Duration::from_millis(50)).await;
             }
-            ToolOutput::text("Progress test completed")
-        }),
-    );
-    tools.add(
-        def("test_error_handling", "Always fails (an isError result)"),
-        sync(|r| {
-            r.error().text(ERROR_TEXT);
-        }),
-    );
-    tools.add(
-        def(
-            "test_reconnection",
-            "Closes its HTTP response stream, then answers on the resumed stream",
-        ),
-        Handler::async_fn(|_, ctx: Context| async move {
-            // Streamable HTTP (legacy sessions): the client reconnects with Last-Event-ID
-            // and gets the result there (SEP-1699). Elsewhere this changes nothing.
-            ctx.close_stream().await;
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            ToolOutput::text(RECONNECTION_TEXT)
-        }),
-    );
-    interactive(
-        tools,
-        ToolDef::new("test_sampling", SAMPLING_ARGS)
-            .description("Asks the client's model to complete the prompt")
-            .requires(ClientCaps::SAMPLING),
-    );
-    interactive(
-        tools,
-        ToolDef::new("test_elicitation", ELICITATION_ARGS)
-            .description("Asks the user for a username and an email")
-            .requires(ClientCaps::ELICITATION),
-    );
-    interactive(
-        tools,
-        def(
-            "test_elicitation_sep1034_defaults",
-            "Elicitation with defaults (SEP-1034)",
+            ctx.progress(p, Some(100.0), None).await;
+        }
+        "Progress test completed"
+    }
+
+    /// Always fails (an isError result)
+    #[tool]
+    fn test_error_handling(&self, _: AnyArgs) -> Result<(), &'static str> {
+        Err(ERROR_TEXT)
+    }
+
+    /// Closes its HTTP response stream, then answers on the resumed stream
+    #[tool]
+    async fn test_reconnection(&self, _: AnyArgs, ctx: Context) -> &'static str {
+        // Streamable HTTP (legacy sessions): the client reconnects with Last-Event-ID and
+        // gets the result there (SEP-1699). Elsewhere this changes nothing.
+        ctx.close_stream().await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        RECONNECTION_TEXT
+    }
+
+    /// Asks the client's model to complete the prompt
+    #[tool(requires = ClientCaps::SAMPLING, inline = Self::answer)]
+    async fn test_sampling(&self, args: SamplingArgs<'_>, ctx: Context) -> ToolOutput {
+        let args = json!({ "prompt": args.prompt.to_string() });
+        legacy("test_sampling", &args, &ctx).await
+    }
+
+    /// Asks the user for a username and an email
+    #[tool(requires = ClientCaps::ELICITATION, inline = Self::answer)]
+    async fn test_elicitation(&self, args: ElicitationArgs<'_>, ctx: Context) -> ToolOutput {
+        let args = json!({ "message": args.message.to_string() });
+        legacy("test_elicitation", &args, &ctx).await
+    }
+
+    /// Elicitation with defaults (SEP-1034)
+    #[tool(requires = ClientCaps::ELICITATION, inline = Self::answer)]
+    async fn test_elicitation_sep1034_defaults(&self, _: AnyArgs, ctx: Context) -> ToolOutput {
+        legacy("test_elicitation_sep1034_defaults", &Value::Null, &ctx).await
+    }
+
+    /// Elicitation with enum forms (SEP-1330)
+    #[tool(requires = ClientCaps::ELICITATION, inline = Self::answer)]
+    async fn test_elicitation_sep1330_enums(&self, _: AnyArgs, ctx: Context) -> ToolOutput {
+        legacy("test_elicitation_sep1330_enums", &Value::Null, &ctx).await
+    }
+
+    /// Tool with JSON Schema 2020-12 features
+    #[tool(input_schema = JSON_SCHEMA_2020_12)]
+    fn json_schema_2020_12_tool(&self, args: RawJson<'_>) -> String {
+        // Calls are not validated against the schema (the suite only lists it).
+        let args: Value = serde_json::from_str(args.as_str()).unwrap_or_default();
+        format!("JSON Schema 2020-12 tool called with: {args}")
+    }
+
+    /// Echoes the region it is given (an x-mcp-header parameter)
+    #[tool]
+    fn test_custom_header(&self, args: RegionArgs<'_>) -> String {
+        format!("Region: {}", args.region)
+    }
+
+    /// Needs the client's sampling capability
+    #[tool(requires = ClientCaps::SAMPLING)]
+    fn test_missing_capability(&self, _: AnyArgs) -> &'static str {
+        "Success"
+    }
+
+    /// Asks the user for a value while it runs
+    #[tool(requires = ClientCaps::ELICITATION, inline = Self::answer)]
+    async fn test_streaming_elicitation(&self, _: AnyArgs, ctx: Context) -> ToolOutput {
+        legacy("test_streaming_elicitation", &Value::Null, &ctx).await
+    }
+
+    /// Logs one message (at info)
+    #[tool]
+    async fn test_logging_tool(&self, _: AnyArgs, ctx: Context) -> &'static str {
+        let data = "Diagnostic trace logging activated";
+        ctx.log(LogLevel::Info, Some(LOGGER), data).await;
+        "Logging evaluated"
+    }
+
+    /// Announces a tool list change
+    #[tool]
+    async fn test_trigger_tool_change(&self, _: AnyArgs) -> &'static str {
+        // The list itself stays the same (clients compare it across calls). A task, so
+        // that the change is announced before the answer.
+        self.tools.notify_changed();
+        "Tool list change triggered"
+    }
+
+    /// Announces a prompt list change
+    #[tool]
+    async fn test_trigger_prompt_change(&self, _: AnyArgs) -> &'static str {
+        if let Some(server) = self.server.get() {
+            server.list_changed(ListKind::Prompts);
+        }
+        "Prompt list change triggered"
+    }
+
+    /// Asks for the user's name
+    #[tool(requires = ClientCaps::ELICITATION, inline = Self::answer)]
+    async fn test_input_required_result_elicitation(&self, _: AnyArgs, ctx: Context) -> ToolOutput {
+        legacy("test_input_required_result_elicitation", &Value::Null, &ctx).await
+    }
+
+    /// Asks the client's model a question
+    #[tool(requires = ClientCaps::SAMPLING, inline = Self::answer)]
+    async fn test_input_required_result_sampling(&self, _: AnyArgs, ctx: Context) -> ToolOutput {
+        legacy("test_input_required_result_sampling", &Value::Null, &ctx).await
+    }
+
+    /// Asks for the client's roots
+    #[tool(requires = ClientCaps::ROOTS, inline = Self::answer)]
+    async fn test_input_required_result_list_roots(&self, _: AnyArgs, ctx: Context) -> ToolOutput {
+        legacy("test_input_required_result_list_roots", &Value::Null, &ctx).await
+    }
+
+    /// Asks for a confirmation, keeping state
+    #[tool(requires = ClientCaps::ELICITATION, inline = Self::answer)]
+    async fn test_input_required_result_request_state(
+        &self,
+        _: AnyArgs,
+        ctx: Context,
+    ) -> ToolOutput {
+        legacy(
+            "test_input_required_result_request_state",
+            &Value::Null,
+            &ctx,
         )
-        .requires(ClientCaps::ELICITATION),
-    );
-    interactive(
-        tools,
-        def(
-            "test_elicitation_sep1330_enums",
-            "Elicitation with enum forms (SEP-1330)",
+        .await
+    }
+
+    /// Asks for a name, a greeting and the roots at once
+    #[tool(requires = ALL_INPUTS, inline = Self::answer)]
+    async fn test_input_required_result_multiple_inputs(
+        &self,
+        _: AnyArgs,
+        ctx: Context,
+    ) -> ToolOutput {
+        legacy(
+            "test_input_required_result_multiple_inputs",
+            &Value::Null,
+            &ctx,
         )
-        .requires(ClientCaps::ELICITATION),
-    );
-    tools.add(
-        ToolDef::new("json_schema_2020_12_tool", JSON_SCHEMA_2020_12)
-            .description("Tool with JSON Schema 2020-12 features"),
-        Handler::sync(|call, r| {
-            let args: Value = serde_json::from_str(call.args().as_str()).unwrap_or_default();
-            r.text(&format!("JSON Schema 2020-12 tool called with: {args}"));
-        }),
-    );
-    tools.add(
-        ToolDef::new("test_custom_header", CUSTOM_HEADER_ARGS)
-            .description("Echoes the region it is given (an x-mcp-header parameter)"),
-        Handler::sync(|call, r| {
-            let region = call.args().get("region").and_then(|v| v.as_string());
-            match region {
-                Some(region) => r.text(&format!("Region: {region}")),
-                None => r.error().text("region must be a string"),
-            };
-        }),
-    );
-    tools.add(
-        def(
-            "test_missing_capability",
-            "Needs the client's sampling capability",
+        .await
+    }
+
+    /// Asks two questions, one after the other
+    #[tool(requires = ClientCaps::ELICITATION, inline = Self::answer)]
+    async fn test_input_required_result_multi_round(&self, _: AnyArgs, ctx: Context) -> ToolOutput {
+        legacy("test_input_required_result_multi_round", &Value::Null, &ctx).await
+    }
+
+    /// Rejects a requestState that was altered
+    #[tool(requires = ClientCaps::ELICITATION, inline = Self::answer)]
+    async fn test_input_required_result_tampered_state(
+        &self,
+        _: AnyArgs,
+        ctx: Context,
+    ) -> ToolOutput {
+        legacy(
+            "test_input_required_result_tampered_state",
+            &Value::Null,
+            &ctx,
         )
-        .requires(ClientCaps::SAMPLING),
-        sync(|r| {
-            r.text("Success");
-        }),
-    );
-    interactive(
-        tools,
-        def(
-            "test_streaming_elicitation",
-            "Asks the user for a value while it runs",
+        .await
+    }
+
+    /// Asks only for what the client declared
+    #[tool(inline = Self::answer)]
+    async fn test_input_required_result_capabilities(
+        &self,
+        _: AnyArgs,
+        ctx: Context,
+    ) -> ToolOutput {
+        legacy(
+            "test_input_required_result_capabilities",
+            &Value::Null,
+            &ctx,
         )
-        .requires(ClientCaps::ELICITATION),
-    );
-    tools.add(
-        def("test_logging_tool", "Logs one message (at info)"),
-        Handler::async_fn(|_, ctx: Context| async move {
-            let data = "Diagnostic trace logging activated";
-            ctx.log(LogLevel::Info, Some(LOGGER), data).await;
-            ToolOutput::text("Logging evaluated")
-        }),
-    );
-    let registry = tools.clone();
-    tools.add(
-        def("test_trigger_tool_change", "Announces a tool list change"),
-        Handler::async_fn(move |_, _| {
-            let registry = registry.clone();
-            async move {
-                // The list itself stays the same (clients compare it across calls).
-                registry.notify_changed();
-                ToolOutput::text("Tool list change triggered")
-            }
-        }),
-    );
-    let cell = server.clone();
-    tools.add(
-        def(
-            "test_trigger_prompt_change",
-            "Announces a prompt list change",
-        ),
-        Handler::async_fn(move |_, _| {
-            let cell = cell.clone();
-            async move {
-                if let Some(server) = cell.get() {
-                    server.list_changed(ListKind::Prompts);
-                }
-                ToolOutput::text("Prompt list change triggered")
-            }
-        }),
-    );
-    let mrtr = [
-        (
-            "elicitation",
-            "Asks for the user's name",
-            ClientCaps::ELICITATION,
-        ),
-        (
-            "sampling",
-            "Asks the client's model a question",
-            ClientCaps::SAMPLING,
-        ),
-        (
-            "list_roots",
-            "Asks for the client's roots",
-            ClientCaps::ROOTS,
-        ),
-        (
-            "request_state",
-            "Asks for a confirmation, keeping state",
-            ClientCaps::ELICITATION,
-        ),
-        (
-            "multiple_inputs",
-            "Asks for a name, a greeting and the roots at once",
-            ClientCaps::ELICITATION
-                .with(ClientCaps::SAMPLING)
-                .with(ClientCaps::ROOTS),
-        ),
-        (
-            "multi_round",
-            "Asks two questions, one after the other",
-            ClientCaps::ELICITATION,
-        ),
-        (
-            "tampered_state",
-            "Rejects a requestState that was altered",
-            ClientCaps::ELICITATION,
-        ),
-        (
-            "capabilities",
-            "Asks only for what the client declared",
-            ClientCaps::NONE,
-        ),
-    ];
-    for (suffix, description, caps) in mrtr {
-        let name = format!("test_input_required_result_{suffix}");
-        interactive(tools, def(&name, description).requires(caps));
+        .await
+    }
+
+    /// The inline part of the fixtures run by [`input::step`]: 2026-07-28 calls are answered
+    /// here (a result or `input_required`); legacy ones go to the tool's task
+    /// ([`input::drive`], server-to-client requests).
+    fn answer(&self, call: &CallRequest<'_>, r: &mut ToolResult<'_, '_>) -> Dispatch {
+        if !call.version().is_modern() {
+            return Dispatch::Defer;
+        }
+        let args: Value = serde_json::from_str(call.args().as_str()).unwrap_or_default();
+        let input = Input::from_core(call.input(), call.client_caps());
+        match input::step(&call.name().to_string(), &args, &input) {
+            Step::Done(Outcome::Text(t)) => drop(r.text(&t)),
+            Step::Done(Outcome::Error(e)) => drop(r.error().text(&e)),
+            Step::Ask(asks, state) => r.input_required(state.as_deref(), |req| {
+                asks.iter().for_each(|a| a.write(req))
+            }),
+        }
+        Dispatch::Done
     }
 }
 
-/// Registers a tool run by [`input::step`]: answered inline in 2026-07-28 (a result or
-/// `input_required`), deferred to [`input::drive`] for legacy clients.
-fn interactive(tools: &Tools, def: ToolDef) {
-    let name: Arc<str> = def.name().into();
-    let async_name = name.clone();
-    tools.add(
-        def,
-        Handler::mixed(
-            move |call: &CallRequest<'_>, r: &mut ToolResult<'_, '_>| {
-                if !call.version().is_modern() {
-                    return Dispatch::Defer;
-                }
-                let args: Value = serde_json::from_str(call.args().as_str()).unwrap_or_default();
-                let input = Input::from_core(call.input(), call.client_caps());
-                match input::step(&name, &args, &input) {
-                    Step::Done(outcome) => write(r, &outcome),
-                    Step::Ask(asks, state) => {
-                        r.input_required(state.as_deref(), |req| {
-                            asks.iter().for_each(|a| a.write(req))
-                        });
-                    }
-                }
-                Dispatch::Done
-            },
-            move |args, ctx| {
-                let name = async_name.clone();
-                async move {
-                    match input::drive(&name, &args.value(), &ctx).await {
-                        Outcome::Text(t) => ToolOutput::text(t),
-                        Outcome::Error(e) => ToolOutput::error(e),
-                    }
-                }
-            },
-        ),
-    );
-}
+/// What `test_input_required_result_multiple_inputs` needs.
+const ALL_INPUTS: ClientCaps = ClientCaps::ELICITATION
+    .with(ClientCaps::SAMPLING)
+    .with(ClientCaps::ROOTS);
 
-fn write(r: &mut ToolResult<'_, '_>, outcome: &Outcome) {
-    match outcome {
-        Outcome::Text(t) => r.text(t),
-        Outcome::Error(e) => r.error().text(e),
-    };
+/// The legacy era of an interactive fixture: [`input::drive`] on the call's task.
+async fn legacy(name: &str, args: &Value, ctx: &Context) -> ToolOutput {
+    match input::drive(name, args, ctx).await {
+        Outcome::Text(t) => ToolOutput::text(t),
+        Outcome::Error(e) => ToolOutput::error(e),
+    }
 }

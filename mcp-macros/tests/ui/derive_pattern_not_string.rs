@@ -1,0 +1,23 @@
+use mcp_core::args::ArgList;
+use mcp_core::json::JsonStr;
+use mcp_core::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Number {
+    #[arg(pattern = "^[0-9]+$")]
+    count: u8,
+}
+
+#[derive(ToolArgs)]
+struct List<'a> {
+    #[arg(pattern = "^[a-z]+$")]
+    tags: ArgList<'a, JsonStr<'a>>,
+}
+
+#[derive(mcp_core::ToolOutput)]
+struct Output {
+    #[arg(pattern = "^[0-9]+$")]
+    total: u32,
+}
+
+fn main() {}

@@ -1,0 +1,37 @@
+use mcp_core::{CallRequest, ToolResult};
+use mcp_tokio::{Context, ToolOutput};
+
+struct T;
+
+#[mcp_tokio::tools]
+impl T {
+    /// Two contexts.
+    #[tool]
+    async fn two_contexts(&self, a: Context, b: &Context) {}
+
+    /// A context in a synchronous tool.
+    #[tool]
+    fn sync_context(&self, ctx: Context) {}
+
+    /// An async tool borrowing the request.
+    #[tool]
+    async fn request(&self, request: &CallRequest<'_>) {}
+
+    /// An async tool writing into the core's result.
+    #[tool]
+    async fn result(&self, result: &mut ToolResult<'_, '_>) {}
+
+    /// The output taken twice.
+    #[tool]
+    async fn outputs(&self, a: &mut ToolOutput, b: &mut ToolOutput) {}
+
+    /// A shared output.
+    #[tool]
+    async fn shared_output(&self, a: &ToolOutput) {}
+
+    /// A mutable context.
+    #[tool]
+    async fn mut_context(&self, ctx: &mut Context) {}
+}
+
+fn main() {}
