@@ -1,7 +1,8 @@
 //! Dice notation `[N]d S [(+|-) M]`, read as the calculator's `parse_dice` reads it
 //! (examples/src/lib.rs): a case-insensitive `d`, white space around the whole and around
-//! the sign (its schema's `pattern`), then 1-100 dice of 2-1000 sides and a modifier of at
-//! most 1000.
+//! the sign, then 1-100 dice of 2-1000 sides and a modifier of at most 1000. The syntax is
+//! exactly the language of the schema's `pattern` (`^\s*[0-9]*[dD][0-9]+\s*([+-]\s*[0-9]+)?\s*$`,
+//! with ECMAScript's `\s`).
 //!
 //! One pass over the characters, by a transition table: no buffer, no length limit, no
 //! `str` searching (code size). Self-contained, so that `rustc --test` runs its tests on
@@ -96,14 +97,13 @@ pub fn parse(chars: impl Iterator<Item = char>) -> Result<Dice, &'static str> {
     })
 }
 
-/// Unicode `White_Space` (what `str::trim`, and so the calculator, strips), without the
-/// table lookup of `char::is_whitespace`.
+/// ECMAScript's `\s`, as the schema's `pattern` and the calculator read it: Unicode
+/// `White_Space` without U+0085, plus U+FEFF (a match, not `char::is_whitespace`'s table).
 fn is_space(c: char) -> bool {
     matches!(
         c,
         '\t'..='\r'
             | ' '
-            | '\u{85}'
             | '\u{a0}'
             | '\u{1680}'
             | '\u{2000}'..='\u{200a}'
@@ -112,6 +112,7 @@ fn is_space(c: char) -> bool {
             | '\u{202f}'
             | '\u{205f}'
             | '\u{3000}'
+            | '\u{feff}'
     )
 }
 
@@ -122,6 +123,9 @@ mod tests {
     /// The calculator's `parse_dice` (examples/src/lib.rs), its error kinds mapped to
     /// this module's messages: the reference this parser must agree with.
     fn reference(notation: &str) -> Result<Dice, &'static str> {
+        fn space(c: char) -> bool {
+            (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
+        }
         fn number(s: &str) -> Option<u64> {
             if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
                 return None;
@@ -130,7 +134,7 @@ mod tests {
                 n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
             }))
         }
-        let s = notation.trim();
+        let s = notation.trim_matches(space);
         let (count, rest) = s.split_once(['d', 'D']).ok_or(SYNTAX)?;
         let count = if count.is_empty() {
             1
@@ -141,8 +145,9 @@ mod tests {
             Some(i) => {
                 let (sides, m) = rest.split_at(i);
                 let neg = m.starts_with('-');
-                let magnitude = number(m.get(1..).unwrap_or_default().trim()).ok_or(SYNTAX)?;
-                (sides.trim_end(), Some((neg, magnitude)))
+                let magnitude =
+                    number(m.get(1..).unwrap_or_default().trim_matches(space)).ok_or(SYNTAX)?;
+                (sides.trim_end_matches(space), Some((neg, magnitude)))
             }
             None => (rest, None),
         };
@@ -211,15 +216,26 @@ mod tests {
         assert_eq!(parse("2d1".chars()), Err(SIDES));
         assert_eq!(parse("2d1001".chars()), Err(SIDES));
         assert_eq!(parse("2d6-1001".chars()), Err(MODIFIER));
-        for case in ["2d6+3", "d20", "4d8-1", "0d1+9999", " 1d2 ", "1d2 +\u{a0}3"] {
+        assert_eq!(parse("\u{feff}1d2".chars()), dice(1, 2, 0));
+        assert_eq!(parse("\u{85}1d2".chars()), Err(SYNTAX));
+        for case in [
+            "2d6+3",
+            "d20",
+            "4d8-1",
+            "0d1+9999",
+            " 1d2 ",
+            "1d2 +\u{a0}3",
+            "\u{85}d4",
+        ] {
             check(case);
         }
     }
 
     #[test]
-    fn white_space_is_unicode_white_space() {
+    fn white_space_is_ecmascript_white_space() {
         for c in '\0'..=char::MAX {
-            assert_eq!(is_space(c), c.is_whitespace(), "{c:?}");
+            let ecmascript = (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}';
+            assert_eq!(is_space(c), ecmascript, "{c:?}");
         }
     }
 
@@ -228,7 +244,7 @@ mod tests {
         // Every string of up to 5 symbols over an alphabet covering each class (and the
         // boundary values), then random longer ones.
         const ALPHABET: [&str; 12] = [
-            "0", "1", "2", "100", "1000", "1001", "d", "D", "+", "-", " ", "\u{2003}",
+            "0", "1", "2", "100", "1000", "1001", "d", "D", "+", "-", " ", "\u{feff}",
         ];
         let mut stack = vec![(String::new(), 0)];
         while let Some((s, symbols)) = stack.pop() {
@@ -249,7 +265,7 @@ mod tests {
             for _ in 0..(bits % 14) {
                 bits = bits.rotate_right(5) ^ seed;
                 s.push_str(ALPHABET[(bits % ALPHABET.len() as u64) as usize]);
-                s.push_str(["", "x", "9", "\t"][(bits >> 8) as usize % 4]);
+                s.push_str(["", "x", "9", "\t", "\u{85}", "\u{2003}"][(bits >> 8) as usize % 6]);
             }
             check(&s);
         }

@@ -80,17 +80,18 @@ impl<'i> ArgValue<'i> for Led {
     }
 }
 
-/// Dice notation `NdS`, `NdS+M` or `NdS-M`, checked as the calculator checks it
-/// ([`crate::dice`]) and with the calculator's schema; a refused notation is an `isError`
-/// result naming the argument and the problem.
+/// Dice notation `NdS`, `NdS+M` or `NdS-M`: the calculator's schema (the bytes its derive
+/// writes for `#[arg(pattern, examples)]`), checked by [`crate::dice`] rather than by a
+/// compiled `pattern` (the same language, without linking the pattern matcher); a refused
+/// notation is an `isError` result naming the argument and the problem.
 struct Notation(Dice);
 
 impl<'i> ArgValue<'i> for Notation {
     const SCHEMA_BODY: SchemaText = SchemaText::Text(concat!(
         r#""type":"string","#,
         r#""description":"Dice notation NdS, NdS+M or NdS-M, e.g. 2d6+3, d20, 4d8-1","#,
-        r#""pattern":"^\\s*[0-9]*[dD][0-9]+\\s*([+-]\\s*[0-9]+)?\\s*$","#,
-        r#""examples":["2d6+3","d20","4d8-1"]"#,
+        r#""examples":["2d6+3","d20","4d8-1"],"#,
+        r#""pattern":"^\\s*[0-9]*[dD][0-9]+\\s*([+-]\\s*[0-9]+)?\\s*$""#,
     ));
     fn from_json(v: RawJson<'i>) -> Result<Self, ArgError<'i>> {
         let text = v
