@@ -653,7 +653,7 @@ pub mod __macro_support {
     use core::fmt;
 
     use super::ToolResult;
-    use crate::args::{ArgError, Problem};
+    use crate::args::ArgError;
     use crate::json::RawJson;
 
     /// The `inputSchema` of a tool without an arguments parameter.
@@ -662,11 +662,8 @@ pub mod __macro_support {
     /// The parser matching [`NO_ARGS_SCHEMA`]: an object without members.
     #[allow(clippy::result_large_err)] // as `ToolArgs::parse`
     pub fn no_args(args: RawJson<'_>) -> Result<(), ArgError<'_>> {
-        let mut members = args.members().ok_or(ArgError::new(Problem::NotAnObject))?;
-        match members.next() {
-            Some((key, _)) => Err(ArgError::new(Problem::Unknown(key))),
-            None => Ok(()),
-        }
+        // The derived parsers' member reader with no members declared (code size).
+        crate::args::collect_members(args, &[], &mut [], true)
     }
 
     /// Answers a call whose arguments were refused: an `isError` result naming the tool and
