@@ -16,12 +16,14 @@ impl ArgError<'_> {
     /// An unknown member's name is quoted as it was written in the request (its JSON
     /// source text: quotes, backslashes and control characters stay escaped, as `\"`,
     /// `\\`, `\n`, `\u001b`), at most 64 characters of it. (Re-escaping the decoded name,
-    /// as `char::escape_debug` would, links kilobytes of Unicode tables.) The bound of [`Problem::BelowMinimum`] /
-    /// [`Problem::AboveMaximum`] is printed as Rust's `Display` for `f64` prints it
-    /// (shortest round-trip form, no exponent), which does use `core::fmt`'s float
-    /// printing: that code is reached through the error itself, chosen by
-    /// [`ArgError::new`] where a range error is built, so a program that never builds one
-    /// (a firmware whose arguments have no primitive number fields) does not link it.
+    /// as `char::escape_debug` would, links kilobytes of Unicode tables.)
+    ///
+    /// The bound of [`Problem::BelowMinimum`] / [`Problem::AboveMaximum`] is printed as
+    /// Rust's `Display` for `f64` prints it (shortest round-trip form, no exponent), which
+    /// does use `core::fmt`'s float printing: that code is reached through the error
+    /// itself, chosen by [`ArgError::new`] where a range error is built, so a program that
+    /// never builds one (a firmware whose arguments have no primitive number fields) does
+    /// not link it.
     pub fn write_message(&self, out: &mut dyn FnMut(&str)) {
         let path = self.path();
         out(if path.is_empty() {
@@ -131,7 +133,8 @@ fn name_source(name: JsonStr<'_>) -> &str {
 /// from the problem's variant, so that only programs that build range errors link the
 /// float printing.
 #[derive(Clone, Copy)]
-pub(super) struct BoundWriter(pub(super) fn(f64, &mut dyn FnMut(&str)));
+#[allow(clippy::type_complexity)] // a plain fn pointer: the sink is `write_message`'s
+pub(super) struct BoundWriter(fn(f64, &mut dyn FnMut(&str)));
 
 impl BoundWriter {
     /// The writer for `problem`'s bound, if it has one.

@@ -386,5 +386,128 @@ mod tests {
         assert_eq!(e.path().len(), MAX_PATH);
         assert!(e.path_elided());
         assert_eq!(e.to_string(), "argument `a.a.a.a.a.a…`: is required");
+        // The innermost segments are the ones dropped.
+        let keys = ["k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9"];
+        let mut e = ArgError::new(Problem::Missing);
+        for key in keys {
+            e = e.within(PathSegment::Key(key));
+        }
+        assert_eq!(e.to_string(), "argument `k9.k8.k7.k6.k5.k4…`: is required");
+        assert_eq!(e.path().first(), Some(&PathSegment::Key("k9")));
+    }
+
+    /// The message, as `write_message` writes it piece by piece.
+    fn pieces(e: &ArgError<'_>) -> std::string::String {
+        let mut text = std::string::String::new();
+        e.write_message(&mut |piece| text.push_str(piece));
+        text
+    }
+
+    #[test]
+    fn every_problem_has_its_sentence() {
+        let at = |p: Problem<'static>| ArgError::new(p).within(PathSegment::Key("x"));
+        let cases = [
+            (at(Problem::Missing), "argument `x`: is required"),
+            (at(Problem::Duplicate), "argument `x`: appears twice"),
+            (at(Problem::NotAnObject), "argument `x`: must be an object"),
+            (
+                at(Problem::Type("a string")),
+                "argument `x`: must be a string",
+            ),
+            (
+                at(Problem::NotInEnum(r#""a", "b""#)),
+                r#"argument `x`: must be one of "a", "b""#,
+            ),
+            (
+                at(Problem::BelowMinimum(-273.15)),
+                "argument `x`: must be at least -273.15",
+            ),
+            (
+                at(Problem::AboveMaximum(1e21)),
+                "argument `x`: must be at most 1000000000000000000000",
+            ),
+            (
+                at(Problem::AboveMaximum(9_223_372_036_854_775_807.0)),
+                "argument `x`: must be at most 9223372036854776000",
+            ),
+            (
+                at(Problem::BelowMinimum(1e-7)),
+                "argument `x`: must be at least 0.0000001",
+            ),
+            (
+                at(Problem::NotAnInteger),
+                "argument `x`: must be a whole number in range",
+            ),
+            (
+                at(Problem::TooShort(0)),
+                "argument `x`: must have at least 0 characters or items",
+            ),
+            (
+                at(Problem::TooLong(1234)),
+                "argument `x`: must have at most 1234 characters or items",
+            ),
+            (
+                at(Problem::Pattern("^a$")),
+                "argument `x`: must match the pattern ^a$",
+            ),
+            (
+                at(Problem::Invalid("roll 1 to 100 dice")),
+                "argument `x`: roll 1 to 100 dice",
+            ),
+            (
+                ArgError::new(Problem::Missing)
+                    .within(PathSegment::Index(0))
+                    .within(PathSegment::Index(10))
+                    .within(PathSegment::Key("grid")),
+                "argument `grid[10][0]`: is required",
+            ),
+        ];
+        for (e, text) in cases {
+            assert_eq!(e.to_string(), text);
+            assert_eq!(pieces(&e), text);
+        }
+    }
+
+    #[test]
+    fn unknown_members_are_quoted_as_written_at_most_64_characters() {
+        let unknown = |json: &'static str| -> std::string::String {
+            let raw = crate::json::parse(json.as_bytes(), crate::json::Limits::default()).unwrap();
+            let (key, _) = raw.members().unwrap().next().unwrap();
+            ArgError::new(Problem::Unknown(key)).to_string()
+        };
+        assert_eq!(unknown(r#"{"c":1}"#), r#"arguments: unknown member "c""#);
+        assert_eq!(
+            unknown(r#"{"a\"b\\c\n\u00e9é":1}"#),
+            r#"arguments: unknown member "a\"b\\c\n\u00e9é""#
+        );
+        let long = std::format!(r#"{{"{}":1}}"#, "x".repeat(70));
+        let long: &'static str = std::boxed::Box::leak(long.into_boxed_str());
+        assert_eq!(
+            unknown(long),
+            std::format!(r#"arguments: unknown member "{}""#, "x".repeat(64))
+        );
+        // An escape counts as one character and is never cut.
+        let cut = std::format!(r#"{{"{}\u00e9yz":1}}"#, "x".repeat(63));
+        let cut: &'static str = std::boxed::Box::leak(cut.into_boxed_str());
+        assert_eq!(
+            unknown(cut),
+            std::format!(r#"arguments: unknown member "{}\u00e9""#, "x".repeat(63))
+        );
+    }
+
+    #[test]
+    fn a_range_problem_set_by_hand_still_reads() {
+        let mut e = ArgError::new(Problem::Missing).within(PathSegment::Key("n"));
+        e.problem = Problem::AboveMaximum(3.0);
+        assert_eq!(
+            e.to_string(),
+            "argument `n`: must be at most the schema's bound"
+        );
+        // Equality ignores how the bound is printed.
+        let mut same = ArgError::new(Problem::AboveMaximum(3.0)).within(PathSegment::Key("n"));
+        assert_ne!(e.to_string(), same.to_string());
+        assert_eq!(e, same);
+        same.problem = Problem::Missing;
+        assert_ne!(e, same);
     }
 }
