@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The Cortex-M firmware (examples/firmware) end to end: installs what it needs, builds the
-# release image, checks its flash/RAM budget with arm-none-eabi-size, and drives it in QEMU
-# (mps2-an386) with the official MCP TypeScript SDK client and raw 2026-07-28 requests.
+# The Cortex-M firmware (examples/firmware) end to end: installs what it needs, runs the
+# host unit tests of its self-contained modules (decimal fixed point, dice notation), builds
+# the release image, checks its flash/RAM budget with arm-none-eabi-size, and drives it in
+# QEMU (mps2-an386) with the official MCP TypeScript SDK client and raw 2026-07-28 requests.
 # Prints the sizes and the QEMU round-trip times. Run from anywhere; called by scripts/test.sh.
 #
 # Budget (issue #4): flash (text + rodata + data initializers) <= FIRMWARE_FLASH_BUDGET
