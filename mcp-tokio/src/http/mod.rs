@@ -108,15 +108,27 @@ impl State {
         Some((entry.tx.clone(), entry.version))
     }
 
-    /// Starts a session's drive loop; returns its inbox.
-    fn spawn_session(&self) -> mpsc::Sender<Inbound> {
-        let (tx, rx) = mpsc::channel(16);
+    /// Starts a session's drive loop on its first body; returns its inbox (none for a
+    /// stateless request, which nothing else can reach). The loop is polled once here: a
+    /// request answered at once (a stateless call of a synchronous tool) is done without a
+    /// task or a hand-off between tasks; a legacy session, or calls that run on, continue
+    /// in a task of their own.
+    async fn start_session(&self, first: Post, stateless: bool) -> Option<mpsc::Sender<Inbound>> {
+        let (tx, rx) = if stateless {
+            (None, None)
+        } else {
+            let (tx, rx) = mpsc::channel(16);
+            (Some(tx), Some(rx))
+        };
         let server = self.server.clone();
-        tokio::spawn(async move {
-            if let Err(e) = Connection::run_http(&server.inner, rx).await {
+        let mut run = Box::pin(async move {
+            if let Err(e) = Connection::run_http(&server.inner, Some(first), rx).await {
                 tracing::warn!(error = %e, "HTTP session ended with an error");
             }
         });
+        if futures::poll!(run.as_mut()).is_pending() {
+            tokio::spawn(run);
+        }
         tx
     }
 
@@ -361,6 +373,13 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
             }
         }
     }
+    let (sink, mut frames) = mpsc::channel(routes::SINK_FRAMES);
+    let (told, outcome) = oneshot::channel();
+    let post = Post {
+        body,
+        sink,
+        outcome: told,
+    };
     let (inbox, fresh) = match session_id {
         Some(id) => match state.session(id) {
             // A session's requests name its revision (or none: 2025-03-26 clients send none).
@@ -376,7 +395,12 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
                     ),
                 )
             }
-            Some((tx, _)) => (tx, false),
+            Some((tx, _)) => {
+                if tx.send(Inbound::Post(post)).await.is_err() {
+                    return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
+                }
+                (Some(tx), false)
+            }
             None => return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found"),
         },
         None => {
@@ -388,19 +412,9 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
                     "Too many sessions",
                 );
             }
-            (state.spawn_session(), true)
+            (state.start_session(post, stateless).await, true)
         }
     };
-    let (sink, mut frames) = mpsc::channel(routes::SINK_FRAMES);
-    let (told, outcome) = oneshot::channel();
-    let post = Post {
-        body,
-        sink,
-        outcome: told,
-    };
-    if inbox.send(Inbound::Post(post)).await.is_err() {
-        return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
-    }
     let Ok(outcome) = outcome.await else {
         return rpc_error(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -410,20 +424,20 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
         );
     };
     let mut new_session = None;
-    if let Some(negotiated) = outcome.version.filter(|_| fresh && !stateless) {
+    // A fresh legacy session is kept once `initialize` succeeded; any other inbox is dropped
+    // here, and its session ends once it has answered.
+    let kept = inbox.filter(|_| fresh && !stateless);
+    if let (Some(negotiated), Some(tx)) = (outcome.version, kept) {
         let id = session_id_new();
         state.sessions().insert(
             id.clone(),
             Entry {
-                tx: inbox,
+                tx,
                 last: Instant::now(),
                 version: negotiated,
             },
         );
         new_session = Some(id);
-    } else {
-        // A stateless request: its session ends once it is answered.
-        drop(inbox);
     }
     let mut response = if !outcome.answered && !outcome.open {
         empty(StatusCode::ACCEPTED)
