@@ -360,11 +360,12 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
         // Read as the core reads it; an unreadable body is left to the core's -32700.
         let limits = mcp_core::json::Limits::default();
         if let Ok(value) = mcp_core::json::parse(&body, limits) {
-            let declared = headers::called_tool(value)
-                .and_then(|tool| state.server.tools().header_params(&tool))
-                .unwrap_or_default();
-            let checked = headers::check_modern(&parts.headers, value)
-                .and_then(|()| headers::check_params(&parts.headers, value, &declared));
+            let checked = headers::check_modern_tool(&parts.headers, value).and_then(|tool| {
+                let declared = tool
+                    .and_then(|tool| state.server.tools().header_params(&tool.to_string()))
+                    .unwrap_or_default();
+                headers::check_params(&parts.headers, value, &declared)
+            });
             if let Err(why) = checked {
                 let id = value
                     .get("id")
@@ -540,10 +541,13 @@ async fn delete(state: &Arc<State>, req: &Request<Incoming>) -> Response<Body> {
 /// did not start a session (no `initialize`, no session id): 400.
 fn status_for(frame: &[u8], modern: bool, sessionless: bool) -> StatusCode {
     use mcp_core::jsonrpc::code as c;
-    // Zero-copy: a result of any size is scanned, never built into a tree.
-    let code = mcp_core::json::parse(frame, mcp_core::json::Limits::default())
-        .ok()
-        .and_then(|v| v.get("error")?.get("code")?.as_i64());
+    let code = match envelope_error(frame) {
+        Some(code) => code,
+        // Zero-copy: a result of any size is scanned, never built into a tree.
+        None => mcp_core::json::parse(frame, mcp_core::json::Limits::default())
+            .ok()
+            .and_then(|v| v.get("error")?.get("code")?.as_i64()),
+    };
     let bad_request = [
         c::PARSE_ERROR,
         c::INVALID_REQUEST,
@@ -559,6 +563,42 @@ fn status_for(frame: &[u8], modern: bool, sessionless: bool) -> StatusCode {
         Some(_) if sessionless && !modern => StatusCode::BAD_REQUEST,
         Some(_) => StatusCode::OK,
     }
+}
+
+/// The error code of a reply as the core writes it (`mcp_core::jsonrpc::begin_result` and
+/// `write_error`: `{"jsonrpc":"2.0","id":<id>,` then `"result":` or `"error":{"code":<n>,`),
+/// read from its first bytes without walking the result: `Some(None)` for a result,
+/// `Some(Some(code))` for an error, `None` for any other shape (then the frame is parsed).
+fn envelope_error(frame: &[u8]) -> Option<Option<i64>> {
+    let rest = frame.strip_prefix(br#"{"jsonrpc":"2.0","#)?;
+    let rest = match rest.strip_prefix(br#""id":"#) {
+        Some(id) => {
+            // The id is a number or a string (as the request had it).
+            let end = if id.first() == Some(&b'"') {
+                let mut i = 1;
+                loop {
+                    match id.get(i)? {
+                        b'\\' => i += 2,
+                        b'"' => break i + 1,
+                        _ => i += 1,
+                    }
+                }
+            } else {
+                id.iter().position(|&b| b == b',')?
+            };
+            id.get(end..)?.strip_prefix(b",")?
+        }
+        None => rest,
+    };
+    if rest.starts_with(br#""result":"#) {
+        return Some(None);
+    }
+    let code = rest.strip_prefix(br#""error":{"code":"#)?;
+    let len = code
+        .iter()
+        .position(|&b| !(b.is_ascii_digit() || b == b'-'))?;
+    let code = std::str::from_utf8(code.get(..len)?).ok()?.parse().ok()?;
+    Some(Some(code))
 }
 
 fn session_id_new() -> String {
@@ -643,4 +683,58 @@ fn sse_of(events: Vec<Event>) -> Response<Body> {
         .map(|e| Ok(Frame::data(sse_event(e))))
         .collect();
     sse_response(StreamBody::new(futures::stream::iter(frames)).boxed_unsync())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The full parse, for comparison with the fast read.
+    fn parsed_code(frame: &[u8]) -> Option<i64> {
+        mcp_core::json::parse(frame, mcp_core::json::Limits::default())
+            .ok()
+            .and_then(|v| v.get("error")?.get("code")?.as_i64())
+    }
+
+    #[test]
+    fn envelope_error_reads_the_cores_replies() {
+        let cases: &[&[u8]] = &[
+            br#"{"jsonrpc":"2.0","id":1,"result":{"isError":true,"error":{"code":5}}}"#,
+            br#"{"jsonrpc":"2.0","id":"a\",\"result\":","error":{"code":-32602,"message":"x"}}"#,
+            br#"{"jsonrpc":"2.0","id":"\\","result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":-7,"error":{"code":-32601,"message":"Method not found"}}"#,
+            br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#,
+        ];
+        for frame in cases {
+            let fast = envelope_error(frame).expect("the core's shape is read directly");
+            assert_eq!(
+                fast,
+                parsed_code(frame),
+                "{}",
+                String::from_utf8_lossy(frame)
+            );
+        }
+        // Anything else falls back to the full parse.
+        assert_eq!(
+            envelope_error(br#"{"id":1,"jsonrpc":"2.0","result":{}}"#),
+            None
+        );
+        assert_eq!(
+            envelope_error(br#"{"jsonrpc": "2.0","id":1,"result":{}}"#),
+            None
+        );
+        assert_eq!(
+            envelope_error(br#"{"jsonrpc":"2.0","id":"unterminated"#),
+            None
+        );
+        assert_eq!(envelope_error(b""), None);
+        let odd = br#"{"id":1,"jsonrpc":"2.0","error":{"code":-32602,"message":"x"}}"#;
+        assert_eq!(
+            status_for(odd, true, false),
+            StatusCode::BAD_REQUEST,
+            "a shape the fast read does not know is still classified"
+        );
+        assert_eq!(status_for(cases[3], true, false), StatusCode::NOT_FOUND);
+        assert_eq!(status_for(cases[0], true, false), StatusCode::OK);
+    }
 }
