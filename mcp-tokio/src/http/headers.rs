@@ -123,7 +123,13 @@ fn first_members<'a, const N: usize>(
     };
     let mut missing = N;
     for (key, value) in members {
-        if let Some(i) = (0..N).find(|&i| found[i].is_none() && key.eq_str(keys[i])) {
+        // Keys without escapes (all of them in practice) compare as plain text.
+        let plain = key.as_borrowed();
+        let same = |want: &str| match plain {
+            Some(k) => k == want,
+            None => key.eq_str(want),
+        };
+        if let Some(i) = (0..N).find(|&i| found[i].is_none() && same(keys[i])) {
             found[i] = Some(value);
             missing -= 1;
             if missing == 0 {
@@ -147,12 +153,30 @@ pub(crate) fn check_modern_tool<'a>(
     body: RawJson<'a>,
 ) -> Result<Option<JsonStr<'a>>, String> {
     let [method, id, params] = first_members(Some(body), ["method", "id", "params"]);
-    let [name, uri, meta] = first_members(params, ["name", "uri", "_meta"]);
     // Responses and notifications carry no routing headers worth checking.
     let Some(method) = method.and_then(|m| m.as_string()) else {
         return Ok(None);
     };
-    let tool = name
+    // `params.name` (or `params.uri`) names the target; the walk stops once it and `_meta`
+    // were seen.
+    let target = if method.eq_str("tools/call") || method.eq_str("prompts/get") {
+        Some("name")
+    } else if method.eq_str("resources/read") {
+        Some("uri")
+    } else {
+        None
+    };
+    let (named, meta) = match target {
+        Some(key) => {
+            let [named, meta] = first_members(params, [key, "_meta"]);
+            (named, meta)
+        }
+        None => {
+            let [meta] = first_members(params, ["_meta"]);
+            (None, meta)
+        }
+    };
+    let tool = named
         .and_then(|n| n.as_string())
         .filter(|_| method.eq_str("tools/call"));
     if id.is_none() {
@@ -177,14 +201,10 @@ pub(crate) fn check_modern_tool<'a>(
             ));
         }
     }
-    let (target, want) = if method.eq_str("tools/call") || method.eq_str("prompts/get") {
-        ("name", name)
-    } else if method.eq_str("resources/read") {
-        ("uri", uri)
-    } else {
+    let Some(target) = target else {
         return Ok(tool);
     };
-    let want = want.and_then(|w| w.as_string());
+    let want = named.and_then(|w| w.as_string());
     match (single(headers, "mcp-name")?, want) {
         (None, _) => Err("missing Mcp-Name header".into()),
         (Some(h), Some(b)) if b.eq_str(h) => Ok(tool),
