@@ -114,10 +114,11 @@ pub struct Conn {
 }
 
 impl Conn {
-    /// Connects (TCP_NODELAY) and completes the HTTP/1.1 handshake.
-    pub async fn open(target: &Target) -> Result<Conn, Failure> {
-        let stream = tokio::net::TcpStream::connect(target.addr)
+    /// Connects (TCP_NODELAY, within `timeout`) and completes the HTTP/1.1 handshake.
+    pub async fn open(target: &Target, timeout: Duration) -> Result<Conn, Failure> {
+        let stream = tokio::time::timeout(timeout, tokio::net::TcpStream::connect(target.addr))
             .await
+            .map_err(|_| Failure::Timeout)?
             .map_err(|e| Failure::Connection(format!("connect: {e}")))?;
         let _ = stream.set_nodelay(true);
         let (sender, conn) = http1::handshake(TokioIo::new(stream))

@@ -223,7 +223,7 @@ async fn client(
     ready: tokio::sync::mpsc::UnboundedSender<()>,
 ) -> ClientResult {
     let mut r = ClientResult::default();
-    let mut conn = match Conn::open(&s.target).await {
+    let mut conn = match Conn::open(&s.target, s.spec.timeout).await {
         Ok(c) => Some(c),
         Err(f) => {
             r.errors.add("connect", &f);
@@ -256,7 +256,7 @@ async fn client(
         let began = Instant::now();
         let c = match conn.as_mut() {
             Some(c) => c,
-            None => match Conn::open(&s.target).await {
+            None => match Conn::open(&s.target, s.spec.timeout).await {
                 Ok(c) => conn.insert(c),
                 Err(f) => {
                     r.errors.add("reconnect", &f);
@@ -283,7 +283,7 @@ async fn client(
     if let Some(sess) = &session {
         let done = match conn.as_mut() {
             Some(c) => c.delete(&s.target, &s.spec, sess).await,
-            None => match Conn::open(&s.target).await {
+            None => match Conn::open(&s.target, s.spec.timeout).await {
                 Ok(mut c) => c.delete(&s.target, &s.spec, sess).await,
                 Err(f) => Err(f),
             },
@@ -367,7 +367,7 @@ async fn open_sessions(
             for _ in 0..share {
                 let c = match conn.as_mut() {
                     Some(c) => c,
-                    None => match Conn::open(&s.target).await {
+                    None => match Conn::open(&s.target, s.spec.timeout).await {
                         Ok(c) => conn.insert(c),
                         Err(f) => {
                             errors.add("connect", &f);
@@ -424,7 +424,7 @@ async fn for_each_session(
             for (i, sess) in chunk.iter().enumerate() {
                 let c = match conn.as_mut() {
                     Some(c) => c,
-                    None => match Conn::open(&s.target).await {
+                    None => match Conn::open(&s.target, s.spec.timeout).await {
                         Ok(c) => conn.insert(c),
                         Err(f) => {
                             errors.add("connect", &f);
