@@ -18,6 +18,7 @@ DURATION="${DURATION:-3}"
 MODES="${MODES:-stateless,session}"
 IDLE_SESSIONS="${IDLE_SESSIONS:-1000}"
 LOAD_THREADS="${LOAD_THREADS:-1}"
+FLOOR_MODES="${FLOOR_MODES:-stateless}"
 TIMEOUT="${TIMEOUT:-10}"
 FD_LIMIT="${FD_LIMIT:-8192}"
 OURS_TARGET="${OURS_TARGET:-$WORK/target}"
@@ -38,6 +39,7 @@ build
 
 LOAD="$OURS_TARGET/release/mcp-httpload"
 OURS="$OURS_TARGET/release/mcp-http-bench-server"
+FLOOR="$OURS_TARGET/release/http-floor-server"
 RMCP="$RMCP_TARGET/release/bench-rmcp-http"
 
 # 1,000 clients hold 1,000 sockets in the load generator and as many in the server.
@@ -72,6 +74,7 @@ start_server() {
   : >"$errlog"
   case "$name" in
     mcp-rs) "$OURS" --addr 127.0.0.1:0 2>"$errlog" & ;;
+    floor) "$FLOOR" --addr 127.0.0.1:0 2>"$errlog" & ;;
     rmcp)
       if [ "$mode" = stateless ]; then "$RMCP" --addr 127.0.0.1:0 --stateless 2>"$errlog" &
       else "$RMCP" --addr 127.0.0.1:0 2>"$errlog" &
@@ -112,7 +115,7 @@ run_idle() {
 }
 
 steal() { awk '/^cpu /{print $9}' /proc/stat; }
-say "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); REPS=$REPS CLIENTS=$CLIENTS WARMUP=$WARMUP DURATION=$DURATION MODES=$MODES IDLE_SESSIONS=$IDLE_SESSIONS LOAD_THREADS=$LOAD_THREADS"
+say "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); REPS=$REPS CLIENTS=$CLIENTS WARMUP=$WARMUP DURATION=$DURATION MODES=$MODES FLOOR_MODES=$FLOOR_MODES IDLE_SESSIONS=$IDLE_SESSIONS LOAD_THREADS=$LOAD_THREADS"
 say "versions: rmcp $(grep -m1 -o 'rmcp = { version = "=[^"]*' "$HERE/rmcp-http/Cargo.toml" | sed 's/.*=//'), $(rustc --version)"
 steal0=$(steal)
 began=$SECONDS
@@ -120,7 +123,9 @@ for rep in $(seq 1 "$REPS"); do
   # Alternate which server goes first, so that drift within a repetition cancels out.
   if [ $((rep % 2)) -eq 1 ]; then order="mcp-rs rmcp"; else order="rmcp mcp-rs"; fi
   for mode in ${MODES//,/ }; do
-    for name in $order; do
+    servers=$order
+    case ",$FLOOR_MODES," in *",$mode,"*) servers="$order floor" ;; esac
+    for name in $servers; do
       say "rep $rep/$REPS: $name $mode"
       run_load "$name" "$mode" "$rep"
     done
@@ -136,4 +141,4 @@ steal1=$(steal)
 say "done in $((SECONDS - began)) s; CPU steal during the run: $(( (steal1 - steal0) )) ticks; load average now $(cut -d' ' -f1-3 /proc/loadavg)"
 say "raw lines: $OUT"
 echo
-"$LOAD" report --subject mcp-rs --baseline rmcp "$OUT"
+"$LOAD" report --subject mcp-rs --baseline rmcp --floor floor "$OUT"

@@ -7,7 +7,7 @@
 //!                   [--tool add] [--legacy-version 2025-11-25]
 //! mcp-httpload idle --url URL --pid PID [--sessions 1000] [--conns 8] [--warm 100]
 //!                   [--settle 1] [--label NAME] [--rep N]
-//! mcp-httpload report [--subject mcp-rs] [--baseline rmcp] FILE.jsonl...
+//! mcp-httpload report [--subject mcp-rs] [--baseline rmcp] [--floor floor] FILE.jsonl...
 //! ```
 //!
 //! `load` prints one JSON line per client count; `idle` one JSON line; both exit 1 when any
@@ -35,7 +35,7 @@ usage:
                     [--tool NAME] [--legacy-version REV]
   mcp-httpload idle --url URL --pid PID [--sessions N] [--conns N] [--warm N]
                     [--settle SECS] [--label NAME] [--rep N] [--timeout SECS]
-  mcp-httpload report [--subject NAME] [--baseline NAME] FILE.jsonl...
+  mcp-httpload report [--subject NAME] [--baseline NAME] [--floor NAME] FILE.jsonl...
 
 load: closed-loop clients (each on its own keep-alive connection) call the tool with
       {\"a\": A, \"b\": B} and check every answer; one JSON line per client count.
@@ -65,6 +65,7 @@ struct Args {
     settle: f64,
     subject: String,
     baseline: String,
+    floor: String,
     files: Vec<String>,
 }
 
@@ -93,6 +94,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
         settle: 1.0,
         subject: "mcp-rs".into(),
         baseline: "rmcp".into(),
+        floor: "floor".into(),
         files: Vec::new(),
     };
     fn num<T: std::str::FromStr>(name: &str, v: Option<String>) -> Result<T, String> {
@@ -135,12 +137,13 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
             "--settle" => a.settle = num(&flag, it.next())?,
             "--subject" => a.subject = it.next().ok_or("--subject needs a value")?,
             "--baseline" => a.baseline = it.next().ok_or("--baseline needs a value")?,
+            "--floor" => a.floor = it.next().ok_or("--floor needs a value")?,
             f if a.command == "report" && !f.starts_with("--") => a.files.push(f.to_owned()),
             f => return Err(format!("unknown argument {f:?}")),
         }
     }
     let positive = |name: &str, v: f64| {
-        if v.is_finite() && v >= 0.0 && v < 1e6 {
+        if (0.0..1e6).contains(&v) {
             Ok(())
         } else {
             Err(format!("{name} must be a number of seconds >= 0"))
@@ -168,7 +171,7 @@ fn main() -> ExitCode {
         }
     };
     if args.command == "report" {
-        return report::main(&args.files, &args.subject, &args.baseline);
+        return report::main(&args.files, &args.subject, &args.baseline, &args.floor);
     }
     let Some(url) = &args.url else {
         eprintln!("mcp-httpload: --url is required\n\n{USAGE}");

@@ -110,7 +110,7 @@ fn read(files: &[String]) -> Result<Data, String> {
 }
 
 /// Prints the tables; exit 1 when any run had errors or nothing was read.
-pub fn main(files: &[String], subject: &str, baseline: &str) -> ExitCode {
+pub fn main(files: &[String], subject: &str, baseline: &str, floor: &str) -> ExitCode {
     let data = match read(files) {
         Ok(d) => d,
         Err(e) => {
@@ -134,6 +134,7 @@ pub fn main(files: &[String], subject: &str, baseline: &str) -> ExitCode {
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut errors: BTreeMap<&str, u64> = BTreeMap::new();
     let mut targets = Vec::new();
+    let mut bounds: Vec<String> = Vec::new();
     for ((_, mode, clients), by_label) in &data.load {
         let (rs, rb) = (by_label.get(s), by_label.get(b));
         let med = |rows, name| median(field(rows, name));
@@ -184,6 +185,37 @@ pub fn main(files: &[String], subject: &str, baseline: &str) -> ExitCode {
             fmt(median(field(rb, "client_cpu_us_per_call")), 1),
         );
     }
+    // The floor: the same load against a server with no MCP implementation.
+    let floored: Vec<_> = data
+        .load
+        .iter()
+        .filter(|(_, by_label)| by_label.contains_key(floor))
+        .collect();
+    if !floored.is_empty() {
+        println!("\nAgainst the floor ({floor}: hyper + serde_json, no MCP implementation; ratios are per-repetition medians):\n");
+        println!("| mode | clients | {floor} calls/s | {floor} CPU µs/call | {s}/{floor} calls/s | {s}/{floor} CPU | {b}/{floor} calls/s | {b}/{floor} CPU |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+        for ((_, mode, clients), by_label) in floored {
+            let (rs, rb, rf) = (by_label.get(s), by_label.get(b), by_label.get(floor));
+            println!(
+                "| {mode} | {clients} | {} | {} | {} | {} | {} | {} |",
+                fmt(median(field(rf, "calls_per_s")), 0),
+                fmt(median(field(rf, "server_cpu_us_per_call")), 1),
+                ratio(paired(rs, rf, "calls_per_s")),
+                ratio(paired(rs, rf, "server_cpu_us_per_call")),
+                ratio(paired(rb, rf, "calls_per_s")),
+                ratio(paired(rb, rf, "server_cpu_us_per_call")),
+            );
+            *errors.entry(floor).or_default() += sum_errors(rf);
+            if *clients == 1000 {
+                bounds.push(format!(
+                    "bound ({mode}): at 1,000 clients the floor makes {}x {b}'s calls/s with {}x its CPU per call (no server on this stack and machine does better)",
+                    fmt(paired(rf, rb, "calls_per_s"), 2),
+                    fmt(paired(rf, rb, "server_cpu_us_per_call"), 2),
+                ));
+            }
+        }
+    }
     // Peak RSS of a run: VmHWM after its last (largest) client count.
     println!("\n| memory | {s} | {b} | ratio |");
     println!("|---|---:|---:|---:|");
@@ -229,6 +261,9 @@ pub fn main(files: &[String], subject: &str, baseline: &str) -> ExitCode {
             None => "NOT MEASURED",
         };
         println!("target {what}: {} ({verdict})", fmt(*value, 2));
+    }
+    for line in &bounds {
+        println!("{line}");
     }
     let total: u64 = errors.values().sum();
     println!(
