@@ -362,7 +362,10 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
         if let Ok(value) = mcp_core::json::parse(&body, limits) {
             let checked = headers::check_modern_tool(&parts.headers, value).and_then(|tool| {
                 let declared = tool
-                    .and_then(|tool| state.server.tools().header_params(&tool.to_string()))
+                    .and_then(|tool| match tool.as_borrowed() {
+                        Some(name) => state.server.tools().header_params(name),
+                        None => state.server.tools().header_params(&tool.to_string()),
+                    })
                     .unwrap_or_default();
                 headers::check_params(&parts.headers, value, &declared)
             });
