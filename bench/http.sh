@@ -53,22 +53,23 @@ STAMP="$(date -u +%Y%m%dT%H%M%SZ)"
 OUT="$WORK/results/http-$STAMP.jsonl"
 LOG="$WORK/results/http-$STAMP.log"
 : >"$OUT"
-SERVER_PID=""
-SERVER_ADDR=""
+declare -A PID ADDR
 
-stop_server() {
-  if [ -n "$SERVER_PID" ]; then
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=""
-  fi
+stop_servers() {
+  local name
+  for name in "${!PID[@]}"; do
+    kill "${PID[$name]}" 2>/dev/null || true
+    wait "${PID[$name]}" 2>/dev/null || true
+  done
+  PID=()
+  ADDR=()
 }
-trap stop_server EXIT
+trap stop_servers EXIT
 
-# start_server NAME MODE: starts it on a free loopback port; sets SERVER_PID and SERVER_ADDR.
+# start_server NAME MODE: starts it on a free loopback port; sets PID[NAME] and ADDR[NAME].
 start_server() {
-  local name=$1 mode=$2
-  # A fresh file per start, emptied here: the child truncates it only once it runs, and the
+  local name=$1 mode=$2 addr=""
+  # A fresh file per start, emptied here: the child truncates it only once it runs, and a
   # previous server's "listening on" line must not be read in between.
   local errlog="$WORK/results/server-$STAMP-$name-$mode.err"
   : >"$errlog"
@@ -80,36 +81,34 @@ start_server() {
       else "$RMCP" --addr 127.0.0.1:0 2>"$errlog" &
       fi ;;
   esac
-  SERVER_PID=$!
-  SERVER_ADDR=""
+  PID[$name]=$!
   for _ in $(seq 100); do
-    SERVER_ADDR="$(sed -n 's/^listening on //p' "$errlog" | head -1)"
-    [ -n "$SERVER_ADDR" ] && return 0
-    kill -0 "$SERVER_PID" 2>/dev/null || break
+    addr="$(sed -n 's/^listening on //p' "$errlog" | head -1)"
+    if [ -n "$addr" ]; then ADDR[$name]=$addr; return 0; fi
+    kill -0 "${PID[$name]}" 2>/dev/null || break
     sleep 0.05
   done
   say "$name did not start:"; cat "$errlog" >&2
   exit 1
 }
 
-# run NAME MODE REP: one server process per (server, mode, repetition).
+# run_load NAME MODE CLIENTS REP: one client count against a running server.
 run_load() {
-  local name=$1 mode=$2 rep=$3 rc=0
-  start_server "$name" "$mode"
-  "$LOAD" load --url "http://$SERVER_ADDR/mcp" --mode "$mode" --clients "$CLIENTS" \
+  local name=$1 mode=$2 clients=$3 rep=$4 rc=0
+  "$LOAD" load --url "http://${ADDR[$name]}/mcp" --mode "$mode" --clients "$clients" \
     --warmup "$WARMUP" --duration "$DURATION" --timeout "$TIMEOUT" --threads "$LOAD_THREADS" \
-    --pid "$SERVER_PID" --label "$name" --rep "$rep" >>"$OUT" 2>>"$LOG" || rc=$?
-  stop_server
-  [ "$rc" -eq 0 ] || say "WARNING: $name $mode rep $rep had errors (exit $rc; see $LOG)"
-  tail -n "$(tr ',' '\n' <<<"$CLIENTS" | wc -l)" "$LOG" | sed 's/^/    /' >&2
+    --pid "${PID[$name]}" --label "$name" --rep "$rep" >>"$OUT" 2>>"$LOG" || rc=$?
+  [ "$rc" -eq 0 ] || say "WARNING: $name $mode $clients clients rep $rep had errors (exit $rc; see $LOG)"
+  tail -n 1 "$LOG" | sed 's/^/    /' >&2
 }
 
+# run_idle NAME REP: a fresh legacy-session server per measurement.
 run_idle() {
   local name=$1 rep=$2 rc=0
   start_server "$name" session
-  "$LOAD" idle --url "http://$SERVER_ADDR/mcp" --sessions "$IDLE_SESSIONS" --timeout "$TIMEOUT" \
-    --pid "$SERVER_PID" --label "$name" --rep "$rep" >>"$OUT" 2>>"$LOG" || rc=$?
-  stop_server
+  "$LOAD" idle --url "http://${ADDR[$name]}/mcp" --sessions "$IDLE_SESSIONS" --timeout "$TIMEOUT" \
+    --pid "${PID[$name]}" --label "$name" --rep "$rep" >>"$OUT" 2>>"$LOG" || rc=$?
+  stop_servers
   [ "$rc" -eq 0 ] || say "WARNING: $name idle rep $rep had errors (exit $rc; see $LOG)"
   tail -n 1 "$LOG" | sed 's/^/    /' >&2
 }
@@ -125,10 +124,17 @@ for rep in $(seq 1 "$REPS"); do
   for mode in ${MODES//,/ }; do
     servers=$order
     case ",$FLOOR_MODES," in *",$mode,"*) servers="$order floor" ;; esac
-    for name in $servers; do
-      say "rep $rep/$REPS: $name $mode"
-      run_load "$name" "$mode" "$rep"
+    # One process per server, mode and repetition, all started together (an idle server
+    # uses no CPU); each client count runs against them one after the other, so that the
+    # runs compared are seconds apart.
+    for name in $servers; do start_server "$name" "$mode"; done
+    for clients in ${CLIENTS//,/ }; do
+      for name in $servers; do
+        say "rep $rep/$REPS: $name $mode, $clients clients"
+        run_load "$name" "$mode" "$clients" "$rep"
+      done
     done
+    stop_servers
   done
   if [ "$IDLE_SESSIONS" -gt 0 ]; then
     for name in $order; do
