@@ -84,7 +84,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         match a.as_str() {
             "--addr" => addr = args.next().ok_or("--addr needs a value")?,
             "--stateless" => stateless = true,
-            other => return Err(format!("unknown argument {other:?}; usage: bench-rmcp-http [--addr A] [--stateless]").into()),
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?}; usage: bench-rmcp-http [--addr A] [--stateless]"
+                )
+                .into())
+            }
         }
     }
     let listener = bind(addr.parse()?)?;
