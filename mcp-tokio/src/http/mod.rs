@@ -126,8 +126,14 @@ impl State {
                 tracing::warn!(error = %e, "HTTP session ended with an error");
             }
         });
-        if futures::poll!(run.as_mut()).is_pending() {
-            tokio::spawn(run);
+        // As in a task of its own, a panic ends this session only (the POST then gets 500).
+        let first = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(run.as_mut()));
+        match futures::poll!(first) {
+            std::task::Poll::Pending => {
+                tokio::spawn(run);
+            }
+            std::task::Poll::Ready(Err(_)) => tracing::error!("an HTTP session panicked"),
+            std::task::Poll::Ready(Ok(())) => {}
         }
         tx
     }
