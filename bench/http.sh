@@ -66,6 +66,15 @@ stop_servers() {
 }
 trap stop_servers EXIT
 
+# The address of a complete `listening on <addr>` line of FILE (a line still being written,
+# without its newline, is not read).
+listening_addr() {
+  local line
+  while IFS= read -r line; do
+    case $line in "listening on "*) echo "${line#listening on }"; return 0 ;; esac
+  done <"$1"
+}
+
 # start_server NAME MODE: starts it on a free loopback port; sets PID[NAME] and ADDR[NAME].
 start_server() {
   local name=$1 mode=$2 addr=""
@@ -83,7 +92,7 @@ start_server() {
   esac
   PID[$name]=$!
   for _ in $(seq 100); do
-    addr="$(sed -n 's/^listening on //p' "$errlog" | head -1)"
+    addr="$(listening_addr "$errlog")"
     if [ -n "$addr" ]; then ADDR[$name]=$addr; return 0; fi
     kill -0 "${PID[$name]}" 2>/dev/null || break
     sleep 0.05

@@ -33,7 +33,8 @@ measure() {
   esac
   sp=$!
   for _ in $(seq 400); do
-    addr="$(sed -n 's/^listening on //p' "$TMP/err" | head -1)"
+    # Only a complete line (with its newline) is read.
+    addr="$(while IFS= read -r l; do case $l in "listening on "*) echo "${l#listening on }"; break ;; esac; done <"$TMP/err")"
     [ -n "$addr" ] && break
     sleep 0.05
   done

@@ -63,6 +63,13 @@ impl Bench {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Bench {}
 
+/// `listening on <addr>` on stderr in one write (`eprintln!` may write the line in pieces,
+/// and the bench scripts read it while it is being written).
+fn announce(addr: std::net::SocketAddr) {
+    use std::io::Write as _;
+    let _ = std::io::stderr().write_all(format!("listening on {addr}\n").as_bytes());
+}
+
 /// A listener with a backlog of 1,024, as the mcp-rs bench server binds.
 fn bind(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
     let socket = if addr.is_ipv4() {
@@ -93,7 +100,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let listener = bind(addr.parse()?)?;
-    eprintln!("listening on {}", listener.local_addr()?);
+    announce(listener.local_addr()?);
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(!stateless)
         .with_json_response(stateless);

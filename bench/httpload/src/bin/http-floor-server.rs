@@ -91,6 +91,13 @@ async fn handle(req: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infalli
     Ok(reply(StatusCode::OK, Some(answer)))
 }
 
+/// `listening on <addr>` on stderr in one write (`eprintln!` may write the line in pieces,
+/// and the bench scripts read it while it is being written).
+fn announce(addr: std::net::SocketAddr) {
+    use std::io::Write as _;
+    let _ = std::io::stderr().write_all(format!("listening on {addr}\n").as_bytes());
+}
+
 /// A listener with a backlog of 1,024, as the other bench servers bind.
 fn bind(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
     let socket = if addr.is_ipv4() {
@@ -124,7 +131,7 @@ async fn main() -> std::process::ExitCode {
         }
     };
     match listener.local_addr() {
-        Ok(a) => eprintln!("listening on {a}"),
+        Ok(a) => announce(a),
         Err(e) => {
             eprintln!("http-floor-server: {e}");
             return std::process::ExitCode::FAILURE;

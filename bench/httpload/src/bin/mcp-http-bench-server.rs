@@ -60,6 +60,13 @@ fn server() -> Server {
     Server::with(info, config, limits, tools)
 }
 
+/// `listening on <addr>` on stderr in one write (`eprintln!` may write the line in pieces,
+/// and the bench scripts read it while it is being written).
+fn announce(addr: std::net::SocketAddr) {
+    use std::io::Write as _;
+    let _ = std::io::stderr().write_all(format!("listening on {addr}\n").as_bytes());
+}
+
 /// A listener with a backlog of 1,024 (tokio's `bind` uses 128, which a burst of 1,000
 /// clients overflows; the rmcp server binds the same way).
 fn bind(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
@@ -98,7 +105,7 @@ async fn main() -> ExitCode {
         }
     };
     match listener.local_addr() {
-        Ok(a) => eprintln!("listening on {a}"),
+        Ok(a) => announce(a),
         Err(e) => {
             eprintln!("mcp-http-bench-server: {e}");
             return ExitCode::FAILURE;
