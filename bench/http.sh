@@ -49,6 +49,10 @@ if [ "$(ulimit -n)" -lt 2100 ]; then
   exit 2
 fi
 
+for mode in ${MODES//,/ }; do
+  case $mode in stateless | session) ;; *) say "MODES: stateless and/or session, not $mode"; exit 2 ;; esac
+done
+
 STAMP="$(date -u +%Y%m%dT%H%M%SZ)"
 OUT="$WORK/results/http-$STAMP.jsonl"
 LOG="$WORK/results/http-$STAMP.log"

@@ -5,7 +5,7 @@
 //!                   [--clients 1,64,1000] [--warmup 1] [--duration 3] [--pid PID]
 //!                   [--label NAME] [--rep N] [--threads 1] [--timeout 10]
 //!                   [--tool add] [--legacy-version 2025-11-25]
-//! mcp-httpload idle --url URL --pid PID [--sessions 1000] [--conns 8] [--warm 100]
+//! mcp-httpload idle --url URL --pid PID [--sessions 1000] [--conns 8] [--warm 10]
 //!                   [--settle 1] [--label NAME] [--rep N]
 //! mcp-httpload report [--subject mcp-rs] [--baseline rmcp] [--floor floor] FILE.jsonl...
 //! ```
@@ -90,7 +90,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
         legacy_version: "2025-11-25".into(),
         sessions: 1000,
         conns: 8,
-        warm: 100,
+        warm: 10,
         settle: 1.0,
         subject: "mcp-rs".into(),
         baseline: "rmcp".into(),
