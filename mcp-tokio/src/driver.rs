@@ -812,14 +812,21 @@ async fn guarded<T>(what: &str, fut: impl std::future::Future<Output = T>) -> Re
 
 #[cfg(feature = "http")]
 impl Connection<'_, tokio::io::Sink> {
-    /// The drive loop of one HTTP session: bodies arrive from the HTTP layer with the sink
-    /// their frames go to ([`crate::http::routes`]). Ends on `Close`, shutdown, or when the
-    /// HTTP layer has dropped its sender and nothing is open any more (a stateless request
-    /// served, an idle session forgotten). A call whose response's client went away is
-    /// cancelled.
+    /// The drive loop of one HTTP session: `first` is handled at once, further bodies
+    /// arrive from the HTTP layer on `inbound` (none for a stateless request), each with the
+    /// sink its frames go to ([`crate::http::routes`]). Ends on `Close`, shutdown, or when
+    /// the HTTP layer has dropped its sender (or gave none) and nothing is open any more (a
+    /// stateless request served, an idle session forgotten). A call whose response's client
+    /// went away is cancelled.
+    ///
+    /// A stateless request whose answer is ready once `first` is handled (a synchronous
+    /// tool, a list, a read) completes within the first poll, before any timer or `select!`
+    /// is set up: the HTTP layer polls this future once in place and spawns it only when
+    /// it is still pending.
     pub(crate) async fn run_http(
         shared: &Shared,
-        mut inbound: mpsc::Receiver<crate::http::routes::Inbound>,
+        first: Option<crate::http::routes::Post>,
+        mut inbound: Option<mpsc::Receiver<crate::http::routes::Inbound>>,
     ) -> Result<(), Error> {
         use crate::http::routes::{Inbound, Routes};
         let info = shared.info.core();
@@ -844,14 +851,23 @@ impl Connection<'_, tokio::io::Sink> {
             tx,
             routes: Some(Routes::default()),
         };
-        let mut open = true;
-        let mut sweep = tokio::time::interval(std::time::Duration::from_millis(500));
-        sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        if let Some(first) = first {
+            conn.post(&mut session, first)?;
+            conn.give_back();
+        }
+        let mut open = inbound.is_some();
+        // Created when the loop first waits (a request answered at once never needs it).
+        let mut sweep: Option<tokio::time::Interval> = None;
         loop {
             let idle = conn.routes.as_ref().is_none_or(Routes::idle);
             if !open && idle && conn.running.is_empty() {
                 break;
             }
+            let sweep = sweep.get_or_insert_with(|| {
+                let mut i = tokio::time::interval(std::time::Duration::from_millis(500));
+                i.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                i
+            });
             let request_deadline = session.poll_timeout();
             tokio::select! {
                 biased;
@@ -870,22 +886,8 @@ impl Connection<'_, tokio::io::Sink> {
                     session.handle_timeout(now_ms());
                     conn.drain(&mut session)?;
                 }
-                msg = inbound.recv(), if open => match msg {
-                    Some(Inbound::Post(post)) => {
-                        let version = session.negotiated_version();
-                        if let Some(r) = &mut conn.routes {
-                            r.begin(post.sink, version);
-                        }
-                        // Handlers (and the tasks they start) see who sent the body.
-                        let entered = crate::http::auth::enter(post.principal);
-                        let handled = conn.message(&mut session, &post.body);
-                        drop(entered);
-                        handled?;
-                        let version = session.negotiated_version();
-                        if let Some(r) = &mut conn.routes {
-                            let _ = post.outcome.send(r.end(version));
-                        }
-                    }
+                msg = async { inbound.as_mut()?.recv().await }, if open => match msg {
+                    Some(Inbound::Post(p)) => conn.post(&mut session, p)?,
                     Some(Inbound::Listen(sink)) => {
                         if let Some(r) = &mut conn.routes {
                             r.listen(sink);
@@ -904,6 +906,29 @@ impl Connection<'_, tokio::io::Sink> {
         }
         for (_, r) in conn.running.drain() {
             r.abort.abort();
+        }
+        Ok(())
+    }
+
+    /// Handles one POST body: its frames go to its sink, and its outcome tells the HTTP
+    /// layer how to answer.
+    fn post(
+        &mut self,
+        session: &mut Session<'_>,
+        post: crate::http::routes::Post,
+    ) -> Result<(), Error> {
+        let version = session.negotiated_version();
+        if let Some(r) = &mut self.routes {
+            r.begin(post.sink, version);
+        }
+        // Handlers (and the tasks they start) see who sent the body.
+        let entered = crate::http::auth::enter(post.principal);
+        let handled = self.message(session, &post.body);
+        drop(entered);
+        handled?;
+        let version = session.negotiated_version();
+        if let Some(r) = &mut self.routes {
+            let _ = post.outcome.send(r.end(version));
         }
         Ok(())
     }

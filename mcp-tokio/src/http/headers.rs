@@ -12,7 +12,7 @@
 //! | `Mcp-Param-<Name>` | `params.arguments[<param>]` of a tool parameter declaring `x-mcp-header: <Name>`; the value literal or `=?base64?<standard base64>?=` | 400, -32020 |
 
 use hyper::header::HeaderMap;
-use mcp_core::json::RawJson;
+use mcp_core::json::{JsonStr, RawJson};
 
 /// The revision whose requests carry their own version and need no session.
 pub const MODERN: &str = "2026-07-28";
@@ -43,9 +43,10 @@ fn host_of(authority: &str) -> Option<&str> {
 
 /// Whether `host` (without port) is allowed: loopback names, or one of `extra`.
 fn allowed(host: &str, extra: &[String]) -> bool {
-    let host = host.to_ascii_lowercase();
-    matches!(host.as_str(), "localhost" | "127.0.0.1" | "::1")
-        || extra.iter().any(|h| h.eq_ignore_ascii_case(&host))
+    ["localhost", "127.0.0.1", "::1"]
+        .iter()
+        .any(|h| h.eq_ignore_ascii_case(host))
+        || extra.iter().any(|h| h.eq_ignore_ascii_case(host))
 }
 
 /// The one value of a header that must not repeat: `Ok(None)` when absent, `Err` when sent
@@ -111,46 +112,106 @@ fn string_of(value: Option<RawJson<'_>>) -> Option<String> {
     value.and_then(|v| v.as_string()).map(|s| s.to_string())
 }
 
+/// The first member of `obj` named by each of `keys` (the first of duplicates wins, as the
+/// core reads them), in one walk that stops once every key was seen.
+fn first_members<'a, const N: usize>(
+    obj: Option<RawJson<'a>>,
+    keys: [&str; N],
+) -> [Option<RawJson<'a>>; N] {
+    let mut found = [None; N];
+    let Some(members) = obj.and_then(|o| o.members()) else {
+        return found;
+    };
+    let mut missing = N;
+    for (key, value) in members {
+        // Keys without escapes (all of them in practice) compare as plain text.
+        let plain = key.as_borrowed();
+        let same = |want: &str| match plain {
+            Some(k) => k == want,
+            None => key.eq_str(want),
+        };
+        if let Some(i) = (0..N).find(|&i| found[i].is_none() && same(keys[i])) {
+            found[i] = Some(value);
+            missing -= 1;
+            if missing == 0 {
+                break;
+            }
+        }
+    }
+    found
+}
+
 /// A 2026-07-28 request's headers against its body, read as the core reads it (the first of
 /// duplicate members wins). `Err` names the first disagreement.
 pub fn check_modern(headers: &HeaderMap, body: RawJson<'_>) -> Result<(), String> {
+    check_modern_tool(headers, body).map(|_| ())
+}
+
+/// [`check_modern`], also returning the tool a `tools/call` names (what [`called_tool`]
+/// returns): the body is walked once for both.
+pub(crate) fn check_modern_tool<'a>(
+    headers: &HeaderMap,
+    body: RawJson<'a>,
+) -> Result<Option<JsonStr<'a>>, String> {
+    let [method, id, params] = first_members(Some(body), ["method", "id", "params"]);
     // Responses and notifications carry no routing headers worth checking.
-    let Some(method) = string_of(body.get("method")) else {
-        return Ok(());
+    let Some(method) = method.and_then(|m| m.as_string()) else {
+        return Ok(None);
     };
-    if body.get("id").is_none() {
-        return Ok(());
+    // `params.name` (or `params.uri`) names the target; the walk stops once it and `_meta`
+    // were seen.
+    let target = if method.eq_str("tools/call") || method.eq_str("prompts/get") {
+        Some("name")
+    } else if method.eq_str("resources/read") {
+        Some("uri")
+    } else {
+        None
+    };
+    let (named, meta) = match target {
+        Some(key) => {
+            let [named, meta] = first_members(params, [key, "_meta"]);
+            (named, meta)
+        }
+        None => {
+            let [meta] = first_members(params, ["_meta"]);
+            (None, meta)
+        }
+    };
+    let tool = named
+        .and_then(|n| n.as_string())
+        .filter(|_| method.eq_str("tools/call"));
+    if id.is_none() {
+        return Ok(tool);
     }
     match single(headers, "mcp-method")? {
         None => return Err("missing Mcp-Method header".into()),
-        Some(m) if m != method => {
+        Some(m) if !method.eq_str(m) => {
             return Err(format!(
-                "Mcp-Method header {m:?} does not match the body's method {method:?}"
+                "Mcp-Method header {m:?} does not match the body's method {:?}",
+                method.to_string()
             ))
         }
         Some(_) => {}
     }
-    let params = body.get("params");
-    let meta = params.and_then(|p| p.get("_meta"));
-    if let Some(v) = string_of(meta.and_then(|m| m.get("io.modelcontextprotocol/protocolVersion")))
-    {
-        if v != MODERN {
+    let [version] = first_members(meta, ["io.modelcontextprotocol/protocolVersion"]);
+    if let Some(v) = version.and_then(|v| v.as_string()) {
+        if !v.eq_str(MODERN) {
             return Err(format!(
-                "MCP-Protocol-Version header {MODERN:?} does not match the body's {v:?}"
+                "MCP-Protocol-Version header {MODERN:?} does not match the body's {:?}",
+                v.to_string()
             ));
         }
     }
-    let target = match method.as_str() {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
-        _ => return Ok(()),
+    let Some(target) = target else {
+        return Ok(tool);
     };
-    let want = string_of(params.and_then(|p| p.get(target)));
+    let want = named.and_then(|w| w.as_string());
     match (single(headers, "mcp-name")?, want) {
         (None, _) => Err("missing Mcp-Name header".into()),
-        (Some(h), Some(b)) if h == b => Ok(()),
+        (Some(h), Some(b)) if b.eq_str(h) => Ok(tool),
         (Some(h), b) => Err(format!(
-            "Mcp-Name header {h:?} does not match the body's {target} {b:?}"
+            "Mcp-Name header {h:?} does not match the body's {target} {:?}",
+            b.map(|b| b.to_string())
         )),
     }
 }
@@ -180,6 +241,9 @@ pub fn check_params(
     body: RawJson<'_>,
     declared: &[(String, String)],
 ) -> Result<(), String> {
+    if declared.is_empty() {
+        return Ok(()); // most tools: nothing to compare, the body is not walked
+    }
     let args = body.get("params").and_then(|p| p.get("arguments"));
     for (param, header) in declared {
         let value = args.and_then(|a| a.get(param)).filter(|v| !v.is_null());
@@ -211,10 +275,12 @@ pub fn check_params(
 
 /// The tool a `tools/call` body names, if it is one.
 pub fn called_tool(body: RawJson<'_>) -> Option<String> {
-    if !body.get("method")?.as_string()?.eq_str("tools/call") {
+    let [method, params] = first_members(Some(body), ["method", "params"]);
+    if !method?.as_string()?.eq_str("tools/call") {
         return None;
     }
-    string_of(body.get("params")?.get("name"))
+    let [name] = first_members(params, ["name"]);
+    string_of(name)
 }
 
 #[cfg(test)]

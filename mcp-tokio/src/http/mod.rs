@@ -135,15 +135,33 @@ impl State {
         Some((entry.tx.clone(), entry.version))
     }
 
-    /// Starts a session's drive loop; returns its inbox.
-    fn spawn_session(&self) -> mpsc::Sender<Inbound> {
-        let (tx, rx) = mpsc::channel(16);
+    /// Starts a session's drive loop on its first body; returns its inbox (none for a
+    /// stateless request, which nothing else can reach). The loop is polled once here: a
+    /// request answered at once (a stateless call of a synchronous tool) is done without a
+    /// task or a hand-off between tasks; a legacy session, or calls that run on, continue
+    /// in a task of their own.
+    async fn start_session(&self, first: Post, stateless: bool) -> Option<mpsc::Sender<Inbound>> {
+        let (tx, rx) = if stateless {
+            (None, None)
+        } else {
+            let (tx, rx) = mpsc::channel(16);
+            (Some(tx), Some(rx))
+        };
         let server = self.server.clone();
-        tokio::spawn(async move {
-            if let Err(e) = Connection::run_http(&server.inner, rx).await {
+        let mut run = Box::pin(async move {
+            if let Err(e) = Connection::run_http(&server.inner, Some(first), rx).await {
                 tracing::warn!(error = %e, "HTTP session ended with an error");
             }
         });
+        // As in a task of its own, a panic ends this session only (the POST then gets 500).
+        let first = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(run.as_mut()));
+        match futures::poll!(first) {
+            std::task::Poll::Pending => {
+                tokio::spawn(run);
+            }
+            std::task::Poll::Ready(Err(_)) => tracing::error!("an HTTP session panicked"),
+            std::task::Poll::Ready(Ok(())) => {}
+        }
         tx
     }
 
@@ -415,11 +433,15 @@ async fn post(
         // Read as the core reads it; an unreadable body is left to the core's -32700.
         let limits = mcp_core::json::Limits::default();
         if let Ok(value) = mcp_core::json::parse(&body, limits) {
-            let declared = headers::called_tool(value)
-                .and_then(|tool| state.server.tools().header_params(&tool))
-                .unwrap_or_default();
-            let checked = headers::check_modern(&parts.headers, value)
-                .and_then(|()| headers::check_params(&parts.headers, value, &declared));
+            let checked = headers::check_modern_tool(&parts.headers, value).and_then(|tool| {
+                let declared = tool
+                    .and_then(|tool| match tool.as_borrowed() {
+                        Some(name) => state.server.tools().header_params(name),
+                        None => state.server.tools().header_params(&tool.to_string()),
+                    })
+                    .unwrap_or_default();
+                headers::check_params(&parts.headers, value, &declared)
+            });
             if let Err(why) = checked {
                 let id = value
                     .get("id")
@@ -428,6 +450,14 @@ async fn post(
             }
         }
     }
+    let (sink, mut frames) = mpsc::channel(routes::SINK_FRAMES);
+    let (told, outcome) = oneshot::channel();
+    let post = Post {
+        body,
+        sink,
+        outcome: told,
+        principal: principal.clone(),
+    };
     let (inbox, fresh) = match session_id {
         Some(id) => match state.session(id, principal.as_deref()) {
             // A session's requests name its revision (or none: 2025-03-26 clients send none).
@@ -443,7 +473,12 @@ async fn post(
                     ),
                 )
             }
-            Some((tx, _)) => (tx, false),
+            Some((tx, _)) => {
+                if tx.send(Inbound::Post(post)).await.is_err() {
+                    return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
+                }
+                (Some(tx), false)
+            }
             None => return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found"),
         },
         None => {
@@ -455,20 +490,9 @@ async fn post(
                     "Too many sessions",
                 );
             }
-            (state.spawn_session(), true)
+            (state.start_session(post, stateless).await, true)
         }
     };
-    let (sink, mut frames) = mpsc::channel(routes::SINK_FRAMES);
-    let (told, outcome) = oneshot::channel();
-    let post = Post {
-        body,
-        sink,
-        outcome: told,
-        principal: principal.clone(),
-    };
-    if inbox.send(Inbound::Post(post)).await.is_err() {
-        return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
-    }
     let Ok(outcome) = outcome.await else {
         return rpc_error(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -478,21 +502,21 @@ async fn post(
         );
     };
     let mut new_session = None;
-    if let Some(negotiated) = outcome.version.filter(|_| fresh && !stateless) {
+    // A fresh legacy session is kept once `initialize` succeeded; any other inbox is dropped
+    // here, and its session ends once it has answered.
+    let kept = inbox.filter(|_| fresh && !stateless);
+    if let (Some(negotiated), Some(tx)) = (outcome.version, kept) {
         let id = session_id_new();
         state.sessions().insert(
             id.clone(),
             Entry {
-                tx: inbox,
+                tx,
                 last: Instant::now(),
                 version: negotiated,
                 owner: principal,
             },
         );
         new_session = Some(id);
-    } else {
-        // A stateless request: its session ends once it is answered.
-        drop(inbox);
     }
     let mut response = if !outcome.answered && !outcome.open {
         empty(StatusCode::ACCEPTED)
@@ -610,10 +634,13 @@ async fn delete(
 /// did not start a session (no `initialize`, no session id): 400.
 fn status_for(frame: &[u8], modern: bool, sessionless: bool) -> StatusCode {
     use mcp_core::jsonrpc::code as c;
-    // Zero-copy: a result of any size is scanned, never built into a tree.
-    let code = mcp_core::json::parse(frame, mcp_core::json::Limits::default())
-        .ok()
-        .and_then(|v| v.get("error")?.get("code")?.as_i64());
+    let code = match envelope_error(frame) {
+        Some(code) => code,
+        // Zero-copy: a result of any size is scanned, never built into a tree.
+        None => mcp_core::json::parse(frame, mcp_core::json::Limits::default())
+            .ok()
+            .and_then(|v| v.get("error")?.get("code")?.as_i64()),
+    };
     let bad_request = [
         c::PARSE_ERROR,
         c::INVALID_REQUEST,
@@ -629,6 +656,42 @@ fn status_for(frame: &[u8], modern: bool, sessionless: bool) -> StatusCode {
         Some(_) if sessionless && !modern => StatusCode::BAD_REQUEST,
         Some(_) => StatusCode::OK,
     }
+}
+
+/// The error code of a reply as the core writes it (`mcp_core::jsonrpc::begin_result` and
+/// `write_error`: `{"jsonrpc":"2.0","id":<id>,` then `"result":` or `"error":{"code":<n>,`),
+/// read from its first bytes without walking the result: `Some(None)` for a result,
+/// `Some(Some(code))` for an error, `None` for any other shape (then the frame is parsed).
+fn envelope_error(frame: &[u8]) -> Option<Option<i64>> {
+    let rest = frame.strip_prefix(br#"{"jsonrpc":"2.0","#)?;
+    let rest = match rest.strip_prefix(br#""id":"#) {
+        Some(id) => {
+            // The id is a number or a string (as the request had it).
+            let end = if id.first() == Some(&b'"') {
+                let mut i = 1;
+                loop {
+                    match id.get(i)? {
+                        b'\\' => i += 2,
+                        b'"' => break i + 1,
+                        _ => i += 1,
+                    }
+                }
+            } else {
+                id.iter().position(|&b| b == b',')?
+            };
+            id.get(end..)?.strip_prefix(b",")?
+        }
+        None => rest,
+    };
+    if rest.starts_with(br#""result":"#) {
+        return Some(None);
+    }
+    let code = rest.strip_prefix(br#""error":{"code":"#)?;
+    let len = code
+        .iter()
+        .position(|&b| !(b.is_ascii_digit() || b == b'-'))?;
+    let code = std::str::from_utf8(code.get(..len)?).ok()?.parse().ok()?;
+    Some(Some(code))
 }
 
 fn session_id_new() -> String {
@@ -713,4 +776,58 @@ fn sse_of(events: Vec<Event>) -> Response<Body> {
         .map(|e| Ok(Frame::data(sse_event(e))))
         .collect();
     sse_response(StreamBody::new(futures::stream::iter(frames)).boxed_unsync())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The full parse, for comparison with the fast read.
+    fn parsed_code(frame: &[u8]) -> Option<i64> {
+        mcp_core::json::parse(frame, mcp_core::json::Limits::default())
+            .ok()
+            .and_then(|v| v.get("error")?.get("code")?.as_i64())
+    }
+
+    #[test]
+    fn envelope_error_reads_the_cores_replies() {
+        let cases: &[&[u8]] = &[
+            br#"{"jsonrpc":"2.0","id":1,"result":{"isError":true,"error":{"code":5}}}"#,
+            br#"{"jsonrpc":"2.0","id":"a\",\"result\":","error":{"code":-32602,"message":"x"}}"#,
+            br#"{"jsonrpc":"2.0","id":"\\","result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":-7,"error":{"code":-32601,"message":"Method not found"}}"#,
+            br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#,
+        ];
+        for frame in cases {
+            let fast = envelope_error(frame).expect("the core's shape is read directly");
+            assert_eq!(
+                fast,
+                parsed_code(frame),
+                "{}",
+                String::from_utf8_lossy(frame)
+            );
+        }
+        // Anything else falls back to the full parse.
+        assert_eq!(
+            envelope_error(br#"{"id":1,"jsonrpc":"2.0","result":{}}"#),
+            None
+        );
+        assert_eq!(
+            envelope_error(br#"{"jsonrpc": "2.0","id":1,"result":{}}"#),
+            None
+        );
+        assert_eq!(
+            envelope_error(br#"{"jsonrpc":"2.0","id":"unterminated"#),
+            None
+        );
+        assert_eq!(envelope_error(b""), None);
+        let odd = br#"{"id":1,"jsonrpc":"2.0","error":{"code":-32602,"message":"x"}}"#;
+        assert_eq!(
+            status_for(odd, true, false),
+            StatusCode::BAD_REQUEST,
+            "a shape the fast read does not know is still classified"
+        );
+        assert_eq!(status_for(cases[3], true, false), StatusCode::NOT_FOUND);
+        assert_eq!(status_for(cases[0], true, false), StatusCode::OK);
+    }
 }

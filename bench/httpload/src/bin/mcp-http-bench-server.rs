@@ -1,0 +1,130 @@
+//! The mcp-rs side of `bench/http.sh`: mcp-tokio's Streamable HTTP server (both protocol
+//! eras on one URL, `/mcp`) with one tool, `add`, of the same shape as the rmcp baseline's
+//! (`bench/rmcp-http`): number arguments `a` and `b`, a derived input and output schema, and
+//! the sum returned as `structuredContent: {"result": sum}` plus the same JSON as text.
+//!
+//! ```text
+//! mcp-http-bench-server [--addr 127.0.0.1:0]
+//! ```
+//!
+//! Prints `listening on <addr>` to stderr once bound; runs until killed or Ctrl-C. Settings
+//! that differ from the defaults, so that the benchmark measures speed and not a refusal:
+//! up to 100,000 legacy sessions (default 1,024) and 4,096 connections (default 1,024).
+
+use std::process::ExitCode;
+
+use mcp_core::args::ToolArgs as _;
+use mcp_core::{ToolArgs, ToolOutput};
+use mcp_tokio::http::HttpConfig;
+use mcp_tokio::{Handler, Info, Limits, Server, ToolDef, Tools};
+
+/// The arguments of `add`.
+#[derive(ToolArgs)]
+struct AddArgs {
+    /// first operand
+    a: f64,
+    /// second operand
+    b: f64,
+}
+
+/// The result of `add`.
+#[derive(ToolOutput)]
+struct AddResult {
+    /// a + b
+    result: f64,
+}
+
+fn server() -> Server {
+    let tools = Tools::new();
+    tools.add(
+        ToolDef::new("add", <AddArgs as mcp_core::args::ToolArgs>::SCHEMA)
+            .description("Add two numbers")
+            .output_schema(<AddResult as mcp_core::args::ToolOutput>::SCHEMA),
+        Handler::sync(|call, r| match AddArgs::parse(call.args()) {
+            Ok(AddArgs { a, b }) => r.structured(&AddResult { result: a + b }),
+            Err(e) => {
+                r.fail(format_args!("Invalid arguments for tool add: {e}"));
+            }
+        }),
+    );
+    let info = Info {
+        name: "mcp-rs-http-bench".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        ..Info::default()
+    };
+    let limits = Limits {
+        max_connections: 4096,
+        ..Limits::default()
+    };
+    let config = mcp_core::Config::new(mcp_tokio::random_key());
+    Server::with(info, config, limits, tools)
+}
+
+/// `listening on <addr>` on stderr in one write (`eprintln!` may write the line in pieces,
+/// and the bench scripts read it while it is being written).
+fn announce(addr: std::net::SocketAddr) {
+    use std::io::Write as _;
+    let _ = std::io::stderr().write_all(format!("listening on {addr}\n").as_bytes());
+}
+
+/// A listener with a backlog of 1,024 (tokio's `bind` uses 128, which a burst of 1,000
+/// clients overflows; the rmcp server binds the same way).
+fn bind(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(1024)
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let mut addr = "127.0.0.1:0".to_owned();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match (a.as_str(), args.next()) {
+            ("--addr", Some(v)) => addr = v,
+            _ => {
+                eprintln!("usage: mcp-http-bench-server [--addr 127.0.0.1:0]");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let Ok(addr) = addr.parse::<std::net::SocketAddr>() else {
+        eprintln!("mcp-http-bench-server: --addr needs IP:PORT, got {addr:?}");
+        return ExitCode::from(2);
+    };
+    let listener = match bind(addr) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("mcp-http-bench-server: cannot bind {addr}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match listener.local_addr() {
+        Ok(a) => announce(a),
+        Err(e) => {
+            eprintln!("mcp-http-bench-server: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let server = server();
+    let stopper = server.shutdown_handle();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            stopper.shutdown();
+        }
+    });
+    let mut config = HttpConfig::default();
+    config.max_sessions = 100_000;
+    match server.serve_http_with(listener, config).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mcp-http-bench-server: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
