@@ -290,6 +290,14 @@ impl<'i> ArgError<'i> {
     /// nested values call this as the error travels up.
     #[must_use]
     pub fn within(mut self, segment: PathSegment) -> Self {
+        self.prepend(segment);
+        self
+    }
+
+    /// [`within`](Self::within) in place (one out-of-line copy, no moves of the error:
+    /// code size).
+    #[inline(never)]
+    pub(crate) fn prepend(&mut self, segment: PathSegment) {
         match MAX_PATH.checked_sub(self.depth + 1) {
             Some(free) => {
                 if let Some(slot) = self.path.get_mut(free) {
@@ -306,7 +314,6 @@ impl<'i> ArgError<'i> {
             }
         }
         self.depth = self.depth.saturating_add(1);
-        self
     }
 
     /// The path from the arguments object to the offending value (at most [`MAX_PATH`]

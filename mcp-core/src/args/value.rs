@@ -226,35 +226,39 @@ pub fn collect_members<'i>(
 }
 
 /// One field's value for derived parsers: parsed from its member, or
-/// [`ArgValue::absent`] (an error for a required field); an error gets the field's name.
-/// Not inlined: one copy per field type, however many fields have it (code size).
+/// [`ArgValue::absent`] (an error for a required field); an error gets the field's name,
+/// in place (no copy of the error).
 #[allow(clippy::result_large_err)]
-#[inline(never)]
 pub fn read_field<'i, T: ArgValue<'i>>(
     member: Option<RawJson<'i>>,
     name: &'static str,
 ) -> Result<T, ArgError<'i>> {
-    match member {
+    let mut r = match member {
         Some(raw) => T::from_json(raw),
         None => T::absent().ok_or(ArgError::new(Problem::Missing)),
+    };
+    if let Err(e) = &mut r {
+        e.prepend(PathSegment::Key(name));
     }
-    .map_err(|e| e.within(PathSegment::Key(name)))
+    r
 }
 
 /// [`read_field`] for a field with a default: `default` (JSON text) is parsed when the
 /// member is absent.
 #[allow(clippy::result_large_err)]
-#[inline(never)]
 pub fn read_field_or<'i, T: ArgValue<'i>>(
     member: Option<RawJson<'i>>,
     name: &'static str,
     default: &'static str,
 ) -> Result<T, ArgError<'i>> {
-    match member {
+    let mut r = match member {
         Some(raw) => T::from_json(raw),
         None => parse_default(default),
+    };
+    if let Err(e) = &mut r {
+        e.prepend(PathSegment::Key(name));
     }
-    .map_err(|e| e.within(PathSegment::Key(name)))
+    r
 }
 
 /// Parses a default value's JSON text (a literal from `#[arg(default = ...)]`) as `T`.
