@@ -155,7 +155,7 @@ pub fn __var<'u, T: TemplateVar<'u>>(
 pub const fn __has(names: &[&str], name: &str) -> bool {
     let mut i = 0;
     while i < names.len() {
-        if __eq(names[i], name) {
+        if crate::args::str_eq(names[i], name) {
             return true;
         }
         i += 1;
@@ -170,22 +170,6 @@ pub const fn __all_in(names: &[&str], within: &[&str]) -> bool {
     let mut i = 0;
     while i < names.len() {
         if !__has(within, names[i]) {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-#[allow(clippy::indexing_slicing)] // const fn: bounds are checked by the loop
-const fn __eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
             return false;
         }
         i += 1;

@@ -484,13 +484,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     match &input.data {
         Data::Struct(_) => expand_struct(input, &container, &lifetime),
         Data::Enum(data) => {
-            if lifetime.is_some() {
-                return Err(syn::Error::new(
-                    input.generics.span(),
-                    "enums take no lifetime parameter",
-                ));
-            }
-            let variants = enum_variants(data, &container)?;
+            let variants = enum_variants(input, data, &container)?;
             Ok(expand_enum_args(&input.ident, &variants))
         }
         Data::Union(u) => Err(syn::Error::new(
@@ -500,11 +494,19 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     }
 }
 
-/// A unit-only enum's variants and their JSON names.
+/// A unit-only enum's variants and their JSON names (`input` is the enum: it takes no
+/// lifetime parameter).
 pub(crate) fn enum_variants(
+    input: &DeriveInput,
     data: &syn::DataEnum,
     container: &ContainerAttrs,
 ) -> syn::Result<Vec<(syn::Ident, String)>> {
+    if lifetime_of(input)?.is_some() {
+        return Err(syn::Error::new(
+            input.generics.span(),
+            "enums take no lifetime parameter",
+        ));
+    }
     if container.allow_unknown {
         return Err(syn::Error::new(
             Span::call_site(),

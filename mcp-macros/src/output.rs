@@ -8,7 +8,6 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::spanned::Spanned;
 use syn::{Data, DeriveInput};
 
 use crate::args::{
@@ -90,13 +89,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
             })
         }
         Data::Enum(data) => {
-            if lifetime.is_some() {
-                return Err(syn::Error::new(
-                    input.generics.span(),
-                    "enums take no lifetime parameter",
-                ));
-            }
-            let variants = enum_variants(data, &container)?;
+            let variants = enum_variants(input, data, &container)?;
             let body = enum_body(&variants);
             let arms = variants
                 .iter()

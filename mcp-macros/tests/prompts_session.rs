@@ -1,11 +1,13 @@
 //! `#[derive(PromptArgs)]` and `#[prompts]` driven through a real `mcp_core::Session`.
 
+mod handler_common;
+use handler_common::run;
 use mcp_core::content::{Content, Role};
 use mcp_core::json::JsonStr;
 use mcp_core::prompt_args::{PromptArgValue, PromptArgs};
 use mcp_core::prompts::{GetPromptRequest, PromptResult, PromptSet};
 use mcp_core::tools::Dispatch;
-use mcp_core::{Config, SecretKey, ServerHandler, ServerInfo, Session, SessionStorage};
+use mcp_core::ServerHandler;
 use serde_json::{json, Value};
 
 /// Which language to review.
@@ -95,39 +97,6 @@ impl ServerHandler for Server {
     }
 }
 
-fn run(server: &mut Server, requests: &[Value]) -> Vec<Value> {
-    let info = ServerInfo {
-        name: "t",
-        version: "1",
-        ..Default::default()
-    };
-    let mut storage = SessionStorage::<4>::new();
-    let mut session = Session::new(&info, Config::new(SecretKey([7; 16])), &mut storage);
-    let mut out = vec![0u8; 8192];
-    let mut replies = Vec::new();
-    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
-        "protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}});
-    let initialized = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
-    let lines: Vec<String> = [init, initialized]
-        .iter()
-        .chain(requests)
-        .map(|v| v.to_string())
-        .collect();
-    for line in &lines {
-        let incoming = session
-            .handle(server, 0, line.as_bytes(), &mut out)
-            .unwrap();
-        if let Some(tx) = incoming.transmit() {
-            replies.push(serde_json::from_slice(&out[..tx.len]).unwrap());
-        }
-        while let Some(tx) = session.poll_transmit(&mut out).unwrap() {
-            replies.push(serde_json::from_slice(&out[..tx.len]).unwrap());
-        }
-    }
-    replies.remove(0);
-    replies
-}
-
 fn get(id: u32, name: &str, arguments: Value) -> Value {
     json!({"jsonrpc":"2.0","id":id,"method":"prompts/get","params":{"name":name,"arguments":arguments}})
 }
@@ -191,6 +160,7 @@ fn prompts_list_shows_arguments() {
     let mut server = Server(MyPrompts::default());
     let replies = run(
         &mut server,
+        "2025-06-18",
         &[json!({"jsonrpc":"2.0","id":1,"method":"prompts/list"})],
     );
     let prompts = &replies[0]["result"]["prompts"];
@@ -220,6 +190,7 @@ fn prompts_get_with_good_arguments() {
     let mut server = Server(MyPrompts::default());
     let replies = run(
         &mut server,
+        "2025-06-18",
         &[
             get(
                 1,
@@ -249,6 +220,7 @@ fn prompts_get_with_bad_arguments() {
     let mut server = Server(MyPrompts::default());
     let replies = run(
         &mut server,
+        "2025-06-18",
         &[
             get(1, "code_review", json!({"language":"rust"})),
             get(2, "code_review", json!({"code":"x","verbose":"yes"})),
@@ -287,12 +259,12 @@ fn prompts_get_with_bad_arguments() {
 #[test]
 fn prompt_errors_and_deferral() {
     let mut server = Server(MyPrompts::default());
-    let replies = run(&mut server, &[get(1, "failing", json!({}))]);
+    let replies = run(&mut server, "2025-06-18", &[get(1, "failing", json!({}))]);
     assert_eq!(
         replies[0]["error"],
         json!({"code": -32603, "message": "Prompt failed: the disk is on fire"})
     );
     // A deferred prompt is not answered inline.
-    let replies = run(&mut server, &[get(2, "later", json!({}))]);
+    let replies = run(&mut server, "2025-06-18", &[get(2, "later", json!({}))]);
     assert!(replies.is_empty(), "{replies:?}");
 }

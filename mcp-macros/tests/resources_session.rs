@@ -1,9 +1,11 @@
 //! `#[derive(TemplateVars)]` and `#[resources]` driven through a real `mcp_core::Session`.
 
+mod handler_common;
+use handler_common::run;
 use mcp_core::resources::{ReadRequest, ReadResult, ResourceSet};
 use mcp_core::template_vars::{PctStr, TemplateVars};
 use mcp_core::tools::Dispatch;
-use mcp_core::{Config, SecretKey, ServerHandler, ServerInfo, Session, SessionStorage};
+use mcp_core::ServerHandler;
 use serde_json::{json, Value};
 
 #[derive(mcp_core::TemplateVars)]
@@ -91,39 +93,6 @@ impl ServerHandler for Server {
     fn resources(&mut self) -> Option<&mut dyn ResourceSet> {
         Some(&mut self.0)
     }
-}
-
-fn run(server: &mut Server, version: &str, requests: &[Value]) -> Vec<Value> {
-    let info = ServerInfo {
-        name: "t",
-        version: "1",
-        ..Default::default()
-    };
-    let mut storage = SessionStorage::<4>::new();
-    let mut session = Session::new(&info, Config::new(SecretKey([7; 16])), &mut storage);
-    let mut out = vec![0u8; 8192];
-    let mut replies = Vec::new();
-    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
-        "protocolVersion":version,"capabilities":{},"clientInfo":{"name":"c","version":"1"}}});
-    let initialized = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
-    let lines: Vec<String> = [init, initialized]
-        .iter()
-        .chain(requests)
-        .map(|v| v.to_string())
-        .collect();
-    for line in &lines {
-        let incoming = session
-            .handle(server, 0, line.as_bytes(), &mut out)
-            .unwrap();
-        if let Some(tx) = incoming.transmit() {
-            replies.push(serde_json::from_slice(&out[..tx.len]).unwrap());
-        }
-        while let Some(tx) = session.poll_transmit(&mut out).unwrap() {
-            replies.push(serde_json::from_slice(&out[..tx.len]).unwrap());
-        }
-    }
-    replies.remove(0);
-    replies
 }
 
 fn read(id: u32, uri: &str) -> Value {

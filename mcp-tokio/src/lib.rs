@@ -55,6 +55,8 @@ pub use keys::{KeySource, Keys, KeysError};
 pub use mcp_core::ClientMethod;
 pub use prompts::{ErrorReply, PromptFuture, PromptOutput, PromptRequest};
 pub use registry::{Annotations, Args, BoxFuture, Content, Handler, ToolDef, ToolOutput, Tools};
+#[cfg(any(feature = "socket", feature = "http"))]
+pub use server::{bind_tcp, LISTEN_BACKLOG};
 pub use server::{random_key, Info, Limits, Server, ShutdownHandle};
 
 /// `#[mcp_tokio::tools]` on an `impl` block (feature `macros`): every method marked

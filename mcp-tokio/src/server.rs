@@ -576,6 +576,30 @@ impl Server {
     }
 }
 
+/// Pending connections a listener from [`bind_tcp`] queues before `accept` (tokio's own
+/// `TcpListener::bind` queues 128, which a burst of clients overflows: their SYNs are
+/// dropped and retried a second later).
+#[cfg(any(feature = "socket", feature = "http"))]
+pub const LISTEN_BACKLOG: u32 = 1024;
+
+/// A TCP listener on `addr` (resolved; the first address is used) with `SO_REUSEADDR` and a
+/// backlog of [`LISTEN_BACKLOG`], for [`Server::serve_tcp`] or `serve_http`.
+#[cfg(any(feature = "socket", feature = "http"))]
+pub async fn bind_tcp(addr: &str) -> std::io::Result<tokio::net::TcpListener> {
+    let addr = tokio::net::lookup_host(addr)
+        .await?
+        .next()
+        .ok_or_else(|| std::io::Error::other("the address resolves to nothing"))?;
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
 /// Stops a [`Server`] (its listeners and connections) when [`shutdown`](Self::shutdown) is
 /// called.
 #[derive(Clone, Debug)]

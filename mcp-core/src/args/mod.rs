@@ -169,6 +169,25 @@ pub trait ToolOutput {
     fn write(&self, w: &mut JsonWriter<'_>);
 }
 
+/// Whether `a` and `b` are the same text, in a `const`: e.g. a compile-time check that a
+/// derived schema is byte for byte a hand-written one
+/// (`const _: () = assert!(str_eq(<A as ToolArgs>::SCHEMA, FIXTURE));`).
+#[allow(clippy::indexing_slicing)] // const fn: bounds are checked by the loop
+pub const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// The total length of `parts` (for sizing [`concat_bytes()`]'s array in a `const`).
 pub const fn concat_len(parts: &[&str]) -> usize {
     let mut total = 0;

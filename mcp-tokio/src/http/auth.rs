@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE};
+use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE};
 use hyper::{HeaderMap, Method, Response, StatusCode};
 use serde_json::Value;
 
@@ -679,6 +679,12 @@ impl Auth {
 
     /// Per-tool scopes: the 403 response when `body` (one message or a batch) calls a tool
     /// whose scopes `principal` lacks.
+    /// Whether any tool has scopes of its own (only then is a body read for
+    /// [`check_calls`](Self::check_calls)).
+    pub(crate) fn has_tool_scopes(&self) -> bool {
+        !self.tools.is_empty()
+    }
+
     pub(crate) fn check_calls(
         &self,
         principal: &Principal,
@@ -723,15 +729,7 @@ impl Auth {
             return None;
         }
         if method != Method::GET && method != Method::HEAD {
-            let mut r = rpc_error(
-                StatusCode::METHOD_NOT_ALLOWED,
-                None,
-                -32600,
-                "Method not allowed",
-            );
-            r.headers_mut()
-                .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
-            return Some(r);
+            return Some(super::method_not_allowed("GET, HEAD"));
         }
         let mut r =
             Response::new(Full::new(Bytes::from(self.document().to_string())).boxed_unsync());

@@ -326,18 +326,21 @@ async fn handle(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
         Method::POST => post(state, req, principal).await,
         Method::GET => get(state, &req, principal.as_deref()).await,
         Method::DELETE => delete(state, &req, principal.as_deref()).await,
-        _ => {
-            let mut r = rpc_error(
-                StatusCode::METHOD_NOT_ALLOWED,
-                None,
-                -32600,
-                "Method not allowed",
-            );
-            r.headers_mut()
-                .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
-            r
-        }
+        _ => method_not_allowed("GET, POST, DELETE"),
     }
+}
+
+/// 405 with `Allow: allow` and a JSON-RPC error body.
+fn method_not_allowed(allow: &'static str) -> Response<Body> {
+    let mut r = rpc_error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        None,
+        -32600,
+        "Method not allowed",
+    );
+    r.headers_mut()
+        .insert(ALLOW, HeaderValue::from_static(allow));
+    r
 }
 
 fn accepts(req_headers: &hyper::HeaderMap, what: &str) -> bool {
@@ -421,18 +424,25 @@ async fn post(
     // Stateless: a 2026-07-28 request, or one naming a revision this server does not know
     // (the core answers it with -32022 and the versions it supports).
     let stateless = modern || (!known && session_id.is_none());
-    if let (Some(auth), Some(principal)) = (&state.config.auth, &principal) {
-        // Per-tool scopes, read as the core reads the body (an unreadable one is the core's).
-        if let Ok(value) = mcp_core::json::parse(&body, mcp_core::json::Limits::default()) {
-            if let Some(refused) = auth.check_calls(principal, value) {
-                return refused;
-            }
+    let scoped = match (&state.config.auth, &principal) {
+        (Some(auth), Some(principal)) if auth.has_tool_scopes() => Some((auth, principal)),
+        _ => None,
+    };
+    // Read once, as the core reads it, for what is checked before the core sees it; an
+    // unreadable body is left to the core's -32700.
+    let parsed = if modern || scoped.is_some() {
+        mcp_core::json::parse(&body, mcp_core::json::Limits::default()).ok()
+    } else {
+        None
+    };
+    if let (Some((auth, principal)), Some(value)) = (scoped, parsed) {
+        // Per-tool scopes.
+        if let Some(refused) = auth.check_calls(principal, value) {
+            return refused;
         }
     }
     if modern {
-        // Read as the core reads it; an unreadable body is left to the core's -32700.
-        let limits = mcp_core::json::Limits::default();
-        if let Ok(value) = mcp_core::json::parse(&body, limits) {
+        if let Some(value) = parsed {
             let checked = headers::check_modern_tool(&parts.headers, value).and_then(|tool| {
                 let declared = tool
                     .and_then(|tool| match tool.as_borrowed() {

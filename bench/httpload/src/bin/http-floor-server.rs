@@ -98,18 +98,6 @@ fn announce(addr: std::net::SocketAddr) {
     let _ = std::io::stderr().write_all(format!("listening on {addr}\n").as_bytes());
 }
 
-/// A listener with a backlog of 1,024, as the other bench servers bind.
-fn bind(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
-    let socket = if addr.is_ipv4() {
-        tokio::net::TcpSocket::new_v4()?
-    } else {
-        tokio::net::TcpSocket::new_v6()?
-    };
-    socket.set_reuseaddr(true)?;
-    socket.bind(addr)?;
-    socket.listen(1024)
-}
-
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let mut addr = "127.0.0.1:0".to_owned();
@@ -123,7 +111,7 @@ async fn main() -> std::process::ExitCode {
             }
         }
     }
-    let listener = match addr.parse().map_err(std::io::Error::other).and_then(bind) {
+    let listener = match mcp_tokio::bind_tcp(&addr).await {
         Ok(l) => l,
         Err(e) => {
             eprintln!("http-floor-server: cannot bind {addr}: {e}");

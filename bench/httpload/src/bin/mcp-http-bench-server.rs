@@ -67,19 +67,6 @@ fn announce(addr: std::net::SocketAddr) {
     let _ = std::io::stderr().write_all(format!("listening on {addr}\n").as_bytes());
 }
 
-/// A listener with a backlog of 1,024 (tokio's `bind` uses 128, which a burst of 1,000
-/// clients overflows; the rmcp server binds the same way).
-fn bind(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
-    let socket = if addr.is_ipv4() {
-        tokio::net::TcpSocket::new_v4()?
-    } else {
-        tokio::net::TcpSocket::new_v6()?
-    };
-    socket.set_reuseaddr(true)?;
-    socket.bind(addr)?;
-    socket.listen(1024)
-}
-
 #[tokio::main]
 async fn main() -> ExitCode {
     let mut addr = "127.0.0.1:0".to_owned();
@@ -97,7 +84,7 @@ async fn main() -> ExitCode {
         eprintln!("mcp-http-bench-server: --addr needs IP:PORT, got {addr:?}");
         return ExitCode::from(2);
     };
-    let listener = match bind(addr) {
+    let listener = match mcp_tokio::bind_tcp(&addr.to_string()).await {
         Ok(l) => l,
         Err(e) => {
             eprintln!("mcp-http-bench-server: cannot bind {addr}: {e}");

@@ -90,24 +90,6 @@ fn server(page_size: u16, keys: Keys) -> Server {
     server
 }
 
-/// A listener on `addr` with a backlog of 1,024 pending connections (tokio's `bind` uses
-/// 128, which a burst of clients overflows: their SYNs are dropped and retried a second
-/// later).
-async fn bind(addr: &str) -> std::io::Result<tokio::net::TcpListener> {
-    let addr = tokio::net::lookup_host(addr)
-        .await?
-        .next()
-        .ok_or_else(|| std::io::Error::other("the address resolves to nothing"))?;
-    let socket = if addr.is_ipv4() {
-        tokio::net::TcpSocket::new_v4()?
-    } else {
-        tokio::net::TcpSocket::new_v6()?
-    };
-    socket.set_reuseaddr(true)?;
-    socket.bind(addr)?;
-    socket.listen(1024)
-}
-
 /// Where to serve besides stdio.
 enum Transport {
     Tcp(String),
@@ -220,7 +202,7 @@ async fn main() -> ExitCode {
             let addr = match &transport {
                 Transport::Tcp(a) | Transport::Http(a) => a.clone(),
             };
-            let listener = match bind(&addr).await {
+            let listener = match mcp_tokio::bind_tcp(&addr).await {
                 Ok(l) => l,
                 Err(e) => {
                     eprintln!("everything: cannot bind {addr}: {e}");

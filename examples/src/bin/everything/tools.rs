@@ -8,7 +8,7 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use mcp_core::args::ToolArgs as Args;
+use mcp_core::args::{str_eq, ToolArgs as Args};
 use mcp_core::json::{JsonStr, RawJson};
 use mcp_core::tools::{ClientCaps, Dispatch};
 use mcp_core::{CallRequest, ListKind, LogLevel, ToolResult};
@@ -55,30 +55,18 @@ pub struct RegionArgs<'a> {
     region: JsonStr<'a>,
 }
 
-const fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 // The derived schemas are the fixtures' own, byte for byte (checked at compile time).
 const _: () = {
-    assert!(same(<AnyArgs as Args>::SCHEMA, EMPTY_SCHEMA));
-    assert!(same(<SamplingArgs<'static> as Args>::SCHEMA, SAMPLING_ARGS));
-    assert!(same(
+    assert!(str_eq(<AnyArgs as Args>::SCHEMA, EMPTY_SCHEMA));
+    assert!(str_eq(
+        <SamplingArgs<'static> as Args>::SCHEMA,
+        SAMPLING_ARGS
+    ));
+    assert!(str_eq(
         <ElicitationArgs<'static> as Args>::SCHEMA,
         ELICITATION_ARGS
     ));
-    assert!(same(
+    assert!(str_eq(
         <RegionArgs<'static> as Args>::SCHEMA,
         CUSTOM_HEADER_ARGS
     ));
