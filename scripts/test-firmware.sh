@@ -35,7 +35,7 @@ fi
 qemu-system-arm --version | head -n 1
 
 step "mcp-embedded with defmt (thumbv7em-none-eabihf)"
-cargo check -q -p mcp-embedded --features defmt --target thumbv7em-none-eabihf
+cargo check -q -p mcp-rs-embedded --features defmt --target thumbv7em-none-eabihf
 
 step "host unit tests of the firmware's own modules (decimal fixed point, dice notation)"
 tests_dir=$(mktemp -d)
@@ -77,7 +77,7 @@ step "end to end in QEMU: TypeScript SDK client + raw 2026-07-28 requests"
 )
 
 step "end to end in QEMU: our own client (mcp-tokio), both eras"
-MCP_FIRMWARE_ELF="$ELF" timeout 300 cargo test -q -p mcp-tokio --test client_firmware -- --ignored --nocapture
+MCP_FIRMWARE_ELF="$ELF" timeout 300 cargo test -q -p mcp-rs-tokio --test client_firmware -- --ignored --nocapture
 
 step "budget check"
 status=0

@@ -21,18 +21,18 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
 step "mcp-core without alloc on Cortex-M (thumbv7em-none-eabihf, thumbv6m-none-eabi)"
 for target in thumbv7em-none-eabihf thumbv6m-none-eabi; do
-  cargo build -p mcp-core --no-default-features --target "$target"
-  cargo build -p mcp-core --features serde --target "$target"
+  cargo build -p mcp-rs-core --no-default-features --target "$target"
+  cargo build -p mcp-rs-core --features serde --target "$target"
 done
 
 step "feature matrix (mcp-core)"
 for features in "" "serde" "deferred" "listen" "batch" "resources" "prompts" "completion" "mrtr" "requests" "speed" "rotation" "macros" "alloc" "std" "serde,std"; do
-  cargo clippy -p mcp-core --no-default-features --features "$features" --quiet -- -D warnings
+  cargo clippy -p mcp-rs-core --no-default-features --features "$features" --quiet -- -D warnings
 done
 
 step "feature matrix (mcp-tokio)"
 for features in "" "http" "jwt" "macros" "stdio" "socket" "client" "client,http"; do
-  cargo clippy -p mcp-tokio --no-default-features --features "$features" --quiet -- -D warnings
+  cargo clippy -p mcp-rs-tokio --no-default-features --features "$features" --quiet -- -D warnings
 done
 
 step "unit, integration and doc tests"

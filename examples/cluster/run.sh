@@ -59,7 +59,7 @@ write_keys() { # $1 = current, [$2 = previous, $3 = previous_not_after]
   (
     umask 077
     {
-      echo "# Shared by instances a, b and c (examples/cluster/run.sh); see mcp_tokio::keys."
+      echo "# Shared by instances a, b and c (examples/cluster/run.sh); see mcp_rs_tokio::keys."
       echo "current = $1"
       if [ -n "${2:-}" ]; then
         echo "previous = $2"

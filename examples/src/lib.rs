@@ -1,9 +1,9 @@
 //! Shared code of the runnable `mcp-rs` example servers.
 //!
-//! * [`calculator_tools`]: the calculator's tools in an [`mcp_tokio::Tools`] registry, which
+//! * [`calculator_tools`]: the calculator's tools in an [`mcp_rs_tokio::Tools`] registry, which
 //!   the `calculator` (stdio) and `tcp` (TCP/Unix) binaries serve with mcp-tokio: the
 //!   synchronous [`CalculatorTools`] handlers plus the async `slow_count`;
-//! * [`serve`]: a plain blocking std loop around [`mcp_core::Session`] (newline framing,
+//! * [`serve`]: a plain blocking std loop around [`mcp_rs_core::Session`] (newline framing,
 //!   one reply per line): the smallest way to drive the core without an async runtime;
 //! * [`CalculatorTools`]: the calculator tool set (`add_numbers`, `calculate`, `roll_dice`,
 //!   `tell_fortune`, plus optional generated `extra_tool_NNN` echo tools for exercising
@@ -37,11 +37,11 @@ use std::fmt;
 use std::io::{self, ErrorKind, Read, Write};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcp_core::args::{OutputValue, SchemaText, ToolArgs as _};
-use mcp_core::framing::{Frame, LineFramer};
-use mcp_core::json::JsonWriter;
-use mcp_core::jsonrpc::code;
-use mcp_core::{
+use mcp_rs_core::args::{OutputValue, SchemaText, ToolArgs as _};
+use mcp_rs_core::framing::{Frame, LineFramer};
+use mcp_rs_core::json::JsonWriter;
+use mcp_rs_core::jsonrpc::code;
+use mcp_rs_core::{
     tools, CallRequest, Config, Dispatch, Event, ServerInfo, Session, SessionStorage, Tool,
     ToolAnnotations, ToolArgs, ToolOutput, ToolResult, ToolSet,
 };
@@ -110,15 +110,15 @@ pub struct Options {
     pub extra_tools: usize,
     /// `tools/list` page size.
     pub page_size: u16,
-    /// Concurrent socket connections ([`mcp_tokio::Limits::max_connections`]).
+    /// Concurrent socket connections ([`mcp_rs_tokio::Limits::max_connections`]).
     pub max_connections: usize,
-    /// Sockets: close a connection idle this long ([`mcp_tokio::Limits::idle_timeout`]).
+    /// Sockets: close a connection idle this long ([`mcp_rs_tokio::Limits::idle_timeout`]).
     pub idle_timeout: Duration,
     /// Sockets: a started line must complete within this long
-    /// ([`mcp_tokio::Limits::line_timeout`]).
+    /// ([`mcp_rs_tokio::Limits::line_timeout`]).
     pub line_timeout: Duration,
     /// Sockets: a write that makes no progress for this long closes the connection
-    /// ([`mcp_tokio::Limits::write_timeout`]).
+    /// ([`mcp_rs_tokio::Limits::write_timeout`]).
     pub write_timeout: Duration,
     /// Serve stdio without an async runtime (`--blocking`; synchronous tools only).
     pub blocking: bool,
@@ -126,7 +126,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        let limits = mcp_tokio::Limits::default();
+        let limits = mcp_rs_tokio::Limits::default();
         Options {
             extra_tools: 0,
             page_size: DEFAULT_PAGE_SIZE,
@@ -250,7 +250,7 @@ pub fn config(page_size: u16) -> Config {
     Config {
         page_size: page_size.max(1),
         list_changed: false,
-        ..Config::new(mcp_tokio::random_key())
+        ..Config::new(mcp_rs_tokio::random_key())
     }
 }
 
@@ -1030,7 +1030,7 @@ mod tests {
     /// the syntax, spaces included: what the pattern lets through only fails on ranges.
     #[test]
     fn pattern_and_dice_parser_agree() {
-        use mcp_core::json::{parse, Limits};
+        use mcp_rs_core::json::{parse, Limits};
         for notation in [
             "2d6",
             "d20",
@@ -1111,7 +1111,7 @@ mod tests {
     #[test]
     fn socket_limits_on_the_command_line() {
         let args = |a: &[&str]| parse_args(a.iter().map(|s| s.to_string()));
-        let limits = mcp_tokio::Limits::default();
+        let limits = mcp_rs_tokio::Limits::default();
         let defaults = Options::default();
         assert_eq!(defaults.max_connections, limits.max_connections);
         assert_eq!(defaults.idle_timeout, limits.idle_timeout);
@@ -1199,7 +1199,7 @@ mod tests {
 // ---- the mcp-tokio registry ---------------------------------------------------------------
 
 /// `slow_count`'s arguments.
-#[derive(mcp_tokio::ToolArgs)]
+#[derive(mcp_rs_tokio::ToolArgs)]
 pub struct SlowCountArgs {
     /// Count from 1 to n
     #[arg(minimum = 1, maximum = 1000)]
@@ -1210,7 +1210,7 @@ pub struct SlowCountArgs {
 }
 
 /// `slow_count`'s structured result.
-#[derive(mcp_tokio::ToolOutput)]
+#[derive(mcp_rs_tokio::ToolOutput)]
 pub struct Counted {
     /// The last number counted.
     pub count: u32,
@@ -1219,7 +1219,7 @@ pub struct Counted {
 /// The calculator's async tool (see [`calculator_tools`]).
 pub struct SlowCount;
 
-#[mcp_tokio::tools]
+#[mcp_rs_tokio::tools]
 impl SlowCount {
     /// Counts from 1 to n, pausing delay_ms (default 100) before each step and reporting
     /// progress; honours cancellation.
@@ -1233,8 +1233,8 @@ impl SlowCount {
     async fn slow_count(
         &self,
         args: SlowCountArgs,
-        ctx: mcp_tokio::Context,
-        out: &mut mcp_tokio::ToolOutput,
+        ctx: mcp_rs_tokio::Context,
+        out: &mut mcp_rs_tokio::ToolOutput,
     ) -> Counted {
         let SlowCountArgs { n, delay_ms } = args;
         // A progress notification per step when the client asked for progress; a
@@ -1244,7 +1244,7 @@ impl SlowCount {
             ctx.progress(f64::from(i), Some(f64::from(n)), Some(format!("{i}/{n}")))
                 .await;
         }
-        out.push(mcp_tokio::Content::Text(format!("Counted to {n}")));
+        out.push(mcp_rs_tokio::Content::Text(format!("Counted to {n}")));
         Counted { count: n }
     }
 }
@@ -1252,18 +1252,18 @@ impl SlowCount {
 /// The calculator's registry: the four seed tools, `slow_count`, then `extra_tools`
 /// generated echo tools. The synchronous tools share one [`CalculatorTools`] (its PRNG)
 /// behind a mutex; they run inside the connection's drive loop.
-pub fn calculator_tools(extra_tools: usize, seed: u64) -> mcp_tokio::Tools {
+pub fn calculator_tools(extra_tools: usize, seed: u64) -> mcp_rs_tokio::Tools {
     use std::sync::{Arc, Mutex};
     let calc = CalculatorTools::new(extra_tools, seed);
-    let defs: Vec<mcp_tokio::ToolDef> = (0..calc.len())
+    let defs: Vec<mcp_rs_tokio::ToolDef> = (0..calc.len())
         .filter_map(|i| calc.get(i))
-        .map(|t| mcp_tokio::ToolDef::from_tool(&t))
+        .map(|t| mcp_rs_tokio::ToolDef::from_tool(&t))
         .collect();
     let shared = Arc::new(Mutex::new(calc));
-    let tools = mcp_tokio::Tools::new();
+    let tools = mcp_rs_tokio::Tools::new();
     let sync = |shared: &Arc<Mutex<CalculatorTools>>| {
         let shared = Arc::clone(shared);
-        mcp_tokio::Handler::sync(move |req, result| {
+        mcp_rs_tokio::Handler::sync(move |req, result| {
             let mut calc = shared.lock().unwrap_or_else(|e| e.into_inner());
             calc.call(req, result);
         })
@@ -1281,9 +1281,9 @@ pub fn calculator_tools(extra_tools: usize, seed: u64) -> mcp_tokio::Tools {
 
 /// The calculator's server: identity, session config (page size, cursor key) and
 /// generous connection limits (the socket limits and timeouts from `options`).
-pub fn calculator_server(options: &Options) -> mcp_tokio::Server {
+pub fn calculator_server(options: &Options) -> mcp_rs_tokio::Server {
     let info = server_info();
-    let info = mcp_tokio::Info {
+    let info = mcp_rs_tokio::Info {
         name: info.name.into(),
         version: info.version.into(),
         title: info.title.map(Into::into),
@@ -1291,7 +1291,7 @@ pub fn calculator_server(options: &Options) -> mcp_tokio::Server {
         website_url: None,
         instructions: info.instructions.map(Into::into),
     };
-    let limits = mcp_tokio::Limits {
+    let limits = mcp_rs_tokio::Limits {
         max_frame: LINE_LIMIT,
         max_connections: options.max_connections,
         idle_timeout: options.idle_timeout,
@@ -1304,12 +1304,12 @@ pub fn calculator_server(options: &Options) -> mcp_tokio::Server {
         // No runtime to run it on (`--blocking`): not offered.
         tools.remove("slow_count");
     }
-    mcp_tokio::Server::with(info, config(options.page_size), limits, tools)
+    mcp_rs_tokio::Server::with(info, config(options.page_size), limits, tools)
 }
 
 /// Logs to stderr (never stdout, which carries protocol frames), filtered by `RUST_LOG`
 /// (default `info`). `RUST_LOG` takes a level and/or `target=level` directives separated by
-/// commas (`warn,mcp_tokio=debug`); an invalid value falls back to `info` with a warning.
+/// commas (`warn,mcp_rs_tokio=debug`); an invalid value falls back to `info` with a warning.
 /// (`tracing_subscriber::filter::Targets` rather than `EnvFilter`: the same directives
 /// without span and field filters, and without a regex engine in every example binary:
 /// about 0.3 MiB less code.)

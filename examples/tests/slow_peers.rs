@@ -553,7 +553,7 @@ fn a_client_that_never_reads_is_closed_and_others_stay_fast() {
     // 40 extra tools make each tools/list reply ~22 KB: the buffers fill quickly.
     let mut server = Server::tcp(
         &["--write-timeout", "1", "--extra-tools", "40"],
-        "warn,tcp=info,mcp_tokio::server=debug",
+        "warn,tcp=info,mcp_rs_tokio::server=debug",
     );
     let addr = server.addr();
     let before = server.memory();
@@ -580,7 +580,7 @@ fn a_client_that_never_reads_is_closed_and_others_stay_fast() {
     let after = server.memory();
     server.assert_alive();
 
-    // The server says why it closed the connection (debug log of mcp_tokio::server).
+    // The server says why it closed the connection (debug log of mcp_rs_tokio::server).
     let deadline = Instant::now() + Duration::from_secs(5);
     let logged = loop {
         let found = server.stderr().contains("the peer stopped reading");
@@ -980,7 +980,7 @@ fn stdin_closed_after_a_thousand_pipelined_calls_over_stdio() {
 
 const DISCONNECTING: usize = 200;
 
-/// The peers whose connection the server logged as closed or ended (`mcp_tokio::server` debug
+/// The peers whose connection the server logged as closed or ended (`mcp_rs_tokio::server` debug
 /// lines `connection closed peer=tcp <addr>` / `connection ended peer=tcp <addr> ...`).
 fn closed_peers(stderr: &str) -> HashSet<SocketAddr> {
     stderr
@@ -1228,7 +1228,7 @@ fn read_until_eof(
 #[test]
 fn sigint_under_load_ends_every_connection_cleanly() {
     let _serial = serial();
-    let mut server = Server::tcp(&[], "warn,tcp=info,mcp_tokio::server=debug");
+    let mut server = Server::tcp(&[], "warn,tcp=info,mcp_rs_tokio::server=debug");
     let addr = server.addr();
     let stop = Arc::new(AtomicBool::new(false));
     let mut clients = Vec::new();

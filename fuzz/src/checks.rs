@@ -2,7 +2,7 @@
 //! stable replay test (`mcp-core/tests/corpus_replay.rs`, which includes this file with
 //! `#[path]`). Every check panics on a violated invariant; none depends on libFuzzer.
 //!
-//! Dependencies: `mcp_core` (feature `serde`), `serde_json` (with `float_roundtrip`, which the
+//! Dependencies: `mcp_rs_core` (feature `serde`), `serde_json` (with `float_roundtrip`, which the
 //! workspace test build also gets through `jsonschema`) and `arbitrary` (derive).
 #![allow(dead_code)]
 #![allow(clippy::too_many_lines)]
@@ -168,7 +168,7 @@ pub fn serde_bound(e: &serde_json::Error) -> Option<&'static str> {
 // =====================================================================================
 
 pub mod json_scan {
-    use mcp_core::json::{from_json, parse, Kind, Limits, RawJson, ScanError, MAX_DEPTH_LIMIT};
+    use mcp_rs_core::json::{from_json, parse, Kind, Limits, RawJson, ScanError, MAX_DEPTH_LIMIT};
     use serde_json::Value;
 
     /// What a scan run saw (for the replay test's counts).
@@ -436,7 +436,7 @@ pub mod json_scan {
 
 pub mod json_roundtrip {
     use arbitrary::Arbitrary;
-    use mcp_core::json::{parse, Checkpoint, JsonWriter, Limits};
+    use mcp_rs_core::json::{parse, Checkpoint, JsonWriter, Limits};
     use serde_json::Value;
 
     /// One writer operation. Sequences are repaired into valid documents as they are
@@ -675,7 +675,11 @@ pub mod json_roundtrip {
     fn run(
         ops: &[WOp],
         buf: &mut [u8],
-    ) -> (Result<usize, mcp_core::json::BufferTooSmall>, Vec<u8>, Exp) {
+    ) -> (
+        Result<usize, mcp_rs_core::json::BufferTooSmall>,
+        Vec<u8>,
+        Exp,
+    ) {
         let mut w = JsonWriter::new(buf);
         let mut st = State::default();
         let mut saved = None;
@@ -770,7 +774,7 @@ pub mod json_roundtrip {
 
 pub mod framing {
     use arbitrary::Arbitrary;
-    use mcp_core::framing::{Frame, LineFramer};
+    use mcp_rs_core::framing::{Frame, LineFramer};
 
     #[derive(Arbitrary, Debug, Clone)]
     pub struct Input {
@@ -924,12 +928,14 @@ pub mod framing {
 pub mod session {
     use super::{depth_of, raw, serde_bound};
     use arbitrary::Arbitrary;
-    use mcp_core::completion::{CompleteRequest, CompletionRef, CompletionResult, Completions};
-    use mcp_core::framing::{Frame as LineFrame, LineFramer};
-    use mcp_core::mrtr::InputRequests;
-    use mcp_core::prompts::{GetPromptRequest, Prompt, PromptArgument, PromptResult, PromptSet};
-    use mcp_core::resources::{ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate};
-    use mcp_core::{
+    use mcp_rs_core::completion::{CompleteRequest, CompletionRef, CompletionResult, Completions};
+    use mcp_rs_core::framing::{Frame as LineFrame, LineFramer};
+    use mcp_rs_core::mrtr::InputRequests;
+    use mcp_rs_core::prompts::{GetPromptRequest, Prompt, PromptArgument, PromptResult, PromptSet};
+    use mcp_rs_core::resources::{
+        ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate,
+    };
+    use mcp_rs_core::{
         Annotations, CacheScope, CallError, CallRequest, CallToken, ClientCaps, ClientMethod,
         ClientOutcome, Config, Content, Dispatch, Event, ListKind, LogLevel, ProtocolVersion,
         Request, ResourceLink, Role, Route, ServerHandler, ServerInfo, Session, SessionStorage,
@@ -2582,7 +2588,7 @@ pub mod session {
         fn subscribable(&self) -> bool {
             true
         }
-        fn subscribe(&mut self, uri: mcp_core::json::JsonStr<'_>, _on: bool) -> bool {
+        fn subscribe(&mut self, uri: mcp_rs_core::json::JsonStr<'_>, _on: bool) -> bool {
             RESOURCES.iter().any(|r| uri.eq_str(r.0))
         }
         fn read(&mut self, req: &ReadRequest<'_>, r: &mut ReadResult<'_, '_>) -> Dispatch {
@@ -2612,7 +2618,7 @@ pub mod session {
                 Some(t) if TEMPLATES[t].0 == "test://slow/{n}" => return Dispatch::Defer,
                 Some(t) => {
                     assert!(
-                        mcp_core::uri_template::UriTemplate::new(TEMPLATES[t].0)
+                        mcp_rs_core::uri_template::UriTemplate::new(TEMPLATES[t].0)
                             .matches(&uri)
                             .is_some(),
                         "template_index names a template that does not match {uri}"
@@ -3868,7 +3874,7 @@ pub mod session {
         }
 
         /// The model entry of a deferred request handed out (checks what the handler sees).
-        fn take_call(&self, call: &mcp_core::Call<'_>) -> Taken {
+        fn take_call(&self, call: &mcp_rs_core::Call<'_>) -> Taken {
             let book = self.m.book.borrow();
             let (kind, version, target, wants) = match &call.request {
                 Request::Tool(t) => {
@@ -5215,7 +5221,7 @@ pub mod session {
             list_changed: c.list_changed,
             log_level: LogLevel::from_wire(LEVELS[usize::from(c.level) % 8]).unwrap(),
             state_ttl_ms: 1 + u64::from(c.state_ttl) * 16,
-            ..Config::new(mcp_core::SecretKey([0x5a; 16]))
+            ..Config::new(mcp_rs_core::SecretKey([0x5a; 16]))
         }
     }
 
@@ -5235,7 +5241,7 @@ pub mod session {
         };
         let config = config(&input.cfg);
         let out_len = if input.cfg.out & 3 == 0 {
-            mcp_core::MIN_OUTPUT + usize::from(input.cfg.out) % 4096
+            mcp_rs_core::MIN_OUTPUT + usize::from(input.cfg.out) % 4096
         } else {
             65536
         };
@@ -5305,7 +5311,7 @@ pub mod session {
             ..Default::default()
         };
         let mut storage = SessionStorage::<8>::new();
-        let config = Config::new(mcp_core::SecretKey([0x5a; 16]));
+        let config = Config::new(mcp_rs_core::SecretKey([0x5a; 16]));
         let server = FuzzServer::new(false, config.state_ttl_ms);
         let book = server.book.clone();
         let session = Session::new(&info, config, &mut storage);
@@ -5502,7 +5508,7 @@ pub mod session {
             );
         }
 
-        const MIN_OUTPUT_FOR_TESTS: usize = mcp_core::MIN_OUTPUT;
+        const MIN_OUTPUT_FOR_TESTS: usize = mcp_rs_core::MIN_OUTPUT;
 
         /// A 2025-06-18 session whose client declared sampling, with one deferred call that
         /// sent `sampling/createMessage` (request id 1, deadline 1000).

@@ -1,4 +1,4 @@
-//! Invariants of the Streamable HTTP header checks (`mcp_tokio::http::headers`): the code
+//! Invariants of the Streamable HTTP header checks (`mcp_rs_tokio::http::headers`): the code
 //! that maps HTTP headers onto the core's view of a request (HTTP parsing itself is
 //! hyper's). Shared by the `http_headers` fuzz target and
 //! `mcp-tokio/tests/http_fuzz_replay.rs` (included with `#[path]`, so free of libFuzzer).
@@ -6,8 +6,8 @@
 use arbitrary::Arbitrary;
 use base64::Engine as _;
 use http::header::{HeaderMap, HeaderName, HeaderValue};
-use mcp_core::json::{self, RawJson};
-use mcp_tokio::http::headers;
+use mcp_rs_core::json::{self, RawJson};
+use mcp_rs_tokio::http::headers;
 
 /// Header names the checks look at (and one they must ignore).
 const NAMES: [&str; 8] = [

@@ -7,7 +7,7 @@
 //! `mcp-core/tests/corpus_replay.rs` checks that every seed round-trips, that the committed
 //! `fuzz/corpus/session/seed-*` files are current, and that each seed exercises what it is
 //! named for. After a grammar change, rewrite them with
-//! `MCP_WRITE_SEEDS=1 cargo test -p mcp-core --test corpus_replay session_seeds`.
+//! `MCP_WRITE_SEEDS=1 cargo test -p mcp-rs-core --test corpus_replay session_seeds`.
 
 use crate::checks::session::*;
 

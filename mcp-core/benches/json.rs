@@ -1,4 +1,4 @@
-//! Throughput of `mcp_core::json::parse` (validation only, and validation plus a full walk of
+//! Throughput of `mcp_rs_core::json::parse` (validation only, and validation plus a full walk of
 //! the borrowed views) against `serde_json::from_slice::<serde_json::Value>` on the same
 //! realistic MCP messages.
 
@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use mcp_core::json::{parse, Kind, Limits, RawJson};
+use mcp_rs_core::json::{parse, Kind, Limits, RawJson};
 
 /// A small `tools/call` request.
 fn tools_call() -> String {
@@ -100,10 +100,10 @@ fn bench(c: &mut Criterion) {
         assert!(serde_json::from_slice::<serde_json::Value>(input).is_ok());
         let mut group = c.benchmark_group(format!("{name} ({} B)", input.len()));
         group.throughput(Throughput::Bytes(input.len() as u64));
-        group.bench_function("mcp_core::parse", |b| {
+        group.bench_function("mcp_rs_core::parse", |b| {
             b.iter(|| parse(black_box(input), limits).map(|v| v.as_str().len()))
         });
-        group.bench_function("mcp_core::parse+walk", |b| {
+        group.bench_function("mcp_rs_core::parse+walk", |b| {
             b.iter(|| parse(black_box(input), limits).map(walk))
         });
         group.bench_function("serde_json::Value", |b| {

@@ -38,7 +38,7 @@ pub enum Frame<'a> {
 /// also yields a last line that has no terminating `\n`.
 ///
 /// ```
-/// use mcp_core::framing::{Frame, LineFramer};
+/// use mcp_rs_core::framing::{Frame, LineFramer};
 ///
 /// let mut storage = [0u8; 16];
 /// let mut framer = LineFramer::new(&mut storage);

@@ -16,12 +16,12 @@
 //! After every `handle_*` or command, drain `poll_transmit` and `poll_event`:
 //!
 //! ```
-//! use mcp_core::{Config, ServerInfo, Session, SessionStorage, Tool};
+//! use mcp_rs_core::{Config, ServerInfo, Session, SessionStorage, Tool};
 //!
 //! static TOOLS: [Tool<'static>; 1] = [Tool::new("echo", r#"{"type":"object"}"#)];
 //! let info = ServerInfo { name: "demo", version: "1.0.0", ..Default::default() };
 //! let mut storage = SessionStorage::<4>::new();
-//! let mut session = Session::new(&info, Config::new(mcp_core::SecretKey([0x5a; 16])), &mut storage);
+//! let mut session = Session::new(&info, Config::new(mcp_rs_core::SecretKey([0x5a; 16])), &mut storage);
 //! let mut tools = TOOLS; // a `[Tool]` defers every call
 //! let mut out = [0u8; 1024];
 //! let mut sent = Vec::new();
@@ -71,7 +71,9 @@ extern crate std;
 
 pub mod args;
 #[cfg(feature = "macros")]
-pub use mcp_macros::{prompts, resources, tools, PromptArgs, TemplateVars, ToolArgs, ToolOutput};
+pub use mcp_rs_macros::{
+    prompts, resources, tools, PromptArgs, TemplateVars, ToolArgs, ToolOutput,
+};
 #[cfg(feature = "completion")]
 pub mod completion;
 pub mod content;

@@ -24,7 +24,7 @@
 //! byte keeps a value minted for one purpose from verifying as another.
 //!
 //! ```
-//! use mcp_core::mac::{self, Domain, SecretKey};
+//! use mcp_rs_core::mac::{self, Domain, SecretKey};
 //!
 //! let key = SecretKey([7; 16]); // from the platform's entropy source
 //! let tag = mac::mac_fields(&key, Domain::RequestState, &[b"tools/call", b"echo"]);

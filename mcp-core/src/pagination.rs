@@ -25,11 +25,11 @@
 //! During a key rotation, [`decode_any`] accepts cursors minted under the previous key too.
 //!
 //! ```
-//! use mcp_core::pagination::{decode, encode, CursorError, CursorKey, ListKind, Position};
+//! use mcp_rs_core::pagination::{decode, encode, CursorError, CursorKey, ListKind, Position};
 //!
 //! let key = CursorKey([7; 16]); // from the platform's entropy source
 //! let cursor = encode(&key, ListKind::Tools, 3, 50);
-//! assert_eq!(cursor.as_str().len(), mcp_core::pagination::CURSOR_LEN);
+//! assert_eq!(cursor.as_str().len(), mcp_rs_core::pagination::CURSOR_LEN);
 //! assert_eq!(
 //!     decode(&key, ListKind::Tools, cursor.as_str().as_bytes()),
 //!     Ok(Position { epoch: 3, offset: 50 })

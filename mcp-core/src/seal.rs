@@ -40,8 +40,8 @@
 //! `%`, space and the rest remain.
 //!
 //! ```
-//! use mcp_core::mac::SecretKey;
-//! use mcp_core::seal::{open, seal, sealed_len, OpenError};
+//! use mcp_rs_core::mac::SecretKey;
+//! use mcp_rs_core::seal::{open, seal, sealed_len, OpenError};
 //!
 //! let key = SecretKey([7; 16]); // from the platform's entropy source
 //! let mut buf = [0u8; sealed_len(16)];

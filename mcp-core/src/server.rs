@@ -92,7 +92,7 @@ impl CacheScope {
 /// [`Session::handle_message`](crate::Session::handle_message) without implementing this.
 ///
 /// ```
-/// use mcp_core::{ServerHandler, Tool, ToolSet};
+/// use mcp_rs_core::{ServerHandler, Tool, ToolSet};
 /// static TOOLS: [Tool<'static>; 1] = [Tool::new("echo", r#"{"type":"object"}"#)];
 /// struct Echo;
 /// impl ToolSet for Echo {

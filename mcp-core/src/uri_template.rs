@@ -57,7 +57,7 @@
 //!   does not expand.
 //!
 //! ```
-//! use mcp_core::uri_template::{percent_decode, UriTemplate};
+//! use mcp_rs_core::uri_template::{percent_decode, UriTemplate};
 //!
 //! let template = UriTemplate::new("test://template/{id}/data");
 //! assert_eq!(template.validate(), Ok(()));

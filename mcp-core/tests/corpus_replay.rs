@@ -184,7 +184,7 @@ fn session_seeds() {
             assert!(
                 std::fs::read(&path).ok() == Some(bytes),
                 "{} is missing or stale: rewrite the seeds with MCP_WRITE_SEEDS=1 \
-                 cargo test -p mcp-core --test corpus_replay session_seeds",
+                 cargo test -p mcp-rs-core --test corpus_replay session_seeds",
                 path.display()
             );
         }

@@ -3,8 +3,8 @@
 
 mod pair;
 
-use mcp_core::framing::{Frame, LineFramer};
-use mcp_core::Config;
+use mcp_rs_core::framing::{Frame, LineFramer};
+use mcp_rs_core::Config;
 use pair::*;
 use serde_json::{json, Value};
 
@@ -70,7 +70,7 @@ fn nesting_is_bounded() {
     let mut shallow = Pair::with(
         Config {
             max_depth: 4,
-            ..Config::new(mcp_core::SecretKey([0x5a; 16]))
+            ..Config::new(mcp_rs_core::SecretKey([0x5a; 16]))
         },
         0,
         65536,
@@ -159,7 +159,7 @@ fn notifications_are_never_answered() {
 
 #[test]
 fn huge_ids_still_get_a_reply() {
-    let mut p = Pair::with(Config::new(mcp_core::SecretKey([0x5a; 16])), 0, 512);
+    let mut p = Pair::with(Config::new(mcp_rs_core::SecretKey([0x5a; 16])), 0, 512);
     p.send(&initialize(0, "2025-11-25"));
     let id = "i".repeat(5000);
     let msg = format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping"}}"#);
@@ -187,8 +187,8 @@ fn output_buffer_minimum() {
         .unwrap_err();
     assert_eq!(
         err,
-        mcp_core::HandleError::OutputTooSmall {
-            required: mcp_core::MIN_OUTPUT
+        mcp_rs_core::HandleError::OutputTooSmall {
+            required: mcp_rs_core::MIN_OUTPUT
         }
     );
 }

@@ -4,7 +4,7 @@
 
 mod pair;
 
-use mcp_core::{Config, ServerInfo, Session, SessionStorage, Tool, MIN_OUTPUT};
+use mcp_rs_core::{Config, ServerInfo, Session, SessionStorage, Tool, MIN_OUTPUT};
 use pair::harness::validate_server_message;
 use serde_json::Value;
 
@@ -24,7 +24,7 @@ fn session() -> Session<'static> {
     let storage: &'static mut SessionStorage<4> = Box::leak(Box::new(SessionStorage::new()));
     Session::new(
         info(),
-        Config::new(mcp_core::SecretKey([0x5a; 16])),
+        Config::new(mcp_rs_core::SecretKey([0x5a; 16])),
         storage,
     )
 }
@@ -139,7 +139,7 @@ fn progress_total_is_a_number() {
 
 /// Starts a deferred `slow` call in a fresh session at `rev` (2026-07-28: a modern request;
 /// earlier: after the handshake).
-fn deferred_call(rev: &str, out: &mut [u8]) -> (Session<'static>, mcp_core::CallToken) {
+fn deferred_call(rev: &str, out: &mut [u8]) -> (Session<'static>, mcp_rs_core::CallToken) {
     let mut s = session();
     let msg = if rev == "2026-07-28" {
         format!(
@@ -179,7 +179,7 @@ fn structured_content_is_an_object_before_2026() {
             let mut out = [0u8; 4096];
             let (mut s, token) = deferred_call(rev, &mut out);
             match s.complete(token, &mut out, |r| r.structured_raw(json)) {
-                Err(mcp_core::CallError::ResultMisused) => {}
+                Err(mcp_rs_core::CallError::ResultMisused) => {}
                 other => panic!("{rev}, structuredContent {json}: {other:?}, not ResultMisused"),
             }
             assert_eq!(
@@ -339,9 +339,9 @@ fn unsupported_escaped_version_keeps_id_and_data_in_min_output() {
 /// message detail, before the id).
 #[test]
 fn resource_not_found_keeps_its_id_in_min_output() {
-    use mcp_core::json::JsonStr;
-    use mcp_core::resources::{ReadRequest, ReadResult, Resource, ResourceSet};
-    use mcp_core::{Dispatch, ServerHandler};
+    use mcp_rs_core::json::JsonStr;
+    use mcp_rs_core::resources::{ReadRequest, ReadResult, Resource, ResourceSet};
+    use mcp_rs_core::{Dispatch, ServerHandler};
 
     struct NotFound;
     impl ResourceSet for NotFound {

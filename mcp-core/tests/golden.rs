@@ -17,7 +17,7 @@ mod pair;
 
 use std::path::{Path, PathBuf};
 
-use mcp_core::ListKind;
+use mcp_rs_core::ListKind;
 use pair::Pair;
 use serde_json::{json, Value};
 
@@ -112,7 +112,7 @@ fn run_ops(p: &mut Pair, op: &Value) -> Vec<Value> {
             let token = call(p);
             let text = op["text"].as_str().unwrap_or("");
             let tx = p.session.complete_prompt(token, &mut p.out, |r| {
-                r.message(mcp_core::Role::User, &mcp_core::Content::Text(text));
+                r.message(mcp_rs_core::Role::User, &mcp_rs_core::Content::Text(text));
             });
             p.answered(tx).into_iter().collect()
         }
@@ -146,9 +146,9 @@ fn run_ops(p: &mut Pair, op: &Value) -> Vec<Value> {
 fn run_file(path: &Path, update: bool) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let mut p = Pair::with(
-        mcp_core::Config {
+        mcp_rs_core::Config {
             page_size: 3,
-            ..mcp_core::Config::new(mcp_core::SecretKey([0x6d; 16]))
+            ..mcp_rs_core::Config::new(mcp_rs_core::SecretKey([0x6d; 16]))
         },
         4,
         65536,

@@ -4,13 +4,13 @@
 //! slot is reused before the storage grows again.
 #![cfg(feature = "alloc")]
 
-use mcp_core::{Config, ServerInfo, Session, Tool};
+use mcp_rs_core::{Config, ServerInfo, Session, Tool};
 use serde_json::Value;
 
 static TOOLS: [Tool<'static>; 1] = [Tool::new("slow", r#"{"type":"object"}"#)];
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
-fn call(s: &mut Session<'_>, id: u32, out: &mut [u8]) -> Result<mcp_core::CallToken, Value> {
+fn call(s: &mut Session<'_>, id: u32, out: &mut [u8]) -> Result<mcp_rs_core::CallToken, Value> {
     let msg = format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"slow",{META}}}}}"#
     );
@@ -31,7 +31,7 @@ fn slots_grow_to_the_maximum_and_tokens_survive_growth() {
         version: "1",
         ..Default::default()
     };
-    let mut s = Session::with_growing_slots(&info, Config::new(mcp_core::SecretKey([7; 16])), 5);
+    let mut s = Session::with_growing_slots(&info, Config::new(mcp_rs_core::SecretKey([7; 16])), 5);
     let mut out = [0u8; 4096];
     // 5 calls in flight: the storage grows 0 -> 4 -> 5 on the way.
     let tokens: Vec<_> = (1..=5)

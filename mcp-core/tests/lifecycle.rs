@@ -3,7 +3,7 @@
 
 mod pair;
 
-use mcp_core::{Event, LogLevel, ProtocolVersion};
+use mcp_rs_core::{Event, LogLevel, ProtocolVersion};
 use pair::*;
 use serde_json::{json, Value};
 
@@ -322,7 +322,7 @@ fn subscriptions_listen_delivers_list_changes() {
         frames[0].value,
         json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L1"}}})
     );
-    assert!(matches!(frames[0].route, mcp_core::Route::Call(_)));
+    assert!(matches!(frames[0].route, mcp_rs_core::Route::Call(_)));
     pair::harness::validate_def(MODERN, "ToolListChangedNotification", &frames[0].value).unwrap();
     // Cancelling the subscription stops delivery; closing the other one answers it.
     p.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L1"}}"#);

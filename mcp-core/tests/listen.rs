@@ -5,7 +5,7 @@
 
 mod pair;
 
-use mcp_core::{Config, Event, ListKind, Route, SecretKey};
+use mcp_rs_core::{Config, Event, ListKind, Route, SecretKey};
 use pair::*;
 use serde_json::{json, Value};
 

@@ -5,7 +5,7 @@
 
 mod pair;
 
-use mcp_core::{CacheScope, Config, ListKind, SecretKey};
+use mcp_rs_core::{CacheScope, Config, ListKind, SecretKey};
 use pair::*;
 use serde_json::{json, Value};
 
@@ -178,7 +178,7 @@ fn legacy_list_changes_are_notified_per_list() {
         .pending()
         .into_iter()
         .map(|f| {
-            assert_eq!(f.route, mcp_core::Route::Session);
+            assert_eq!(f.route, mcp_rs_core::Route::Session);
             assert_eq!(f.value["params"], json!({}));
             f.value["method"].clone()
         })

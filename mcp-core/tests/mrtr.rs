@@ -7,7 +7,7 @@
 
 mod pair;
 
-use mcp_core::{Config, SecretKey};
+use mcp_rs_core::{Config, SecretKey};
 use pair::*;
 use serde_json::{json, Value};
 
@@ -385,6 +385,6 @@ fn a_deferred_call_can_answer_input_required() {
         r.text("partial");
         r.input_required(Some("x"), |_| {});
     });
-    assert_eq!(misuse, Err(mcp_core::CallError::ResultMisused));
+    assert_eq!(misuse, Err(mcp_rs_core::CallError::ResultMisused));
     assert_eq!(p.session.calls_in_flight(), 1);
 }

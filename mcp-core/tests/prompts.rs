@@ -5,7 +5,7 @@
 
 mod pair;
 
-use mcp_core::{CallError, Content, Role};
+use mcp_rs_core::{CallError, Content, Role};
 use pair::*;
 use serde_json::{json, Value};
 

@@ -3,7 +3,7 @@
 
 mod pair;
 
-use mcp_core::{CallError, ClientMethod, Event};
+use mcp_rs_core::{CallError, ClientMethod, Event};
 use pair::*;
 use serde_json::{json, Value};
 
@@ -12,12 +12,12 @@ const SAMPLING_PARAMS: &str =
 
 /// A 2025-06-18 session whose client declared sampling and elicitation (not roots), with
 /// one deferred `needs_sampling` call in flight.
-fn session_with_call() -> (Pair, mcp_core::CallToken) {
+fn session_with_call() -> (Pair, mcp_rs_core::CallToken) {
     session_at("2025-06-18")
 }
 
 /// The same at another revision.
-fn session_at(version: &str) -> (Pair, mcp_core::CallToken) {
+fn session_at(version: &str) -> (Pair, mcp_rs_core::CallToken) {
     let mut p = Pair::new();
     p.send(
         &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
@@ -39,7 +39,7 @@ fn session_at(version: &str) -> (Pair, mcp_core::CallToken) {
     (p, token)
 }
 
-fn send_request(p: &mut Pair, token: mcp_core::CallToken, timeout: u64) -> Value {
+fn send_request(p: &mut Pair, token: mcp_rs_core::CallToken, timeout: u64) -> Value {
     let tx = p
         .session
         .request(
@@ -51,7 +51,7 @@ fn send_request(p: &mut Pair, token: mcp_core::CallToken, timeout: u64) -> Value
         )
         .expect("request")
         .expect("call live");
-    assert_eq!(tx.route, mcp_core::Route::Call(token));
+    assert_eq!(tx.route, mcp_rs_core::Route::Call(token));
     p.frame(tx)
 }
 

@@ -121,9 +121,9 @@ fn list_and_templates_follow_the_revision() {
 
 #[test]
 fn resource_pages_walk_every_item_once() {
-    let config = mcp_core::Config {
+    let config = mcp_rs_core::Config {
         page_size: 2,
-        ..mcp_core::Config::new(mcp_core::SecretKey([1; 16]))
+        ..mcp_rs_core::Config::new(mcp_rs_core::SecretKey([1; 16]))
     };
     for (method, key, total) in [
         ("resources/list", "resources", 5),
@@ -286,7 +286,7 @@ fn subscribe_and_unsubscribe_in_legacy_sessions() {
             .resource_updated("test://items/9", &mut out)
             .unwrap()
             .expect("a legacy session gets updates");
-        assert_eq!(tx.route, mcp_core::Route::Session);
+        assert_eq!(tx.route, mcp_rs_core::Route::Session);
         let v: Value = serde_json::from_slice(&out[..tx.len]).unwrap();
         assert_eq!(
             v,
@@ -394,7 +394,7 @@ fn deferred_reads_are_answered_later() {
             p.session.complete(c, &mut p.out, |r| {
                 r.text("x");
             }),
-            Err(mcp_core::CallError::WrongKind)
+            Err(mcp_rs_core::CallError::WrongKind)
         );
         let tx = p.session.complete_read(c, &mut p.out, |r| {
             r.text("test://static/slow", None, "ok");
@@ -466,7 +466,7 @@ fn a_cancelled_deferred_read_is_never_answered() {
     assert!(p
         .send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#)
         .is_empty());
-    assert_eq!(p.events, [mcp_core::Event::Cancelled(token)]);
+    assert_eq!(p.events, [mcp_rs_core::Event::Cancelled(token)]);
     let tx = p.session.complete_read(token, &mut p.out, |r| {
         r.text("test://deferred/x", None, "late");
     });

@@ -6,8 +6,8 @@
 
 mod pair;
 
-use mcp_core::mac::{siphash24, PreviousKey};
-use mcp_core::{seal, Config, SecretKey};
+use mcp_rs_core::mac::{siphash24, PreviousKey};
+use mcp_rs_core::{seal, Config, SecretKey};
 use pair::*;
 use serde_json::{json, Value};
 

@@ -5,7 +5,7 @@ mod pair;
 
 use std::collections::HashSet;
 
-use mcp_core::{CallError, Config, Event, LogLevel};
+use mcp_rs_core::{CallError, Config, Event, LogLevel};
 use pair::*;
 use serde_json::{json, Value};
 
@@ -45,7 +45,7 @@ fn pagination_walk_visits_every_tool_once() {
         let mut p = Pair::with(
             Config {
                 page_size: 50,
-                ..Config::new(mcp_core::SecretKey([0x5a; 16]))
+                ..Config::new(mcp_rs_core::SecretKey([0x5a; 16]))
             },
             120,
             1 << 20,
@@ -76,7 +76,7 @@ fn pagination_walk_visits_every_tool_once() {
 #[test]
 fn page_ends_early_when_the_output_buffer_is_small() {
     // A 2 KiB buffer cannot hold 50 tools: pages shrink to fit and still cover everything.
-    let mut p = Pair::with(Config::new(mcp_core::SecretKey([0x5a; 16])), 40, 2048);
+    let mut p = Pair::with(Config::new(mcp_rs_core::SecretKey([0x5a; 16])), 40, 2048);
     p.send(&initialize(0, "2025-06-18"));
     let (names, cursors) = list_all(&mut p, false);
     assert_eq!(names.len(), 47);
@@ -89,7 +89,11 @@ fn page_ends_early_when_the_output_buffer_is_small() {
 
 #[test]
 fn bad_cursors_are_invalid_params() {
-    let mut p = Pair::with(Config::new(mcp_core::SecretKey([0x5a; 16])), 120, 1 << 20);
+    let mut p = Pair::with(
+        Config::new(mcp_rs_core::SecretKey([0x5a; 16])),
+        120,
+        1 << 20,
+    );
     p.send(&initialize(0, "2025-11-25"));
     let first = p.ask(&request(json!(1), "tools/list", json!({})));
     let cursor = first["result"]["nextCursor"].as_str().unwrap().to_string();
@@ -109,8 +113,8 @@ fn bad_cursors_are_invalid_params() {
     // A cursor minted by another server (another key) is foreign.
     let mut other = Pair::with(
         Config {
-            key: mcp_core::pagination::CursorKey([9; 16]),
-            ..Config::new(mcp_core::SecretKey([0x5a; 16]))
+            key: mcp_rs_core::pagination::CursorKey([9; 16]),
+            ..Config::new(mcp_rs_core::SecretKey([0x5a; 16]))
         },
         120,
         1 << 20,
@@ -131,7 +135,11 @@ fn bad_cursors_are_invalid_params() {
 
 #[test]
 fn tools_changed_stales_cursors_and_notifies() {
-    let mut p = Pair::with(Config::new(mcp_core::SecretKey([0x5a; 16])), 120, 1 << 20);
+    let mut p = Pair::with(
+        Config::new(mcp_rs_core::SecretKey([0x5a; 16])),
+        120,
+        1 << 20,
+    );
     p.send(&initialize(0, "2025-11-25"));
     p.send(INITIALIZED);
     let cursor = p.ask(&request(json!(1), "tools/list", json!({})))["result"]["nextCursor"].clone();
@@ -144,7 +152,7 @@ fn tools_changed_stales_cursors_and_notifies() {
         frames[0].value,
         json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}})
     );
-    assert_eq!(frames[0].route, mcp_core::Route::Session);
+    assert_eq!(frames[0].route, mcp_rs_core::Route::Session);
     let r = p.ask(&request(json!(2), "tools/list", json!({"cursor": cursor})));
     assert_eq!(error_code(&r), -32602);
     assert!(r["error"]["message"].as_str().unwrap().contains("Stale"));
@@ -205,10 +213,10 @@ fn schemas_are_emitted_byte_for_byte() {
     let mut out = vec![0u8; 65536];
     let mut tools = TestTools::new(0);
     let info = server_info();
-    let mut storage = mcp_core::SessionStorage::<1>::new();
-    let mut s = mcp_core::Session::new(
+    let mut storage = mcp_rs_core::SessionStorage::<1>::new();
+    let mut s = mcp_rs_core::Session::new(
         info,
-        Config::new(mcp_core::SecretKey([0x5a; 16])),
+        Config::new(mcp_rs_core::SecretKey([0x5a; 16])),
         &mut storage,
     );
     let _ = s
@@ -500,7 +508,7 @@ fn progress_notifications() {
         .progress(with, 50.5, None, None, &mut out)
         .unwrap()
         .unwrap();
-    assert_eq!(tx.route, mcp_core::Route::Call(with));
+    assert_eq!(tx.route, mcp_rs_core::Route::Call(with));
     assert_eq!(
         p.session.progress(with, 50.5, None, None, &mut out),
         Err(CallError::ProgressNotIncreasing)
@@ -653,7 +661,7 @@ fn modern_call_logs_need_a_log_level() {
         .log(Some(leveled), LogLevel::Info, Some("t"), "i", &mut out)
         .unwrap()
         .unwrap();
-    assert_eq!(tx.route, mcp_core::Route::Call(leveled));
+    assert_eq!(tx.route, mcp_rs_core::Route::Call(leveled));
     let v: Value = serde_json::from_slice(&out[..tx.len]).unwrap();
     pair::harness::validate_server_message(MODERN, None, &v).unwrap();
     assert!(p
@@ -671,7 +679,7 @@ fn modern_call_logs_need_a_log_level() {
 
 #[test]
 fn results_too_large_for_the_buffer() {
-    let mut p = Pair::with(Config::new(mcp_core::SecretKey([0x5a; 16])), 0, 700);
+    let mut p = Pair::with(Config::new(mcp_rs_core::SecretKey([0x5a; 16])), 0, 700);
     p.send(&initialize(0, "2025-11-25"));
     let big = "x".repeat(1000);
     let r = p.ask(&request(

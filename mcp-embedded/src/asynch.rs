@@ -1,7 +1,7 @@
 //! The async runner, over [`embedded_io_async::Read`] and [`embedded_io_async::Write`] (embassy and other executors).
 
 use embedded_io_async::{Error as _, Read, Write};
-use mcp_core::{Session, ToolSet};
+use mcp_rs_core::{Session, ToolSet};
 
 use crate::{frame_bytes, Buffers, Core, Error, Exchange, Stats, Step};
 

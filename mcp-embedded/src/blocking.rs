@@ -1,7 +1,7 @@
 //! The blocking runner, over [`embedded_io::Read`] and [`embedded_io::Write`].
 
 use embedded_io::{Error as _, Read, Write};
-use mcp_core::{Session, ToolSet};
+use mcp_rs_core::{Session, ToolSet};
 
 use crate::{frame_bytes, Buffers, Core, Error, Exchange, Stats, Step};
 

@@ -1,9 +1,9 @@
 //! # mcp-embedded
 //!
 //! Heap-free [Model Context Protocol](https://modelcontextprotocol.io) server runners for
-//! microcontrollers: they drive the sans-IO [`mcp_core::Session`] over a byte stream (a
+//! microcontrollers: they drive the sans-IO [`mcp_rs_core::Session`] over a byte stream (a
 //! UART, a USB CDC-ACM port, a TCP socket) with newline framing
-//! ([`mcp_core::framing::LineFramer`]) and caller-owned buffers sized by const generics.
+//! ([`mcp_rs_core::framing::LineFramer`]) and caller-owned buffers sized by const generics.
 //!
 //! - [`blocking::Runner`]: over [`embedded_io::Read`] + [`embedded_io::Write`], for a
 //!   superloop (`loop { runner.step(...) }`) or a dedicated thread;
@@ -20,7 +20,7 @@
 //! - **Oversized lines** (longer than the receive buffer) are answered once with a
 //!   JSON-RPC `-32600` and skipped up to their newline.
 //! - Tool calls run synchronously inside [`ToolSet::call`]. A call
-//!   the tool set defers ([`Dispatch::Defer`](mcp_core::Dispatch::Defer)) is answered at
+//!   the tool set defers ([`Dispatch::Defer`](mcp_rs_core::Dispatch::Defer)) is answered at
 //!   once with a JSON-RPC internal error, since these runners have nowhere to run it.
 //!
 //! Optional [`defmt`](https://defmt.ferrous-systems.com) logging of receive errors,
@@ -29,13 +29,13 @@
 //! ## Example (blocking)
 //!
 //! ```
-//! use mcp_core::{Config, ServerInfo, Session, SessionStorage, Tool};
-//! use mcp_embedded::{blocking::Runner, Buffers};
+//! use mcp_rs_core::{Config, ServerInfo, Session, SessionStorage, Tool};
+//! use mcp_rs_embedded::{blocking::Runner, Buffers};
 //!
 //! static TOOLS: [Tool<'static>; 1] = [Tool::new("noop", r#"{"type":"object"}"#)];
 //! let info = ServerInfo { name: "demo", version: "1.0.0", ..Default::default() };
 //! let mut storage = SessionStorage::<1>::new();
-//! let mut session = Session::new(&info, Config::new(mcp_core::SecretKey([0x5a; 16])), &mut storage);
+//! let mut session = Session::new(&info, Config::new(mcp_rs_core::SecretKey([0x5a; 16])), &mut storage);
 //! let mut buffers = Buffers::<512, 1024>::new(); // 512 B lines in, 1 KiB frames out
 //! let mut runner = Runner::new(&mut buffers);
 //!
@@ -53,9 +53,9 @@
 
 use core::fmt;
 
-use mcp_core::framing::{Frame, LineFramer};
-use mcp_core::jsonrpc::code;
-use mcp_core::{Incoming, Session, ToolSet, MIN_OUTPUT};
+use mcp_rs_core::framing::{Frame, LineFramer};
+use mcp_rs_core::jsonrpc::code;
+use mcp_rs_core::{Incoming, Session, ToolSet, MIN_OUTPUT};
 
 pub use embedded_io::ErrorKind;
 
@@ -99,7 +99,7 @@ impl<const RX: usize, const TX: usize> Buffers<RX, TX> {
         assert!(RX >= 1, "the receive buffer needs at least one byte");
         assert!(
             TX >= MIN_OUTPUT,
-            "the transmit buffer must hold at least mcp_core::MIN_OUTPUT bytes"
+            "the transmit buffer must hold at least mcp_rs_core::MIN_OUTPUT bytes"
         );
     };
 
@@ -305,11 +305,11 @@ impl<'i> Exchange<'i> {
 }
 
 #[cfg(feature = "defmt")]
-fn event_name(event: &mcp_core::Event) -> &'static str {
+fn event_name(event: &mcp_rs_core::Event) -> &'static str {
     match event {
-        mcp_core::Event::Initialized(_) => "initialized",
-        mcp_core::Event::Cancelled(_) => "cancelled",
-        mcp_core::Event::LogLevel(_) => "log level",
+        mcp_rs_core::Event::Initialized(_) => "initialized",
+        mcp_rs_core::Event::Cancelled(_) => "cancelled",
+        mcp_rs_core::Event::LogLevel(_) => "log level",
         _ => "other",
     }
 }
@@ -339,7 +339,7 @@ mod tests {
 
     #[test]
     fn resync_keeps_bytes_after_newline() {
-        let mut buffers = Buffers::<16, { mcp_core::MIN_OUTPUT }>::new();
+        let mut buffers = Buffers::<16, { mcp_rs_core::MIN_OUTPUT }>::new();
         let mut core = Core::new(&mut buffers);
         assert_eq!(
             core.rx_error(ErrorKind::Other),

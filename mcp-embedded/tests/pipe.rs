@@ -7,10 +7,10 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use mcp_core::{
+use mcp_rs_core::{
     CallRequest, Config, Dispatch, ServerInfo, Session, SessionStorage, Tool, ToolResult, ToolSet,
 };
-use mcp_embedded::{
+use mcp_rs_embedded::{
     asynch, blocking, Buffers, Error, ErrorKind, Stats, Step, DEFERRED_CALL_MESSAGE,
 };
 use serde::Deserialize;
@@ -276,7 +276,7 @@ fn run_blocking(reader: &mut Reader, writer: &mut Writer) -> (Stats, Vec<Step>) 
     let mut storage = SessionStorage::<2>::new();
     let mut session = Session::new(
         &INFO,
-        Config::new(mcp_core::SecretKey([0x5a; 16])),
+        Config::new(mcp_rs_core::SecretKey([0x5a; 16])),
         &mut storage,
     );
     let mut buffers = Buffers::<RX, TX>::new();
@@ -298,7 +298,7 @@ fn run_async(reader: &mut Reader, writer: &mut Writer) -> (Stats, Vec<Step>) {
         let mut storage = SessionStorage::<2>::new();
         let mut session = Session::new(
             &INFO,
-            Config::new(mcp_core::SecretKey([0x5a; 16])),
+            Config::new(mcp_rs_core::SecretKey([0x5a; 16])),
             &mut storage,
         );
         let mut buffers = Buffers::<RX, TX>::new();
@@ -617,7 +617,7 @@ fn run_returns_at_eof_and_write_errors_are_fatal() {
     let mut storage = SessionStorage::<2>::new();
     let mut session = Session::new(
         &INFO,
-        Config::new(mcp_core::SecretKey([0x5a; 16])),
+        Config::new(mcp_rs_core::SecretKey([0x5a; 16])),
         &mut storage,
     );
     let mut buffers = Buffers::<RX, TX>::new();
@@ -638,7 +638,7 @@ fn run_returns_at_eof_and_write_errors_are_fatal() {
     let mut storage = SessionStorage::<2>::new();
     let mut session = Session::new(
         &INFO,
-        Config::new(mcp_core::SecretKey([0x5a; 16])),
+        Config::new(mcp_rs_core::SecretKey([0x5a; 16])),
         &mut storage,
     );
     let mut runner = blocking::Runner::new(&mut buffers);

@@ -1,12 +1,12 @@
 //! `#[tools]`: an inherent `impl` block whose `#[tool(...)]` methods become a static tool
-//! table and a synchronous `ToolSet`; and `#[mcp_tokio::tools]` (the `tokio_tools` entry
+//! table and a synchronous `ToolSet`; and `#[mcp_rs_tokio::tools]` (the `tokio_tools` entry
 //! point), the same syntax for mcp-tokio with `async fn` methods (see [the last
 //! section](#mcp_tokiotools)).
 //!
 //! # Syntax
 //!
 //! ```text
-//! #[tools]                    // or #[tools(no_tool_set)], #[tools(crate = path::to::mcp_core)]
+//! #[tools]                    // or #[tools(no_tool_set)], #[tools(crate = path::to::mcp_rs_core)]
 //! impl MyTools {
 //!     /// Adds two numbers.          <- the description, unless `description = "..."`
 //!     #[tool(title = "Add", read_only, idempotent, open_world = false)]
@@ -60,7 +60,7 @@
 //! - `Dispatch`: passed through (`Dispatch::Defer` hands the call out for later completion).
 //!
 //! Refused at compile time, with the offending tokens underlined: `async fn` (the core is
-//! synchronous; `#[mcp_tokio::tools]` serves async tools), type or const generic methods (schemas need
+//! synchronous; `#[mcp_rs_tokio::tools]` serves async tools), type or const generic methods (schemas need
 //! concrete types), `unsafe fn`, `self` by value, a second arguments parameter, other
 //! parameter types (references, tuples, `impl Trait`), `impl Trait` returns, unknown or
 //! repeated keys, invalid or duplicate names, invalid literal JSON, `#[tools]` on anything
@@ -79,10 +79,10 @@
 //! `call_tool` with `request.tool_index()`). With `no_tool_set` a hand-written `ToolSet` can
 //! put the macro's tools next to runtime-generated ones (offsetting indices as it likes).
 //!
-//! Generated code names only `::mcp_core` (or the `crate = ...` path) and `::core` items:
+//! Generated code names only `::mcp_rs_core` (or the `crate = ...` path) and `::core` items:
 //! no allocation, no `unsafe`.
 //!
-//! # `#[mcp_tokio::tools]`
+//! # `#[mcp_rs_tokio::tools]`
 //!
 //! The same attribute syntax and `#[tool]` keys, expanded for mcp-tokio's runtime registry
 //! (a separate entry point rather than `#[tools]` switching on `async fn`: the two generate
@@ -112,12 +112,12 @@
 //! task.
 //!
 //! Generated, in a second inherent `impl` block: `TOOLS` and `find_tool` as above, and
-//! `pub fn register(self: Arc<Self>, tools: &mcp_tokio::Tools) where Self: Send + Sync +
+//! `pub fn register(self: Arc<Self>, tools: &mcp_rs_tokio::Tools) where Self: Send + Sync +
 //! 'static`, adding every tool with `ToolDef::from_static(&Self::TOOLS[i])` (nothing copied)
 //! and a `Handler::sync` (synchronous methods), `Handler::mixed` (async methods whose
 //! arguments are checked inline, or with `inline`) or `Handler::async_fn` (async methods with
-//! `input_schema` and no `inline`). Options: `tokio = path::to::mcp_tokio` (default
-//! `::mcp_tokio`) and `crate = path::to::mcp_core` (default: the copy mcp-tokio re-exports).
+//! `input_schema` and no `inline`). Options: `tokio = path::to::mcp_rs_tokio` (default
+//! `::mcp_rs_tokio`) and `crate = path::to::mcp_rs_core` (default: the copy mcp-tokio re-exports).
 
 mod attr;
 mod json;
@@ -134,12 +134,12 @@ use syn::{Ident, ImplItem, ImplItemFn, Item, ItemImpl, LitStr, Path};
 use attr::{Options, ToolAttr};
 use sig::{Param, Receiver, Ret, Shape, Value};
 
-/// Which attribute is expanding: mcp-core's `#[tools]` or `#[mcp_tokio::tools]`.
+/// Which attribute is expanding: mcp-core's `#[tools]` or `#[mcp_rs_tokio::tools]`.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Form {
-    /// `#[tools]`: synchronous methods, `impl ToolSet`, `::mcp_core` only.
+    /// `#[tools]`: synchronous methods, `impl ToolSet`, `::mcp_rs_core` only.
     Core,
-    /// `#[mcp_tokio::tools]`: sync and `async fn` methods, registered into `mcp_tokio::Tools`.
+    /// `#[mcp_rs_tokio::tools]`: sync and `async fn` methods, registered into `mcp_rs_tokio::Tools`.
     Tokio,
 }
 
@@ -285,7 +285,7 @@ fn tool_def(f: &ImplItemFn, form: Form) -> syn::Result<Option<ToolDef>> {
         if form == Form::Core {
             return Err(syn::Error::new_spanned(
                 inline,
-                "`inline` is for async tools of #[mcp_tokio::tools]: a core tool answers \
+                "`inline` is for async tools of #[mcp_rs_tokio::tools]: a core tool answers \
                  inline already",
             ));
         }

@@ -10,9 +10,9 @@
 //! text while the judge sees the value.
 #![allow(missing_docs)]
 
-use mcp_core::args::ToolArgs;
-use mcp_core::json::{parse, JsonStr, Limits, RawJson};
-use mcp_core::ToolArgs;
+use mcp_rs_core::args::ToolArgs;
+use mcp_rs_core::json::{parse, JsonStr, Limits, RawJson};
+use mcp_rs_core::ToolArgs;
 use serde_json::{json, Value};
 
 /// The dice notation of the calculator's `roll_dice`.
@@ -395,7 +395,7 @@ fn values_and_errors() {
 }
 
 /// On output, `pattern` and `examples` only shape the schema (promises of the tool).
-#[derive(mcp_core::ToolOutput)]
+#[derive(mcp_rs_core::ToolOutput)]
 pub struct Rolled<'a> {
     #[arg(pattern = r"^\d+d\d+$", examples = ["2d6"])]
     pub notation: &'a str,
@@ -404,7 +404,7 @@ pub struct Rolled<'a> {
 
 #[test]
 fn output_schemas_carry_pattern_and_examples() {
-    use mcp_core::args::ToolOutput;
+    use mcp_rs_core::args::ToolOutput;
     let schema: Value = serde_json::from_str(<Rolled<'_> as ToolOutput>::SCHEMA).unwrap();
     assert!(jsonschema::draft202012::meta::validator().is_valid(&schema));
     assert_eq!(

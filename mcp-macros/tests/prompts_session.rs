@@ -1,17 +1,17 @@
-//! `#[derive(PromptArgs)]` and `#[prompts]` driven through a real `mcp_core::Session`.
+//! `#[derive(PromptArgs)]` and `#[prompts]` driven through a real `mcp_rs_core::Session`.
 
 mod handler_common;
 use handler_common::run;
-use mcp_core::content::{Content, Role};
-use mcp_core::json::JsonStr;
-use mcp_core::prompt_args::{PromptArgValue, PromptArgs};
-use mcp_core::prompts::{GetPromptRequest, PromptResult, PromptSet};
-use mcp_core::tools::Dispatch;
-use mcp_core::ServerHandler;
+use mcp_rs_core::content::{Content, Role};
+use mcp_rs_core::json::JsonStr;
+use mcp_rs_core::prompt_args::{PromptArgValue, PromptArgs};
+use mcp_rs_core::prompts::{GetPromptRequest, PromptResult, PromptSet};
+use mcp_rs_core::tools::Dispatch;
+use mcp_rs_core::ServerHandler;
 use serde_json::{json, Value};
 
 /// Which language to review.
-#[derive(mcp_core::PromptArgs, Debug, PartialEq)]
+#[derive(mcp_rs_core::PromptArgs, Debug, PartialEq)]
 #[arg(rename_all = "lowercase")]
 enum Language {
     Rust,
@@ -19,7 +19,7 @@ enum Language {
     Cpp,
 }
 
-#[derive(mcp_core::PromptArgs)]
+#[derive(mcp_rs_core::PromptArgs)]
 #[arg(rename_all = "camelCase")]
 struct ReviewArgs<'i> {
     /// The code to review.
@@ -33,7 +33,7 @@ struct ReviewArgs<'i> {
     user_name: Option<JsonStr<'i>>,
 }
 
-#[derive(mcp_core::PromptArgs)]
+#[derive(mcp_rs_core::PromptArgs)]
 struct Empty {}
 
 #[derive(Default)]
@@ -41,7 +41,7 @@ struct MyPrompts {
     rendered: usize,
 }
 
-#[mcp_core::prompts]
+#[mcp_rs_core::prompts]
 impl MyPrompts {
     /// Reviews code.
     #[prompt(name = "code_review", title = "Code review")]
@@ -132,7 +132,7 @@ fn derive_declares_arguments() {
 #[test]
 fn parse_errors_name_the_argument() {
     let parse = |text: &'static str| {
-        let v = mcp_core::json::parse(text.as_bytes(), Default::default()).unwrap();
+        let v = mcp_rs_core::json::parse(text.as_bytes(), Default::default()).unwrap();
         ReviewArgs::parse(v).err().map(|e| e.to_string())
     };
     assert_eq!(parse(r#"{"code":"x","language":"rust"}"#), None);

@@ -1,19 +1,19 @@
-//! `#[derive(TemplateVars)]` and `#[resources]` driven through a real `mcp_core::Session`.
+//! `#[derive(TemplateVars)]` and `#[resources]` driven through a real `mcp_rs_core::Session`.
 
 mod handler_common;
 use handler_common::run;
-use mcp_core::resources::{ReadRequest, ReadResult, ResourceSet};
-use mcp_core::template_vars::{PctStr, TemplateVars};
-use mcp_core::tools::Dispatch;
-use mcp_core::ServerHandler;
+use mcp_rs_core::resources::{ReadRequest, ReadResult, ResourceSet};
+use mcp_rs_core::template_vars::{PctStr, TemplateVars};
+use mcp_rs_core::tools::Dispatch;
+use mcp_rs_core::ServerHandler;
 use serde_json::{json, Value};
 
-#[derive(mcp_core::TemplateVars)]
+#[derive(mcp_rs_core::TemplateVars)]
 struct FileVars<'u> {
     path: PctStr<'u>,
 }
 
-#[derive(mcp_core::TemplateVars)]
+#[derive(mcp_rs_core::TemplateVars)]
 #[arg(rename_all = "camelCase")]
 struct LogVars<'u> {
     log_day: u32,
@@ -21,7 +21,7 @@ struct LogVars<'u> {
     severity: &'u str,
 }
 
-#[derive(mcp_core::TemplateVars)]
+#[derive(mcp_rs_core::TemplateVars)]
 struct Decoded {
     name: String,
 }
@@ -31,7 +31,7 @@ struct MyResources {
     reads: Vec<String>,
 }
 
-#[mcp_core::resources]
+#[mcp_rs_core::resources]
 impl MyResources {
     /// The read-me.
     #[resource(

@@ -1,5 +1,5 @@
-//! `#[mcp_tokio::tools]` end to end: a tool set with sync and `async fn` methods, registered
-//! into an `mcp_tokio::Tools` and served by a real mcp-tokio connection over an in-memory
+//! `#[mcp_rs_tokio::tools]` end to end: a tool set with sync and `async fn` methods, registered
+//! into an `mcp_rs_tokio::Tools` and served by a real mcp-tokio connection over an in-memory
 //! pipe: listing, typed arguments (borrowed ones too), progress, logging, cancellation,
 //! `inline`, and the results of every return shape.
 
@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::json::{JsonStr, RawJson};
-use mcp_core::{CallRequest, Dispatch, LogLevel, ToolResult};
-use mcp_tokio::{Content, Context, Info, Server, ToolArgs, ToolOutput, Tools};
+use mcp_rs_core::json::{JsonStr, RawJson};
+use mcp_rs_core::{CallRequest, Dispatch, LogLevel, ToolResult};
+use mcp_rs_tokio::{Content, Context, Info, Server, ToolArgs, ToolOutput, Tools};
 use serde_json::{json, Value};
 use tokio::io::{split, WriteHalf};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf};
@@ -84,7 +84,7 @@ impl Drop for DropFlag {
     }
 }
 
-#[mcp_tokio::tools]
+#[mcp_rs_tokio::tools]
 impl Demo {
     /// Adds two numbers, at once.
     #[tool(read_only, idempotent)]
@@ -193,7 +193,7 @@ impl Demo {
     }
 }
 
-static ICONS: [mcp_core::Icon<'static>; 1] = [mcp_core::Icon {
+static ICONS: [mcp_rs_core::Icon<'static>; 1] = [mcp_rs_core::Icon {
     src: "https://example.com/keys.png",
     mime_type: Some("image/png"),
     sizes: &["48x48"],
@@ -203,7 +203,7 @@ static ICONS: [mcp_core::Icon<'static>; 1] = [mcp_core::Icon {
 /// Every `#[tool]` key of the core form, and the attribute's options.
 struct Keys;
 
-#[mcp_tokio::tools(tokio = ::mcp_tokio, crate = ::mcp_core)]
+#[mcp_rs_tokio::tools(tokio = ::mcp_rs_tokio, crate = ::mcp_rs_core)]
 impl Keys {
     /// Not this text.
     #[tool(
@@ -214,7 +214,7 @@ impl Keys {
         open_world = false,
         icons = &ICONS,
         meta = r#"{"example.com/k":1}"#,
-        requires = mcp_core::ClientCaps::SAMPLING,
+        requires = mcp_rs_core::ClientCaps::SAMPLING,
         output_schema = r#"{"type":"object"}"#
     )]
     async fn all(&self, out: &mut ToolOutput) {
@@ -408,7 +408,7 @@ async fn lists_the_static_definitions_in_order() {
 impl Demo {
     fn find_tool_by(name: &str) -> Option<usize> {
         let quoted = format!("\"{name}\"");
-        let raw = mcp_core::json::parse(quoted.as_bytes(), Default::default()).unwrap();
+        let raw = mcp_rs_core::json::parse(quoted.as_bytes(), Default::default()).unwrap();
         Demo::find_tool(raw.as_string().unwrap())
     }
 }

@@ -1,5 +1,5 @@
-//! Compile errors of `#[mcp_tokio::tools]` misuse (trybuild). Regenerate the expected output
-//! with `TRYBUILD=overwrite cargo test -p mcp-macros --test tokio_tools_ui` and review the
+//! Compile errors of `#[mcp_rs_tokio::tools]` misuse (trybuild). Regenerate the expected output
+//! with `TRYBUILD=overwrite cargo test -p mcp-rs-macros --test tokio_tools_ui` and review the
 //! diff.
 
 #[test]

@@ -3,7 +3,7 @@
 
 mod tools_common;
 
-use mcp_core::{tools, CallRequest, Dispatch, Tool, ToolResult, ToolSet};
+use mcp_rs_core::{tools, CallRequest, Dispatch, Tool, ToolResult, ToolSet};
 use serde_json::json;
 use tools_common::{call, session, texts, Number, Pair};
 
@@ -118,7 +118,7 @@ fn generic_impls() {
 }
 
 mod reexport {
-    pub use mcp_core as core_again;
+    pub use mcp_rs_core as core_again;
 }
 
 struct Renamed;

@@ -1,5 +1,5 @@
 //! Compile errors of `#[tools]` misuse (trybuild). Regenerate the expected output with
-//! `TRYBUILD=overwrite cargo test -p mcp-macros --test tools_ui` and review the diff.
+//! `TRYBUILD=overwrite cargo test -p mcp-rs-macros --test tools_ui` and review the diff.
 
 #[test]
 fn tools_ui() {

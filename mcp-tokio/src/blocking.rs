@@ -16,9 +16,9 @@
 
 use std::io::{ErrorKind, Read, Write};
 
-use mcp_core::framing::Frame;
-use mcp_core::jsonrpc::code;
-use mcp_core::Session;
+use mcp_rs_core::framing::Frame;
+use mcp_rs_core::jsonrpc::code;
+use mcp_rs_core::Session;
 
 use crate::driver::PENDING_RETAIN;
 use crate::lines::LineBuf;
@@ -51,8 +51,8 @@ impl Server {
             shared.session_config(),
             shared.limits.max_calls.max(1),
         );
-        let mut lines = LineBuf::new(shared.limits.max_frame.max(mcp_core::MIN_OUTPUT));
-        let mut out = vec![0u8; shared.limits.initial_response.max(mcp_core::MIN_OUTPUT)];
+        let mut lines = LineBuf::new(shared.limits.max_frame.max(mcp_rs_core::MIN_OUTPUT));
+        let mut out = vec![0u8; shared.limits.initial_response.max(mcp_rs_core::MIN_OUTPUT)];
         let mut pending = Vec::new();
         let mut snapshot = shared.tools.snapshot();
         let mut versions = shared.tools.watch();

@@ -30,7 +30,7 @@
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use mcp_tokio::client::{CallOptions, Client, ClientOptions, Era, Error};
+//! use mcp_rs_tokio::client::{CallOptions, Client, ClientOptions, Era, Error};
 //! use serde_json::json;
 //! use tokio::process::Command;
 //!

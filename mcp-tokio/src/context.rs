@@ -1,8 +1,8 @@
 //! What a call's task gets ([`Context`]: progress, logging, cancellation, requests to the
 //! client) and what it sends back to its connection's drive loop ([`Command`]).
 
-use mcp_core::tools::ClientCaps;
-use mcp_core::{CallError, CallToken, ClientMethod, LogLevel, ProtocolVersion};
+use mcp_rs_core::tools::ClientCaps;
+use mcp_rs_core::{CallError, CallToken, ClientMethod, LogLevel, ProtocolVersion};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::prompts::{ErrorReply, PromptOutput};

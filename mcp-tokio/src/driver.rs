@@ -1,4 +1,4 @@
-//! The drive loop of one connection: a `mcp_core::Session`, the server's handlers, and the
+//! The drive loop of one connection: a `mcp_rs_core::Session`, the server's handlers, and the
 //! tasks of its deferred calls.
 
 use std::collections::HashMap;
@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use futures::FutureExt;
-use mcp_core::framing::Frame;
-use mcp_core::session::Request;
-use mcp_core::tools::ClientCaps;
-use mcp_core::{CallError, CallToken, ClientOutcome, Event, ProtocolVersion, Session, Transmit};
+use mcp_rs_core::framing::Frame;
+use mcp_rs_core::session::Request;
+use mcp_rs_core::tools::ClientCaps;
+use mcp_rs_core::{CallError, CallToken, ClientOutcome, Event, ProtocolVersion, Session, Transmit};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
@@ -186,7 +186,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             shared.session_config(),
             shared.limits.max_calls.max(1),
         );
-        let mut framer = LineBuf::new(shared.limits.max_frame.max(mcp_core::MIN_OUTPUT));
+        let mut framer = LineBuf::new(shared.limits.max_frame.max(mcp_rs_core::MIN_OUTPUT));
         let (tx, mut rx) = mpsc::channel(256);
         let mut versions = shared.tools.watch();
         let mut lists = shared.lists.subscribe();
@@ -408,7 +408,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                         let output = guarded(&what, handler(request, ctx.0)).await;
                         let output = output.unwrap_or_else(|why| {
                             Err(ErrorReply::new(
-                                mcp_core::jsonrpc::code::INTERNAL_ERROR,
+                                mcp_rs_core::jsonrpc::code::INTERNAL_ERROR,
                                 why,
                             ))
                         });
@@ -559,7 +559,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         why: &str,
     ) -> Result<(), Error> {
         self.lend();
-        let code = mcp_core::jsonrpc::code::INTERNAL_ERROR;
+        let code = mcp_rs_core::jsonrpc::code::INTERNAL_ERROR;
         let sent = match session.fail(token, code, why, &mut self.out) {
             Ok(Some(tx)) => self.send(tx),
             _ => Ok(()),
@@ -780,7 +780,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         self.shared
             .limits
             .initial_response
-            .max(mcp_core::MIN_OUTPUT)
+            .max(mcp_rs_core::MIN_OUTPUT)
     }
 
     async fn flush(&mut self) -> io::Result<()> {
@@ -966,7 +966,7 @@ impl Connection<'_, tokio::io::Sink> {
             }
             // Frees the core's slot; the frame it writes has nowhere to go.
             if session.close_subscription(token, &mut self.out).is_err() {
-                let code = mcp_core::jsonrpc::code::INTERNAL_ERROR;
+                let code = mcp_rs_core::jsonrpc::code::INTERNAL_ERROR;
                 let _ = session.fail(token, code, "The client went away", &mut self.out);
             }
             self.ended(token);

@@ -34,7 +34,7 @@
 //! `openssl rand -hex 16`).
 //!
 //! ```
-//! use mcp_tokio::keys::Keys;
+//! use mcp_rs_tokio::keys::Keys;
 //!
 //! let keys = Keys::parse(
 //!     "current = 000102030405060708090a0b0c0d0e0f\n\
@@ -51,8 +51,8 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use mcp_core::mac::PreviousKey;
-use mcp_core::{Config, SecretKey};
+use mcp_rs_core::mac::PreviousKey;
+use mcp_rs_core::{Config, SecretKey};
 
 /// The keys a server signs and verifies with: the current key and, during a rotation, the
 /// previous one with the end of its grace period.
@@ -318,7 +318,7 @@ fn decode_key(value: &str) -> Result<SecretKey, String> {
                 b => b,
             })
             .collect();
-        mcp_core::mac::base64url_decode(&url, &mut key)
+        mcp_rs_core::mac::base64url_decode(&url, &mut key)
             .map_err(|_| "not valid hex or base64".to_string())?;
     }
     if key == [0; 16] {
@@ -464,7 +464,7 @@ mod tests {
         let mut key = [0xfbu8; 16];
         key[1] = 0xff;
         let mut url = [0u8; 22];
-        let url = mcp_core::mac::base64url_encode(&key, &mut url)
+        let url = mcp_rs_core::mac::base64url_encode(&key, &mut url)
             .unwrap()
             .to_string();
         let standard = url.replace('-', "+").replace('_', "/");

@@ -1,15 +1,15 @@
 //! # mcp-tokio
 //!
 //! Async MCP servers and a client on tokio. The protocol lives in the sans-IO
-//! [`mcp_core`]; this crate is one drive loop per transport around it: stdio, TCP and Unix
+//! [`mcp_rs_core`]; this crate is one drive loop per transport around it: stdio, TCP and Unix
 //! sockets with newline framing, Streamable HTTP ([`http`], feature `http`), async tool
 //! handlers running concurrently as tokio tasks, runtime tool changes, and a [`client`]
 //! (stdio, sockets and HTTP).
 //!
 //! ```no_run
-//! use mcp_tokio::{Handler, Info, Server, ToolDef, ToolOutput, Tools};
+//! use mcp_rs_tokio::{Handler, Info, Server, ToolDef, ToolOutput, Tools};
 //!
-//! # async fn run() -> Result<(), mcp_tokio::Error> {
+//! # async fn run() -> Result<(), mcp_rs_tokio::Error> {
 //! let tools = Tools::new();
 //! tools.add(
 //!     ToolDef::new("wait", r#"{"type":"object","properties":{"ms":{"type":"integer"}}}"#)
@@ -28,7 +28,7 @@
 //! # }
 //! ```
 //!
-//! With the `macros` feature, `#[mcp_tokio::tools]` (the `tools` item) writes such
+//! With the `macros` feature, `#[mcp_rs_tokio::tools]` (the `tools` item) writes such
 //! registrations from the methods of an `impl` block, `async fn` with a [`Context`] or not,
 //! with the tool definitions and their JSON Schemas built at compile time (the
 //! `ToolArgs`/`ToolOutput` derives of mcp-core, re-exported here).
@@ -52,14 +52,14 @@ mod stdio;
 
 pub use context::{Context, RequestError};
 pub use keys::{KeySource, Keys, KeysError};
-pub use mcp_core::ClientMethod;
+pub use mcp_rs_core::ClientMethod;
 pub use prompts::{ErrorReply, PromptFuture, PromptOutput, PromptRequest};
 pub use registry::{Annotations, Args, BoxFuture, Content, Handler, ToolDef, ToolOutput, Tools};
 #[cfg(any(feature = "socket", feature = "http"))]
 pub use server::{bind_tcp, LISTEN_BACKLOG};
 pub use server::{random_key, Info, Limits, Server, ShutdownHandle};
 
-/// `#[mcp_tokio::tools]` on an `impl` block (feature `macros`): every method marked
+/// `#[mcp_rs_tokio::tools]` on an `impl` block (feature `macros`): every method marked
 /// `#[tool(...)]`, `async fn` or not, becomes a tool, with its definition built at compile
 /// time (schemas from the `ToolArgs`/`ToolOutput` derives) and a generated
 /// `register(self: Arc<Self>, &Tools)` adding them all to a [`Tools`] registry.
@@ -86,16 +86,16 @@ pub use server::{random_key, Info, Limits, Server, ShutdownHandle};
 ///   add: argument `a`: must be a number``), and the method is not called;
 /// - `#[tool(inline = path)]` on an `async fn` names a
 ///   `fn(&Self, &CallRequest<'_>, &mut ToolResult<'_, '_>) -> Dispatch` run first, inside
-///   the connection's loop: [`Dispatch::Done`](mcp_core::Dispatch::Done) answers the call
-///   there, [`Dispatch::Defer`](mcp_core::Dispatch::Defer) spawns the task (a
+///   the connection's loop: [`Dispatch::Done`](mcp_rs_core::Dispatch::Done) answers the call
+///   there, [`Dispatch::Defer`](mcp_rs_core::Dispatch::Defer) spawns the task (a
 ///   [`Handler::mixed`]);
 /// - a synchronous method (`fn`) is the core form's, answered inside the connection's loop
 ///   ([`Handler::sync`]); it cannot return `Dispatch` (there would be nothing to defer to);
 /// - generated: `TOOLS` (the definitions, in declaration order), `find_tool` and
-///   `register`; no `ToolSet` impl. Options: `#[mcp_tokio::tools(crate = path::to::mcp_core,
-///   tokio = path::to::mcp_tokio)]`.
+///   `register`; no `ToolSet` impl. Options: `#[mcp_rs_tokio::tools(crate = path::to::mcp_rs_core,
+///   tokio = path::to::mcp_rs_tokio)]`.
 ///
-/// The derives' generated code names `::mcp_core`: depend on mcp-core too when you use them.
+/// The derives' generated code names `::mcp_rs_core`: depend on mcp-core too when you use them.
 /// Misuse (an `async fn` under mcp-core's `#[tools]`, two `Context`s, `&mut self`, a
 /// `Context` in a synchronous method, `&CallRequest` in an `async fn`, ...) is a compile
 /// error naming the offending tokens.
@@ -104,8 +104,8 @@ pub use server::{random_key, Info, Limits, Server, ShutdownHandle};
 /// use std::sync::atomic::{AtomicU64, Ordering};
 /// use std::sync::Arc;
 ///
-/// use mcp_core::LogLevel;
-/// use mcp_tokio::{Context, ToolArgs, ToolOutput, Tools};
+/// use mcp_rs_core::LogLevel;
+/// use mcp_rs_tokio::{Context, ToolArgs, ToolOutput, Tools};
 ///
 /// /// What to add.
 /// #[derive(ToolArgs)]
@@ -132,7 +132,7 @@ pub use server::{random_key, Info, Limits, Server, ShutdownHandle};
 ///     calls: AtomicU64,
 /// }
 ///
-/// #[mcp_tokio::tools]
+/// #[mcp_rs_tokio::tools]
 /// impl Everything {
 ///     /// Adds two numbers.
 ///     #[tool(read_only, idempotent)]
@@ -162,19 +162,19 @@ pub use server::{random_key, Info, Limits, Server, ShutdownHandle};
 /// assert!(Everything::TOOLS[0].input_schema.contains(r#""required":["a","b"]"#));
 /// ```
 #[cfg(feature = "macros")]
-pub use mcp_macros::tokio_tools as tools;
+pub use mcp_rs_macros::tokio_tools as tools;
 /// The derives of mcp-core's argument and output traits (feature `macros`; the generated
-/// code names `::mcp_core`, so depend on it too). `ToolOutput` is also the name of this
+/// code names `::mcp_rs_core`, so depend on it too). `ToolOutput` is also the name of this
 /// crate's owned result type: the derive lives in the macro namespace, the struct in the
-/// type namespace, and one `use mcp_tokio::ToolOutput` imports both.
+/// type namespace, and one `use mcp_rs_tokio::ToolOutput` imports both.
 #[cfg(feature = "macros")]
-pub use mcp_macros::{ToolArgs, ToolOutput};
+pub use mcp_rs_macros::{ToolArgs, ToolOutput};
 
 #[doc(hidden)]
 pub mod __macro_support {
-    //! Called by the code `#[mcp_tokio::tools]` generates: not a stable API.
+    //! Called by the code `#[mcp_rs_tokio::tools]` generates: not a stable API.
     pub use crate::macro_support::*;
-    pub use mcp_core;
+    pub use mcp_rs_core;
 }
 
 /// Why a server stopped.
@@ -186,7 +186,7 @@ pub enum Error {
     Io(#[from] std::io::Error),
     /// The core refused an operation (a local misuse, never the peer's fault).
     #[error("core: {0}")]
-    Core(mcp_core::HandleError),
+    Core(mcp_rs_core::HandleError),
     /// An invariant of this crate broke.
     #[error("internal error: {0}")]
     Internal(&'static str),

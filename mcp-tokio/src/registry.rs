@@ -7,17 +7,17 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::{Arc, RwLock};
 
-use mcp_core::content::Icon;
-use mcp_core::json::JsonStr;
-use mcp_core::json::JsonWriter;
-use mcp_core::{CallRequest, ClientCaps, Dispatch, Tool, ToolAnnotations, ToolResult, ToolSet};
+use mcp_rs_core::content::Icon;
+use mcp_rs_core::json::JsonStr;
+use mcp_rs_core::json::JsonWriter;
+use mcp_rs_core::{CallRequest, ClientCaps, Dispatch, Tool, ToolAnnotations, ToolResult, ToolSet};
 use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
 use crate::context::Context;
 
 /// A tool definition: owned text, or text borrowed from a `'static` definition
-/// ([`from_static`](Self::from_static), what `#[mcp_tokio::tools]` registers: nothing is
+/// ([`from_static`](Self::from_static), what `#[mcp_rs_tokio::tools]` registers: nothing is
 /// copied). Schemas are raw JSON, emitted byte-for-byte.
 #[derive(Clone, Debug)]
 pub struct ToolDef {
@@ -32,7 +32,7 @@ pub struct ToolDef {
     requires: ClientCaps,
 }
 
-/// Owned behaviour hints (see [`mcp_core::ToolAnnotations`]).
+/// Owned behaviour hints (see [`mcp_rs_core::ToolAnnotations`]).
 #[derive(Clone, Debug, Default)]
 pub struct Annotations {
     /// Display title.
@@ -83,7 +83,7 @@ impl ToolDef {
         }
     }
     /// A `'static` core definition (a `const` table, such as the `TOOLS` that `#[tools]`
-    /// and `#[mcp_tokio::tools]` generate), icons included; its text is borrowed, not
+    /// and `#[mcp_rs_tokio::tools]` generate), icons included; its text is borrowed, not
     /// copied.
     pub fn from_static(t: &Tool<'static>) -> Self {
         ToolDef {
@@ -228,8 +228,8 @@ pub enum Content {
 
 impl Content {
     /// The core's borrowed view of this block.
-    pub fn as_core(&self) -> mcp_core::content::Content<'_> {
-        use mcp_core::content::Content as C;
+    pub fn as_core(&self) -> mcp_rs_core::content::Content<'_> {
+        use mcp_rs_core::content::Content as C;
         match self {
             Content::Text(t) => C::Text(t),
             Content::Image { data, mime_type } => C::Image { data, mime_type },
@@ -283,7 +283,7 @@ impl ToolOutput {
         self
     }
     /// Adds a content block (for a tool that builds its result in place, as an
-    /// `#[mcp_tokio::tools]` method taking `&mut ToolOutput` does).
+    /// `#[mcp_rs_tokio::tools]` method taking `&mut ToolOutput` does).
     pub fn push(&mut self, content: Content) -> &mut Self {
         self.content.push(content);
         self
@@ -299,11 +299,14 @@ impl ToolOutput {
         self
     }
     /// Sets `structuredContent` from a type implementing mcp-core's
-    /// [`ToolOutput`](mcp_core::args::ToolOutput) trait (a `#[derive(ToolOutput)]` struct):
+    /// [`ToolOutput`](mcp_rs_core::args::ToolOutput) trait (a `#[derive(ToolOutput)]` struct):
     /// rendered now by its own writer (no serde), so it may borrow; sent exactly as
     /// [`ToolResult::structured`] sends it (a JSON text block after the other blocks, and
     /// `structuredContent`).
-    pub fn structured_output<T: mcp_core::args::ToolOutput + ?Sized>(mut self, value: &T) -> Self {
+    pub fn structured_output<T: mcp_rs_core::args::ToolOutput + ?Sized>(
+        mut self,
+        value: &T,
+    ) -> Self {
         self.structured = Some(render(value));
         self
     }
@@ -334,7 +337,7 @@ impl ToolOutput {
 }
 
 /// `value` as compact JSON text, written by its `ToolOutput::write`.
-fn render<T: mcp_core::args::ToolOutput + ?Sized>(value: &T) -> String {
+fn render<T: mcp_rs_core::args::ToolOutput + ?Sized>(value: &T) -> String {
     let mut stack = [0u8; OUTPUT_STACK];
     let mut w = JsonWriter::new(&mut stack);
     value.write(&mut w);

@@ -1,10 +1,10 @@
-//! Servers: one drive loop per connection around a `mcp_core::Session`.
+//! Servers: one drive loop per connection around a `mcp_rs_core::Session`.
 
 #[cfg(feature = "socket")]
 use std::io;
 use std::sync::Arc;
 
-use mcp_core::{Config, ListKind, SecretKey, ServerHandler, ServerInfo, Session, ToolSet};
+use mcp_rs_core::{Config, ListKind, SecretKey, ServerHandler, ServerInfo, Session, ToolSet};
 #[cfg(feature = "socket")]
 use std::time::Duration;
 #[cfg(feature = "socket")]
@@ -22,7 +22,7 @@ use crate::prompts::{ErrorReply, PromptFn, PromptOutput, PromptRequest};
 use crate::registry::{Snapshot, Tools};
 use crate::{Context, Error};
 
-/// Owned server identity (see [`mcp_core::ServerInfo`]).
+/// Owned server identity (see [`mcp_rs_core::ServerInfo`]).
 #[derive(Clone, Debug, Default)]
 pub struct Info {
     /// Programmatic name.
@@ -204,13 +204,13 @@ impl ServerHandler for Combined<'_> {
     fn tools(&mut self) -> Option<&mut dyn ToolSet> {
         Some(self.tools)
     }
-    fn resources(&mut self) -> Option<&mut dyn mcp_core::resources::ResourceSet> {
+    fn resources(&mut self) -> Option<&mut dyn mcp_rs_core::resources::ResourceSet> {
         self.provider.as_mut()?.resources()
     }
-    fn prompts(&mut self) -> Option<&mut dyn mcp_core::prompts::PromptSet> {
+    fn prompts(&mut self) -> Option<&mut dyn mcp_rs_core::prompts::PromptSet> {
         self.provider.as_mut()?.prompts()
     }
-    fn completions(&mut self) -> Option<&mut dyn mcp_core::completion::Completions> {
+    fn completions(&mut self) -> Option<&mut dyn mcp_rs_core::completion::Completions> {
         self.provider.as_mut()?.completions()
     }
 }
@@ -565,7 +565,7 @@ impl Server {
         let error = serde_json::json!({
             "jsonrpc": "2.0",
             "error": {
-                "code": mcp_core::jsonrpc::code::INTERNAL_ERROR,
+                "code": mcp_rs_core::jsonrpc::code::INTERNAL_ERROR,
                 "message": "Too many connections",
                 "data": {"limit": self.inner.limits.max_connections},
             },

@@ -6,7 +6,7 @@
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
 
-use mcp_tokio::{Handler, Info, Limits, Server, ToolDef, ToolOutput, Tools};
+use mcp_rs_tokio::{Handler, Info, Limits, Server, ToolDef, ToolOutput, Tools};
 use serde_json::{json, Value};
 
 const OBJECT: &str = r#"{"type":"object"}"#;
@@ -82,7 +82,7 @@ fn serves_synchronous_tools_without_a_runtime() {
         version: "0".into(),
         ..Default::default()
     };
-    let config = mcp_core::Config::new(mcp_tokio::random_key());
+    let config = mcp_rs_core::Config::new(mcp_rs_tokio::random_key());
     let server = Server::with(info, config, limits, tools.clone());
 
     let call = |id: u64, name: &str| {

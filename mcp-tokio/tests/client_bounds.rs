@@ -7,7 +7,7 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use mcp_tokio::client::{
+use mcp_rs_tokio::client::{
     CallOptions, Client, ClientOptions, Era, Error, Progress, MAX_QUEUED_LINES,
     MAX_QUEUED_NOTIFICATIONS, MAX_QUEUED_REPLY_BYTES,
 };

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use mcp_tokio::client::{Client, ClientOptions, Era};
+use mcp_rs_tokio::client::{Client, ClientOptions, Era};
 use serde_json::json;
 use tokio::process::Command;
 

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_tokio::client::{CallOptions, Client, ClientOptions, Era, Error, Progress};
+use mcp_rs_tokio::client::{CallOptions, Client, ClientOptions, Era, Error, Progress};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;

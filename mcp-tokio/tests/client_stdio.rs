@@ -7,7 +7,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_tokio::client::{
+use mcp_rs_tokio::client::{
     CallOptions, Client, ClientOptions, Era, Error, Notification, Progress, MODERN_VERSION,
 };
 use serde_json::{json, Value};
@@ -92,7 +92,7 @@ async fn legacy_unknown_version_gets_a_counter_proposal() {
     {
         Ok(client) => {
             assert!(
-                mcp_tokio::client::LEGACY_VERSIONS.contains(&client.protocol_version().as_str())
+                mcp_rs_tokio::client::LEGACY_VERSIONS.contains(&client.protocol_version().as_str())
             );
         }
         Err(e) => assert!(matches!(e, Error::Version(_)), "{e:?}"),

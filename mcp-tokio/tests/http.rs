@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use mcp_tokio::client::{CallOptions, Client, ClientOptions, Era};
-use mcp_tokio::{Handler, Info, Server, ToolDef, ToolOutput, Tools};
+use mcp_rs_tokio::client::{CallOptions, Client, ClientOptions, Era};
+use mcp_rs_tokio::{Handler, Info, Server, ToolDef, ToolOutput, Tools};
 use serde_json::json;
 
 const OBJECT: &str = r#"{"type":"object"}"#;
@@ -205,7 +205,7 @@ async fn idle_sessions_expire() {
     let server = Server::new(info, tools);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let mut config = mcp_tokio::http::HttpConfig::default();
+    let mut config = mcp_rs_tokio::http::HttpConfig::default();
     config.session_idle = Duration::from_millis(200);
     let s = server.clone();
     let task = tokio::spawn(async move { s.serve_http_with(listener, config).await.unwrap() });

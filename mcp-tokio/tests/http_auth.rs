@@ -18,12 +18,12 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_tokio::http::auth::{
+use mcp_rs_tokio::http::auth::{
     authorizer_fn, Auth, Authorizer, Principal, Rejection, ResourceMetadata,
 };
-use mcp_tokio::http::jwt::{JwtConfig, JwtValidator, KeySet};
-use mcp_tokio::http::HttpConfig;
-use mcp_tokio::{Handler, Info, Server, ToolDef, ToolOutput, Tools};
+use mcp_rs_tokio::http::jwt::{JwtConfig, JwtValidator, KeySet};
+use mcp_rs_tokio::http::HttpConfig;
+use mcp_rs_tokio::{Handler, Info, Server, ToolDef, ToolOutput, Tools};
 use serde_json::{json, Value};
 
 const ISSUER: &str = "https://auth.example.test";

@@ -8,10 +8,10 @@
 
 use std::time::Duration;
 
-use mcp_core::mac::PreviousKey;
-use mcp_core::{Config, SecretKey};
-use mcp_tokio::http::HttpConfig;
-use mcp_tokio::{Handler, Info, KeySource, Keys, Limits, Server, ToolDef, Tools};
+use mcp_rs_core::mac::PreviousKey;
+use mcp_rs_core::{Config, SecretKey};
+use mcp_rs_tokio::http::HttpConfig;
+use mcp_rs_tokio::{Handler, Info, KeySource, Keys, Limits, Server, ToolDef, Tools};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_tokio::{Handler, Info, Limits, Server, ToolDef, ToolOutput, Tools};
+use mcp_rs_tokio::{Handler, Info, Limits, Server, ToolDef, ToolOutput, Tools};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, Lines};
 
@@ -54,7 +54,7 @@ type PipePeer = Peer<
     tokio::io::ReadHalf<tokio::io::DuplexStream>,
     tokio::io::WriteHalf<tokio::io::DuplexStream>,
 >;
-type Serving = tokio::task::JoinHandle<Result<(), mcp_tokio::Error>>;
+type Serving = tokio::task::JoinHandle<Result<(), mcp_rs_tokio::Error>>;
 
 fn pipe(server: &Server) -> (PipePeer, Serving) {
     let (client, server_side) = tokio::io::duplex(1 << 16);
@@ -264,7 +264,7 @@ async fn oversized_lines_are_answered_and_skipped() {
     };
     let server = Server::with(
         info(),
-        mcp_core::Config::new(mcp_core::SecretKey([0x5a; 16])),
+        mcp_rs_core::Config::new(mcp_rs_core::SecretKey([0x5a; 16])),
         limits,
         tools(flags()),
     );
@@ -288,7 +288,7 @@ async fn tcp_connection_limit_and_shutdown() {
     };
     let server = Server::with(
         info(),
-        mcp_core::Config::new(mcp_core::SecretKey([0x5a; 16])),
+        mcp_rs_core::Config::new(mcp_rs_core::SecretKey([0x5a; 16])),
         limits,
         tools(flags()),
     );
@@ -418,7 +418,7 @@ fn timed_server(t: Duration) -> Server {
     };
     Server::with(
         info(),
-        mcp_core::Config::new(mcp_core::SecretKey([0x5a; 16])),
+        mcp_rs_core::Config::new(mcp_rs_core::SecretKey([0x5a; 16])),
         limits,
         tools,
     )
@@ -450,7 +450,7 @@ async fn a_peer_that_never_reads_is_closed_after_the_write_timeout() {
         .expect("the connection ends within 5 s")
         .unwrap();
     match ended {
-        Err(mcp_tokio::Error::Io(e)) => assert_eq!(e.kind(), std::io::ErrorKind::TimedOut),
+        Err(mcp_rs_tokio::Error::Io(e)) => assert_eq!(e.kind(), std::io::ErrorKind::TimedOut),
         other => panic!("expected a write timeout, got {other:?}"),
     }
 }

@@ -4,7 +4,7 @@
 //! cargo run --release            # from examples/firmware: build, then serve MCP on stdio
 //! ```
 //!
-//! A superloop: [`mcp_embedded::blocking::Runner`] reads the UART (sleeping with `WFI`
+//! A superloop: [`mcp_rs_embedded::blocking::Runner`] reads the UART (sleeping with `WFI`
 //! until the receive interrupt brings bytes), answers every complete line, and writes the
 //! replies back. No heap, no semihosting: the UART is the only output, so QEMU's stdout
 //! carries protocol bytes only.
@@ -21,9 +21,9 @@ mod uart;
 use core::panic::PanicInfo;
 
 use cortex_m_rt::entry;
-use mcp_core::SecretKey;
-use mcp_core::{Config, ServerInfo, Session, SessionStorage};
-use mcp_embedded::{blocking::Runner, Buffers};
+use mcp_rs_core::SecretKey;
+use mcp_rs_core::{Config, ServerInfo, Session, SessionStorage};
+use mcp_rs_embedded::{blocking::Runner, Buffers};
 
 /// Longest incoming line (bytes, without the newline).
 const RX_BUF: usize = 1024;

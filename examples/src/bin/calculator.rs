@@ -40,7 +40,7 @@ fn main() -> ExitCode {
             .build()
         {
             Ok(rt) => rt.block_on(server.serve_stdio()),
-            Err(e) => Err(mcp_tokio::Error::Io(e)),
+            Err(e) => Err(mcp_rs_tokio::Error::Io(e)),
         }
     };
     match served {
@@ -48,7 +48,7 @@ fn main() -> ExitCode {
             tracing::info!("end of input, exiting");
             ExitCode::SUCCESS
         }
-        Err(mcp_tokio::Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+        Err(mcp_rs_tokio::Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
             tracing::info!("the client closed stdout, exiting");
             ExitCode::SUCCESS
         }

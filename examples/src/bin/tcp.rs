@@ -85,7 +85,7 @@ async fn main() -> ExitCode {
             }
         });
     }
-    let listener = match mcp_tokio::bind_tcp(&listen).await {
+    let listener = match mcp_rs_tokio::bind_tcp(&listen).await {
         Ok(l) => l,
         Err(e) => {
             eprintln!("tcp: cannot bind {listen}: {e}");

@@ -11,7 +11,7 @@
 //! item, so a heap-free firmware gets the same schemas as a server with an allocator:
 //!
 //! ```
-//! use mcp_core::args::{concat_bytes, concat_len};
+//! use mcp_rs_core::args::{concat_bytes, concat_len};
 //!
 //! const BODY: &str = r#""type":"number""#;
 //! const SCHEMA: &str = {
@@ -57,7 +57,7 @@
 //! not enable the derive):
 //!
 //! ```text
-//! use mcp_core::{json::JsonStr, args::ArgList, ToolArgs};
+//! use mcp_rs_core::{json::JsonStr, args::ArgList, ToolArgs};
 //!
 //! #[derive(ToolArgs)]
 //! #[arg(rename_all = "lowercase")]

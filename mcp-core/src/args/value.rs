@@ -83,9 +83,9 @@ impl SchemaText {
 /// item); write lifetimes as `'static` there.
 ///
 /// ```
-/// use mcp_core::args::{ArgList, ArgValue, SchemaText};
+/// use mcp_rs_core::args::{ArgList, ArgValue, SchemaText};
 ///
-/// const SCHEMA: &str = mcp_core::schema_str!(SchemaText::Parts(&[
+/// const SCHEMA: &str = mcp_rs_core::schema_str!(SchemaText::Parts(&[
 ///     SchemaText::Text("{"),
 ///     <ArgList<'static, u8> as ArgValue<'static>>::SCHEMA_BODY,
 ///     SchemaText::Text("}"),

@@ -49,7 +49,7 @@ const TRACKED_DEPTH: u8 = 128;
 /// as JSON string content: used to embed one JSON document as a string inside another.
 ///
 /// ```
-/// use mcp_core::json::JsonWriter;
+/// use mcp_rs_core::json::JsonWriter;
 ///
 /// let mut buf = [0u8; 64];
 /// let mut w = JsonWriter::new(&mut buf);
@@ -69,7 +69,7 @@ const TRACKED_DEPTH: u8 = 128;
 /// [`begin_string_value`](Self::begin_string_value)):
 ///
 /// ```
-/// use mcp_core::json::JsonWriter;
+/// use mcp_rs_core::json::JsonWriter;
 ///
 /// let mut buf = [0u8; 64];
 /// let mut w = JsonWriter::new(&mut buf);

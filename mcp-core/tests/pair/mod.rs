@@ -6,10 +6,10 @@
 
 use std::collections::HashMap;
 
-use mcp_core::completion::{CompleteRequest, CompletionRef, CompletionResult, Completions};
-use mcp_core::prompts::{GetPromptRequest, Prompt, PromptArgument, PromptResult, PromptSet};
-use mcp_core::resources::{ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate};
-use mcp_core::{
+use mcp_rs_core::completion::{CompleteRequest, CompletionRef, CompletionResult, Completions};
+use mcp_rs_core::prompts::{GetPromptRequest, Prompt, PromptArgument, PromptResult, PromptSet};
+use mcp_rs_core::resources::{ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate};
+use mcp_rs_core::{
     Annotations, CallRequest, CallToken, ClientCaps, Config, Content, Dispatch, Event,
     ProtocolVersion, Request, ResourceLink, Role, ServerHandler, ServerInfo, Session,
     SessionStorage, Tool, ToolAnnotations, ToolResult, ToolSet,
@@ -75,7 +75,7 @@ pub fn seed_tools() -> Vec<Tool<'static>> {
             title: Some("Add"),
             description: Some("Adds two numbers"),
             output_schema: Some(ADD_OUTPUT),
-            icons: &[mcp_core::Icon {
+            icons: &[mcp_rs_core::Icon {
                 src: "data:image/png;base64,AA==",
                 mime_type: Some("image/png"),
                 sizes: &["1x1"],
@@ -229,7 +229,7 @@ impl ToolSet for TestTools {
 #[derive(Debug, Clone)]
 pub struct Frame {
     pub value: Value,
-    pub route: mcp_core::Route,
+    pub route: mcp_rs_core::Route,
 }
 
 pub struct Pair {
@@ -269,7 +269,7 @@ pub fn server_info() -> &'static ServerInfo<'static> {
 
 impl Pair {
     pub fn new() -> Self {
-        Self::with(Config::new(mcp_core::SecretKey([0x5a; 16])), 0, 65536)
+        Self::with(Config::new(mcp_rs_core::SecretKey([0x5a; 16])), 0, 65536)
     }
 
     pub fn with(config: Config, extra_tools: usize, out_len: usize) -> Self {
@@ -291,7 +291,7 @@ impl Pair {
 
     /// A server with tools (plus the `confirm` tool), resources, prompts and completions.
     pub fn full() -> Self {
-        Self::full_with(Config::new(mcp_core::SecretKey([0x5a; 16])))
+        Self::full_with(Config::new(mcp_rs_core::SecretKey([0x5a; 16])))
     }
 
     pub fn full_with(config: Config) -> Self {
@@ -390,7 +390,7 @@ impl Pair {
         }
     }
 
-    fn push_frame(&mut self, frames: &mut Vec<Frame>, len: usize, route: mcp_core::Route) {
+    fn push_frame(&mut self, frames: &mut Vec<Frame>, len: usize, route: mcp_rs_core::Route) {
         let bytes = &self.out[..len];
         assert!(!bytes.contains(&b'\n'), "frame contains a raw newline");
         let value: Value = serde_json::from_slice(bytes).unwrap_or_else(|e| {
@@ -421,7 +421,7 @@ impl Pair {
             .handle(&mut server, self.now, msg, &mut self.out)
             .expect("handle");
         if let Some(tx) = incoming.transmit() {
-            assert_eq!(tx.route, mcp_core::Route::Reply);
+            assert_eq!(tx.route, mcp_rs_core::Route::Reply);
             self.push_frame(&mut frames, tx.len, tx.route);
         }
         if let Some(token) = incoming.subscription() {
@@ -440,10 +440,10 @@ impl Pair {
         }
         while let Some(r) = incoming.next_response(&mut self.session) {
             let outcome = match r.outcome {
-                mcp_core::ClientOutcome::Result(v) => {
+                mcp_rs_core::ClientOutcome::Result(v) => {
                     Ok(serde_json::from_str(v.as_str()).expect("result JSON"))
                 }
-                mcp_core::ClientOutcome::Error { code, .. } => Err(code),
+                mcp_rs_core::ClientOutcome::Error { code, .. } => Err(code),
             };
             self.responses.push((r.call, outcome));
         }
@@ -493,7 +493,7 @@ impl Pair {
     /// parsed and validated; `None` if it wrote nothing (the call was cancelled).
     pub fn answered(
         &mut self,
-        tx: Result<Option<mcp_core::Transmit>, mcp_core::CallError>,
+        tx: Result<Option<mcp_rs_core::Transmit>, mcp_rs_core::CallError>,
     ) -> Option<Value> {
         let tx = tx.expect("command")?;
         Some(self.frame(tx))
@@ -507,7 +507,7 @@ impl Pair {
     }
 
     /// Parses a frame the session wrote outside `send` (progress, logs).
-    pub fn frame(&mut self, tx: mcp_core::Transmit) -> Value {
+    pub fn frame(&mut self, tx: mcp_rs_core::Transmit) -> Value {
         let mut frames = Vec::new();
         self.push_frame(&mut frames, tx.len, tx.route);
         frames.remove(0).value
@@ -598,7 +598,7 @@ pub static RESOURCES: [Resource<'static>; 5] = [
             priority: Some(0.25),
             last_modified: Some("2025-01-01T00:00:00Z"),
         }),
-        icons: &[mcp_core::Icon {
+        icons: &[mcp_rs_core::Icon {
             src: "data:image/png;base64,AA==",
             mime_type: Some("image/png"),
             sizes: &[],
@@ -659,7 +659,7 @@ impl ResourceSet for TestResources {
     fn subscribable(&self) -> bool {
         !self.no_subscribe
     }
-    fn subscribe(&mut self, uri: mcp_core::json::JsonStr<'_>, subscribe: bool) -> bool {
+    fn subscribe(&mut self, uri: mcp_rs_core::json::JsonStr<'_>, subscribe: bool) -> bool {
         let uri = uri.to_string();
         let known = RESOURCES.iter().any(|r| r.uri == uri)
             || TEMPLATES

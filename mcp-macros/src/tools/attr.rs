@@ -11,14 +11,14 @@ use super::{json, Form};
 const KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world, \
                     annotations, icons, meta, requires, input_schema, output_schema";
 
-/// Options of `#[tools(...)]` / `#[mcp_tokio::tools(...)]`.
+/// Options of `#[tools(...)]` / `#[mcp_rs_tokio::tools(...)]`.
 pub(super) struct Options {
     /// `no_tool_set` (core form): generate the table and `call_tool`, not `impl ToolSet`.
     pub no_tool_set: bool,
-    /// `crate = path`: where mcp-core is (default `::mcp_core`; in the tokio form, the
+    /// `crate = path`: where mcp-core is (default `::mcp_rs_core`; in the tokio form, the
     /// copy re-exported by mcp-tokio).
     pub krate: Path,
-    /// `tokio = path` (tokio form): where mcp-tokio is (default `::mcp_tokio`).
+    /// `tokio = path` (tokio form): where mcp-tokio is (default `::mcp_rs_tokio`).
     pub tokio: Path,
 }
 
@@ -50,20 +50,20 @@ impl Options {
                 Err(meta.error(match form {
                     Form::Core => {
                         "unknown #[tools] option; expected `no_tool_set` or \
-                         `crate = path::to::mcp_core`"
+                         `crate = path::to::mcp_rs_core`"
                     }
                     Form::Tokio => {
-                        "unknown #[mcp_tokio::tools] option; expected \
-                         `tokio = path::to::mcp_tokio` or `crate = path::to::mcp_core`"
+                        "unknown #[mcp_rs_tokio::tools] option; expected \
+                         `tokio = path::to::mcp_rs_tokio` or `crate = path::to::mcp_rs_core`"
                     }
                 }))
             }
         });
         syn::parse::Parser::parse2(parser, attr)?;
-        let tokio: Path = tokio.unwrap_or_else(|| syn::parse_quote!(::mcp_tokio));
+        let tokio: Path = tokio.unwrap_or_else(|| syn::parse_quote!(::mcp_rs_tokio));
         let krate = krate.unwrap_or_else(|| match form {
-            Form::Core => syn::parse_quote!(::mcp_core),
-            Form::Tokio => syn::parse_quote!(#tokio::__macro_support::mcp_core),
+            Form::Core => syn::parse_quote!(::mcp_rs_core),
+            Form::Tokio => syn::parse_quote!(#tokio::__macro_support::mcp_rs_core),
         });
         Ok(Options {
             no_tool_set: no_tool_set.is_some(),

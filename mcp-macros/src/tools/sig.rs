@@ -42,7 +42,7 @@ pub(super) enum Value {
     /// A type implementing `ToolOutput`: the structured result; its `SCHEMA` is the
     /// `outputSchema`.
     Output(Type),
-    /// mcp-tokio's owned `ToolOutput` (`#[mcp_tokio::tools]` only): the whole result.
+    /// mcp-tokio's owned `ToolOutput` (`#[mcp_rs_tokio::tools]` only): the whole result.
     Owned(Type),
 }
 
@@ -57,7 +57,7 @@ pub(super) enum Ret {
 }
 
 pub(super) struct Shape {
-    /// `async fn` (`#[mcp_tokio::tools]` only).
+    /// `async fn` (`#[mcp_rs_tokio::tools]` only).
     pub is_async: bool,
     pub receiver: Receiver,
     pub params: Vec<Param>,
@@ -174,7 +174,7 @@ pub(super) fn shape(sig: &Signature, form: Form) -> syn::Result<Shape> {
     if let (Some(a), Form::Core) = (&sig.asyncness, form) {
         return err(
             a.span(),
-            "async tools need `#[mcp_tokio::tools]` (the same syntax, registering the tools \
+            "async tools need `#[mcp_rs_tokio::tools]` (the same syntax, registering the tools \
              into mcp-tokio's `Tools`, where they run as tasks with a `Context`): the core \
              runs tools synchronously. Or return `Dispatch::Defer` and complete the call later",
         );
@@ -224,7 +224,7 @@ pub(super) fn shape(sig: &Signature, form: Form) -> syn::Result<Shape> {
             if form == Form::Tokio && by_mut {
                 return err_at(
                     r,
-                    "in #[mcp_tokio::tools] the tool set is shared (`Arc<Self>`) by concurrent \
+                    "in #[mcp_rs_tokio::tools] the tool set is shared (`Arc<Self>`) by concurrent \
                      calls: take `&self`, and keep mutable state behind a `Mutex` or in atomics",
                 );
             }
@@ -244,7 +244,7 @@ pub(super) fn shape(sig: &Signature, form: Form) -> syn::Result<Shape> {
             Form::Core => err_at(
                 ty,
                 "`Context` is mcp-tokio's: an async tool with a `Context` needs \
-                 `#[mcp_tokio::tools]` and an `async fn`",
+                 `#[mcp_rs_tokio::tools]` and an `async fn`",
             ),
             Form::Tokio => err_at(
                 ty,
@@ -388,7 +388,7 @@ pub(super) fn shape(sig: &Signature, form: Form) -> syn::Result<Shape> {
                              tools of the core (to answer some calls at once, before the \
                              task, use `#[tool(inline = ...)]`)"
                         } else {
-                            "in #[mcp_tokio::tools] a synchronous tool answers at once: \
+                            "in #[mcp_rs_tokio::tools] a synchronous tool answers at once: \
                              `Dispatch::Defer` would hand the call to nothing. Make it an \
                              `async fn`, with `#[tool(inline = ...)]` for what can be \
                              answered at once"

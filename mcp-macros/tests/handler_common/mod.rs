@@ -1,7 +1,7 @@
-//! A small driver around a real `mcp_core::Session` for any `ServerHandler` (the prompt
+//! A small driver around a real `mcp_rs_core::Session` for any `ServerHandler` (the prompt
 //! and resource macros' tests).
 
-use mcp_core::{Config, SecretKey, ServerHandler, ServerInfo, Session, SessionStorage};
+use mcp_rs_core::{Config, SecretKey, ServerHandler, ServerInfo, Session, SessionStorage};
 use serde_json::{json, Value};
 
 /// Initializes a session at `version`, then feeds it `requests` (each a whole JSON-RPC

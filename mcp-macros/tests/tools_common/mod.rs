@@ -1,10 +1,10 @@
 //! Hand-written `ToolArgs` / `ToolOutput` types (the derives are tested elsewhere) and a
-//! small driver around a real `mcp_core::Session`.
+//! small driver around a real `mcp_rs_core::Session`.
 #![allow(dead_code, clippy::result_large_err)] // ArgError is kept inline (no allocation)
 
-use mcp_core::args::{ArgError, PathSegment, Problem, ToolArgs, ToolOutput};
-use mcp_core::json::{JsonStr, JsonWriter, RawJson};
-use mcp_core::{Config, ServerInfo, Session, SessionStorage, ToolSet};
+use mcp_rs_core::args::{ArgError, PathSegment, Problem, ToolArgs, ToolOutput};
+use mcp_rs_core::json::{JsonStr, JsonWriter, RawJson};
+use mcp_rs_core::{Config, ServerInfo, Session, SessionStorage, ToolSet};
 use serde_json::Value;
 
 /// Reads a required number member.
@@ -120,7 +120,7 @@ pub fn run<T: ToolSet + ?Sized>(tools: &mut T, lines: &[&str]) -> Vec<Value> {
     let mut storage = SessionStorage::<4>::new();
     let mut session = Session::new(
         &info,
-        Config::new(mcp_core::SecretKey([0x5a; 16])),
+        Config::new(mcp_rs_core::SecretKey([0x5a; 16])),
         &mut storage,
     );
     let mut out = vec![0u8; 64 * 1024];

@@ -1,4 +1,4 @@
-use mcp_core::ToolArgs;
+use mcp_rs_core::ToolArgs;
 
 #[derive(ToolArgs)]
 struct Args {

@@ -1,4 +1,4 @@
-use mcp_core::ToolOutput;
+use mcp_rs_core::ToolOutput;
 
 #[derive(ToolOutput)]
 #[arg(allow_unknown)]

@@ -1,6 +1,6 @@
-use mcp_core::args::ArgList;
-use mcp_core::json::JsonStr;
-use mcp_core::ToolArgs;
+use mcp_rs_core::args::ArgList;
+use mcp_rs_core::json::JsonStr;
+use mcp_rs_core::ToolArgs;
 
 #[derive(ToolArgs)]
 struct Number {
@@ -14,7 +14,7 @@ struct List<'a> {
     tags: ArgList<'a, JsonStr<'a>>,
 }
 
-#[derive(mcp_core::ToolOutput)]
+#[derive(mcp_rs_core::ToolOutput)]
 struct Output {
     #[arg(pattern = "^[0-9]+$")]
     total: u32,

@@ -1,5 +1,5 @@
-use mcp_core::json::JsonStr;
-use mcp_core::ToolArgs;
+use mcp_rs_core::json::JsonStr;
+use mcp_rs_core::ToolArgs;
 
 #[derive(ToolArgs)]
 struct Counted<'a> {

@@ -1,6 +1,6 @@
-use mcp_core::json::JsonStr;
+use mcp_rs_core::json::JsonStr;
 
-#[derive(mcp_core::PromptArgs)]
+#[derive(mcp_rs_core::PromptArgs)]
 struct Args<'i> {
     name: JsonStr<'i>,
     count: u32,

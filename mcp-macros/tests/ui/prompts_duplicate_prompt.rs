@@ -1,8 +1,8 @@
-use mcp_core::prompts::PromptResult;
+use mcp_rs_core::prompts::PromptResult;
 
 struct P;
 
-#[mcp_core::prompts]
+#[mcp_rs_core::prompts]
 impl P {
     #[prompt(name = "same")]
     fn a(&self, result: &mut PromptResult<'_, '_>) {}

@@ -1,6 +1,6 @@
 struct P;
 
-#[mcp_core::prompts]
+#[mcp_rs_core::prompts]
 impl P {
     #[prompt]
     fn a(&self) {}

@@ -1,6 +1,6 @@
-use mcp_core::json::JsonStr;
+use mcp_rs_core::json::JsonStr;
 
-#[derive(mcp_core::PromptArgs)]
+#[derive(mcp_rs_core::PromptArgs)]
 struct Args<'i> {
     #[arg(default = "x")]
     name: JsonStr<'i>,
@@ -8,10 +8,10 @@ struct Args<'i> {
 
 struct P;
 
-#[mcp_core::prompts]
+#[mcp_rs_core::prompts]
 impl P {
     #[prompt(name = "a", summary = "b")]
-    fn a(&self, result: &mut mcp_core::prompts::PromptResult<'_, '_>) {}
+    fn a(&self, result: &mut mcp_rs_core::prompts::PromptResult<'_, '_>) {}
 }
 
 fn main() {}

@@ -1,4 +1,4 @@
-#[derive(mcp_core::TemplateVars)]
+#[derive(mcp_rs_core::TemplateVars)]
 struct Vars {
     path: f64,
 }

@@ -1,8 +1,8 @@
-use mcp_core::resources::ReadResult;
+use mcp_rs_core::resources::ReadResult;
 
 struct R;
 
-#[mcp_core::resources]
+#[mcp_rs_core::resources]
 impl R {
     #[resource_template(uri_template = "file:///{+path}")]
     fn file(&self, result: &mut ReadResult<'_, '_>) {}

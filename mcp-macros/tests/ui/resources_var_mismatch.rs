@@ -1,6 +1,6 @@
-use mcp_core::resources::ReadResult;
+use mcp_rs_core::resources::ReadResult;
 
-#[derive(mcp_core::TemplateVars)]
+#[derive(mcp_rs_core::TemplateVars)]
 struct Vars<'u> {
     path: &'u str,
     extra: &'u str,
@@ -8,7 +8,7 @@ struct Vars<'u> {
 
 struct R;
 
-#[mcp_core::resources]
+#[mcp_rs_core::resources]
 impl R {
     #[resource_template(uri_template = "file:///{path}/{name}")]
     fn file(&self, vars: Vars<'_>, result: &mut ReadResult<'_, '_>) {}

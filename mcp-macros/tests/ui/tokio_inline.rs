@@ -1,4 +1,4 @@
-use mcp_core::{CallRequest, Dispatch, ToolResult};
+use mcp_rs_core::{CallRequest, Dispatch, ToolResult};
 
 struct T;
 
@@ -6,7 +6,7 @@ fn answer(_: &T, _: &CallRequest<'_>, _: &mut ToolResult<'_, '_>) -> Dispatch {
     Dispatch::Defer
 }
 
-#[mcp_tokio::tools]
+#[mcp_rs_tokio::tools]
 impl T {
     /// `inline` on a synchronous tool.
     #[tool(inline = answer)]
@@ -15,7 +15,7 @@ impl T {
 
 struct U;
 
-#[mcp_core::tools]
+#[mcp_rs_core::tools]
 impl U {
     /// `inline` in the core form.
     #[tool(inline = answer)]
@@ -23,10 +23,10 @@ impl U {
 
     /// `Context` in the core form.
     #[tool]
-    fn context(&self, ctx: mcp_tokio::Context) {}
+    fn context(&self, ctx: mcp_rs_tokio::Context) {}
 }
 
-#[mcp_tokio::tools(no_tool_set)]
+#[mcp_rs_tokio::tools(no_tool_set)]
 impl T {}
 
 fn main() {}

@@ -2,7 +2,7 @@ use std::rc::Rc;
 
 struct T;
 
-#[mcp_tokio::tools]
+#[mcp_rs_tokio::tools]
 impl T {
     /// Not `Send` across an await: the task could not move between threads.
     #[tool]

@@ -1,9 +1,9 @@
-use mcp_core::{CallRequest, ToolResult};
-use mcp_tokio::{Context, ToolOutput};
+use mcp_rs_core::{CallRequest, ToolResult};
+use mcp_rs_tokio::{Context, ToolOutput};
 
 struct T;
 
-#[mcp_tokio::tools]
+#[mcp_rs_tokio::tools]
 impl T {
     /// Two contexts.
     #[tool]

@@ -1,6 +1,6 @@
 struct T;
 
-#[mcp_tokio::tools]
+#[mcp_rs_tokio::tools]
 impl T {
     /// Mutable state in a shared tool set.
     #[tool]

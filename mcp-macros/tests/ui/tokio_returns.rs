@@ -1,9 +1,9 @@
-use mcp_core::Dispatch;
-use mcp_tokio::ToolOutput;
+use mcp_rs_core::Dispatch;
+use mcp_rs_tokio::ToolOutput;
 
 struct T;
 
-#[mcp_tokio::tools]
+#[mcp_rs_tokio::tools]
 impl T {
     /// A synchronous tool cannot defer here.
     #[tool]

@@ -1,4 +1,4 @@
-use mcp_core::Dispatch;
+use mcp_rs_core::Dispatch;
 
 struct T;
 struct NotArgs;
@@ -8,7 +8,7 @@ fn wrong_inline(_: &T) -> Dispatch {
     Dispatch::Defer
 }
 
-#[mcp_tokio::tools]
+#[mcp_rs_tokio::tools]
 impl T {
     /// Arguments without `ToolArgs`.
     #[tool]

@@ -1,4 +1,4 @@
-use mcp_core::{tools, CallRequest, ToolResult};
+use mcp_rs_core::{tools, CallRequest, ToolResult};
 
 struct T;
 

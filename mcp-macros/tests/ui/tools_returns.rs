@@ -1,5 +1,5 @@
-use mcp_core::json::RawJson;
-use mcp_core::{tools, Dispatch};
+use mcp_rs_core::json::RawJson;
+use mcp_rs_core::{tools, Dispatch};
 
 struct T;
 

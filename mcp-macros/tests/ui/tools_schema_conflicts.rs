@@ -1,6 +1,6 @@
-use mcp_core::args::{ArgError, ToolArgs, ToolOutput};
-use mcp_core::json::{JsonWriter, RawJson};
-use mcp_core::tools;
+use mcp_rs_core::args::{ArgError, ToolArgs, ToolOutput};
+use mcp_rs_core::json::{JsonWriter, RawJson};
+use mcp_rs_core::tools;
 
 struct T;
 struct Args;

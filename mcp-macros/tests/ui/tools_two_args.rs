@@ -1,5 +1,5 @@
-use mcp_core::json::RawJson;
-use mcp_core::tools;
+use mcp_rs_core::json::RawJson;
+use mcp_rs_core::tools;
 
 struct T;
 struct A;

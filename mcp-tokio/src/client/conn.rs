@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use mcp_core::framing::{Frame, LineFramer};
+use mcp_rs_core::framing::{Frame, LineFramer};
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -152,7 +152,7 @@ impl Shared {
 
     /// Queues a line for the writer without waiting.
     pub(crate) fn send_line(&self, line: String) -> bool {
-        tracing::trace!(target: "mcp_tokio::client", "→ {line}");
+        tracing::trace!(target: "mcp_rs_tokio::client", "→ {line}");
         self.admit(0)
             && self
                 .out
@@ -167,7 +167,7 @@ impl Shared {
     /// Queues an answer to one of the server's requests, counted against
     /// [`MAX_QUEUED_REPLY_BYTES`].
     fn send_reply(&self, line: String) -> bool {
-        tracing::trace!(target: "mcp_tokio::client", "→ {line}");
+        tracing::trace!(target: "mcp_rs_tokio::client", "→ {line}");
         let reply = line.len() + 1;
         self.admit(reply)
             && self
@@ -182,7 +182,7 @@ impl Shared {
 
     /// Queues a line and waits until it is written.
     pub(crate) async fn write_line(&self, line: String) -> Result<()> {
-        tracing::trace!(target: "mcp_tokio::client", "→ {line}");
+        tracing::trace!(target: "mcp_rs_tokio::client", "→ {line}");
         let (ack, done) = oneshot::channel();
         if !self.admit(0) {
             return Err(Error::Closed);
@@ -391,7 +391,7 @@ impl Shared {
 
     fn on_line(&self, line: &[u8]) {
         if tracing::enabled!(tracing::Level::TRACE) {
-            tracing::trace!(target: "mcp_tokio::client", "← {}", String::from_utf8_lossy(line));
+            tracing::trace!(target: "mcp_rs_tokio::client", "← {}", String::from_utf8_lossy(line));
         }
         match serde_json::from_slice::<Value>(line) {
             Ok(Value::Array(batch)) => batch.into_iter().for_each(|m| self.on_message(m)),

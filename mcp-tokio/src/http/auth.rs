@@ -289,13 +289,13 @@ impl ResourceMetadata {
 /// [`HttpConfig::auth`](super::HttpConfig::auth).
 ///
 /// ```no_run
-/// # fn demo(validator: impl mcp_tokio::http::auth::Authorizer) -> Result<(), mcp_tokio::http::auth::ConfigError> {
-/// use mcp_tokio::http::auth::{Auth, ResourceMetadata};
+/// # fn demo(validator: impl mcp_rs_tokio::http::auth::Authorizer) -> Result<(), mcp_rs_tokio::http::auth::ConfigError> {
+/// use mcp_rs_tokio::http::auth::{Auth, ResourceMetadata};
 /// let metadata = ResourceMetadata::new("https://mcp.example.com/mcp", ["https://auth.example.com"]);
 /// let auth = Auth::new(metadata, validator)?
 ///     .require_scopes(["mcp"])?
 ///     .tool_scopes("delete_files", ["files:write"])?;
-/// let mut config = mcp_tokio::http::HttpConfig::default();
+/// let mut config = mcp_rs_tokio::http::HttpConfig::default();
 /// config.auth = Some(auth);
 /// # Ok(()) }
 /// ```
@@ -688,12 +688,12 @@ impl Auth {
     pub(crate) fn check_calls(
         &self,
         principal: &Principal,
-        body: mcp_core::json::RawJson<'_>,
+        body: mcp_rs_core::json::RawJson<'_>,
     ) -> Option<Response<Body>> {
         if self.tools.is_empty() {
             return None;
         }
-        let one = |message: mcp_core::json::RawJson<'_>| {
+        let one = |message: mcp_rs_core::json::RawJson<'_>| {
             let tool = super::headers::called_tool(message)?;
             let needed = self.tools.get(&tool)?;
             let missing = needed.iter().find(|s| !principal.has_scope(s))?;

@@ -16,7 +16,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use bytes::Bytes;
-use mcp_core::{CallToken, ProtocolVersion, Route};
+use mcp_rs_core::{CallToken, ProtocolVersion, Route};
 use tokio::sync::{mpsc, oneshot};
 
 /// Frames buffered per response before its client counts as not reading.

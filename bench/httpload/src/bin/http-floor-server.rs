@@ -111,7 +111,7 @@ async fn main() -> std::process::ExitCode {
             }
         }
     }
-    let listener = match mcp_tokio::bind_tcp(&addr).await {
+    let listener = match mcp_rs_tokio::bind_tcp(&addr).await {
         Ok(l) => l,
         Err(e) => {
             eprintln!("http-floor-server: cannot bind {addr}: {e}");

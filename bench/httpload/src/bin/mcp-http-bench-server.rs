@@ -13,10 +13,10 @@
 
 use std::process::ExitCode;
 
-use mcp_core::args::ToolArgs as _;
-use mcp_core::{ToolArgs, ToolOutput};
-use mcp_tokio::http::HttpConfig;
-use mcp_tokio::{Handler, Info, Limits, Server, ToolDef, Tools};
+use mcp_rs_core::args::ToolArgs as _;
+use mcp_rs_core::{ToolArgs, ToolOutput};
+use mcp_rs_tokio::http::HttpConfig;
+use mcp_rs_tokio::{Handler, Info, Limits, Server, ToolDef, Tools};
 
 /// The arguments of `add`.
 #[derive(ToolArgs)]
@@ -37,9 +37,9 @@ struct AddResult {
 fn server() -> Server {
     let tools = Tools::new();
     tools.add(
-        ToolDef::new("add", <AddArgs as mcp_core::args::ToolArgs>::SCHEMA)
+        ToolDef::new("add", <AddArgs as mcp_rs_core::args::ToolArgs>::SCHEMA)
             .description("Add two numbers")
-            .output_schema(<AddResult as mcp_core::args::ToolOutput>::SCHEMA),
+            .output_schema(<AddResult as mcp_rs_core::args::ToolOutput>::SCHEMA),
         Handler::sync(|call, r| match AddArgs::parse(call.args()) {
             Ok(AddArgs { a, b }) => r.structured(&AddResult { result: a + b }),
             Err(e) => {
@@ -56,7 +56,7 @@ fn server() -> Server {
         max_connections: 4096,
         ..Limits::default()
     };
-    let config = mcp_core::Config::new(mcp_tokio::random_key());
+    let config = mcp_rs_core::Config::new(mcp_rs_tokio::random_key());
     Server::with(info, config, limits, tools)
 }
 
@@ -84,7 +84,7 @@ async fn main() -> ExitCode {
         eprintln!("mcp-http-bench-server: --addr needs IP:PORT, got {addr:?}");
         return ExitCode::from(2);
     };
-    let listener = match mcp_tokio::bind_tcp(&addr.to_string()).await {
+    let listener = match mcp_rs_tokio::bind_tcp(&addr.to_string()).await {
         Ok(l) => l,
         Err(e) => {
             eprintln!("mcp-http-bench-server: cannot bind {addr}: {e}");

@@ -14,10 +14,10 @@
 
 use std::net::SocketAddr;
 
-use mcp_tokio::http::auth::{Auth, Principal, ResourceMetadata};
-use mcp_tokio::http::jwt::{JwtConfig, JwtValidator, KeySet, DEFAULT_RELOAD};
-use mcp_tokio::http::HttpConfig;
-use mcp_tokio::{Handler, ToolDef, Tools};
+use mcp_rs_tokio::http::auth::{Auth, Principal, ResourceMetadata};
+use mcp_rs_tokio::http::jwt::{JwtConfig, JwtValidator, KeySet, DEFAULT_RELOAD};
+use mcp_rs_tokio::http::HttpConfig;
+use mcp_rs_tokio::{Handler, ToolDef, Tools};
 
 /// The flags' help text.
 pub const USAGE: &str = "\

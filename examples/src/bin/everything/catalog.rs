@@ -3,14 +3,14 @@
 //! input answers `input_required` inline in 2026-07-28 and is deferred to an async handler
 //! (server-to-client requests) for legacy clients.
 
-use mcp_core::completion::{CompleteRequest, CompletionRef, CompletionResult, Completions};
-use mcp_core::content::{Content, Role};
-use mcp_core::json::JsonStr;
-use mcp_core::prompts::{GetPromptRequest, Prompt, PromptArgument, PromptResult, PromptSet};
-use mcp_core::resources::{ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate};
-use mcp_core::tools::{ClientCaps, Dispatch};
-use mcp_core::ServerHandler;
-use mcp_tokio::{Context, ErrorReply, PromptOutput, PromptRequest};
+use mcp_rs_core::completion::{CompleteRequest, CompletionRef, CompletionResult, Completions};
+use mcp_rs_core::content::{Content, Role};
+use mcp_rs_core::json::JsonStr;
+use mcp_rs_core::prompts::{GetPromptRequest, Prompt, PromptArgument, PromptResult, PromptSet};
+use mcp_rs_core::resources::{ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate};
+use mcp_rs_core::tools::{ClientCaps, Dispatch};
+use mcp_rs_core::ServerHandler;
+use mcp_rs_tokio::{Context, ErrorReply, PromptOutput, PromptRequest};
 
 use crate::fixtures::{PNG, PROMPT_COMPLETIONS, STATIC_TEXT, TEMPLATE, TEMPLATE_IDS, WATCHED_TEXT};
 use crate::input::{self, Input, Outcome, Step, INPUT_PROMPT};
@@ -222,14 +222,14 @@ impl PromptSet for Catalog {
     }
 }
 
-/// Renders the deferred prompt for a legacy client ([`mcp_tokio::Server::async_prompts`]).
+/// Renders the deferred prompt for a legacy client ([`mcp_rs_tokio::Server::async_prompts`]).
 pub async fn render(request: PromptRequest, ctx: Context) -> Result<PromptOutput, ErrorReply> {
     if request.name != INPUT_PROMPT {
         return Err(ErrorReply::new(-32602, "Unknown prompt"));
     }
     match input::drive(INPUT_PROMPT, &serde_json::Value::Null, &ctx).await {
         Outcome::Text(t) => {
-            Ok(PromptOutput::new().message(Role::User, mcp_tokio::Content::Text(t)))
+            Ok(PromptOutput::new().message(Role::User, mcp_rs_tokio::Content::Text(t)))
         }
         Outcome::Error(e) => Err(ErrorReply::new(-32603, e)),
     }

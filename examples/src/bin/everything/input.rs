@@ -11,10 +11,10 @@
 //! State payloads are plain ASCII tokens (the core's seal accepts no quotes, slashes or
 //! `=`): names travel hex-encoded.
 
-use mcp_core::mrtr::{InputContext, InputRequests};
-use mcp_core::tools::ClientCaps;
-use mcp_core::ClientMethod;
-use mcp_tokio::{Context, RequestError};
+use mcp_rs_core::mrtr::{InputContext, InputRequests};
+use mcp_rs_core::tools::ClientCaps;
+use mcp_rs_core::ClientMethod;
+use mcp_rs_tokio::{Context, RequestError};
 use serde_json::{Map, Value};
 
 use crate::fixtures::{
@@ -426,7 +426,7 @@ fn refusal(method: ClientMethod, e: RequestError) -> String {
         RequestError::Client { message, .. } => {
             format!("The client refused {method}: {message}")
         }
-        RequestError::Refused(mcp_core::CallError::ClientCapability) => {
+        RequestError::Refused(mcp_rs_core::CallError::ClientCapability) => {
             format!("{method} needs a client capability the client did not declare")
         }
         other => format!("{method} failed: {other}"),

@@ -24,9 +24,9 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use mcp_core::{Config, LogLevel};
-use mcp_tokio::http::HttpConfig;
-use mcp_tokio::{Info, KeySource, Keys, Limits, Server, Tools};
+use mcp_rs_core::{Config, LogLevel};
+use mcp_rs_tokio::http::HttpConfig;
+use mcp_rs_tokio::{Info, KeySource, Keys, Limits, Server, Tools};
 
 mod auth;
 mod catalog;
@@ -202,7 +202,7 @@ async fn main() -> ExitCode {
             let addr = match &transport {
                 Transport::Tcp(a) | Transport::Http(a) => a.clone(),
             };
-            let listener = match mcp_tokio::bind_tcp(&addr).await {
+            let listener = match mcp_rs_tokio::bind_tcp(&addr).await {
                 Ok(l) => l,
                 Err(e) => {
                     eprintln!("everything: cannot bind {addr}: {e}");

@@ -1,18 +1,18 @@
 //! The fixture tools, in the order the conformance suite relies on (`test_simple_text`
 //! first: the suite calls `tools[0]` with `{}`). One page, identical in both eras.
 //!
-//! Written with `#[mcp_tokio::tools]`: declaration order is list order, the doc comment is
+//! Written with `#[mcp_rs_tokio::tools]`: declaration order is list order, the doc comment is
 //! the description, and the input schemas come from the argument types (checked below to be
 //! byte for byte the fixtures' schemas).
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use mcp_core::args::{str_eq, ToolArgs as Args};
-use mcp_core::json::{JsonStr, RawJson};
-use mcp_core::tools::{ClientCaps, Dispatch};
-use mcp_core::{CallRequest, ListKind, LogLevel, ToolResult};
-use mcp_tokio::{Context, Server, ToolArgs, ToolOutput, Tools};
+use mcp_rs_core::args::{str_eq, ToolArgs as Args};
+use mcp_rs_core::json::{JsonStr, RawJson};
+use mcp_rs_core::tools::{ClientCaps, Dispatch};
+use mcp_rs_core::{CallRequest, ListKind, LogLevel, ToolResult};
+use mcp_rs_tokio::{Context, Server, ToolArgs, ToolOutput, Tools};
 use serde_json::{json, Value};
 
 use crate::fixtures::{
@@ -89,7 +89,7 @@ pub fn register(tools: &Tools, server: &ServerCell) {
     Arc::new(fixtures).register(tools);
 }
 
-#[mcp_tokio::tools]
+#[mcp_rs_tokio::tools]
 impl Fixtures {
     /// Returns a simple text response
     #[tool]
