@@ -37,10 +37,10 @@ use std::fmt;
 use std::io::{self, ErrorKind, Read, Write};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcp_rs_core::args::{OutputValue, SchemaText, ToolArgs as _};
-use mcp_rs_core::framing::{Frame, LineFramer};
-use mcp_rs_core::json::JsonWriter;
-use mcp_rs_core::jsonrpc::code;
+use mcp_rs_core::typed::{OutputValue, SchemaText, ToolArgs as _};
+use mcp_rs_core::wire::framing::{Frame, LineFramer};
+use mcp_rs_core::wire::json::JsonWriter;
+use mcp_rs_core::wire::jsonrpc::code;
 use mcp_rs_core::{
     tools, CallRequest, Config, Dispatch, Event, ServerInfo, Session, SessionStorage, Tool,
     ToolAnnotations, ToolArgs, ToolOutput, ToolResult, ToolSet,
@@ -1030,7 +1030,7 @@ mod tests {
     /// the syntax, spaces included: what the pattern lets through only fails on ranges.
     #[test]
     fn pattern_and_dice_parser_agree() {
-        use mcp_rs_core::json::{parse, Limits};
+        use mcp_rs_core::wire::json::{parse, Limits};
         for notation in [
             "2d6",
             "d20",

@@ -168,7 +168,9 @@ pub fn serde_bound(e: &serde_json::Error) -> Option<&'static str> {
 // =====================================================================================
 
 pub mod json_scan {
-    use mcp_rs_core::json::{from_json, parse, Kind, Limits, RawJson, ScanError, MAX_DEPTH_LIMIT};
+    use mcp_rs_core::wire::json::{
+        from_json, parse, Kind, Limits, RawJson, ScanError, MAX_DEPTH_LIMIT,
+    };
     use serde_json::Value;
 
     /// What a scan run saw (for the replay test's counts).
@@ -436,7 +438,7 @@ pub mod json_scan {
 
 pub mod json_roundtrip {
     use arbitrary::Arbitrary;
-    use mcp_rs_core::json::{parse, Checkpoint, JsonWriter, Limits};
+    use mcp_rs_core::wire::json::{parse, Checkpoint, JsonWriter, Limits};
     use serde_json::Value;
 
     /// One writer operation. Sequences are repaired into valid documents as they are
@@ -676,7 +678,7 @@ pub mod json_roundtrip {
         ops: &[WOp],
         buf: &mut [u8],
     ) -> (
-        Result<usize, mcp_rs_core::json::BufferTooSmall>,
+        Result<usize, mcp_rs_core::wire::json::BufferTooSmall>,
         Vec<u8>,
         Exp,
     ) {
@@ -774,7 +776,7 @@ pub mod json_roundtrip {
 
 pub mod framing {
     use arbitrary::Arbitrary;
-    use mcp_rs_core::framing::{Frame, LineFramer};
+    use mcp_rs_core::wire::framing::{Frame, LineFramer};
 
     #[derive(Arbitrary, Debug, Clone)]
     pub struct Input {
@@ -928,13 +930,17 @@ pub mod framing {
 pub mod session {
     use super::{depth_of, raw, serde_bound};
     use arbitrary::Arbitrary;
-    use mcp_rs_core::completion::{CompleteRequest, CompletionRef, CompletionResult, Completions};
-    use mcp_rs_core::framing::{Frame as LineFrame, LineFramer};
-    use mcp_rs_core::mrtr::InputRequests;
-    use mcp_rs_core::prompts::{GetPromptRequest, Prompt, PromptArgument, PromptResult, PromptSet};
-    use mcp_rs_core::resources::{
+    use mcp_rs_core::model::completion::{
+        CompleteRequest, CompletionRef, CompletionResult, Completions,
+    };
+    use mcp_rs_core::model::input::InputRequests;
+    use mcp_rs_core::model::prompts::{
+        GetPromptRequest, Prompt, PromptArgument, PromptResult, PromptSet,
+    };
+    use mcp_rs_core::model::resources::{
         ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate,
     };
+    use mcp_rs_core::wire::framing::{Frame as LineFrame, LineFramer};
     use mcp_rs_core::{
         Annotations, CacheScope, CallError, CallRequest, CallToken, ClientCaps, ClientMethod,
         ClientOutcome, Config, Content, Dispatch, Event, ListKind, LogLevel, ProtocolVersion,
@@ -2588,7 +2594,7 @@ pub mod session {
         fn subscribable(&self) -> bool {
             true
         }
-        fn subscribe(&mut self, uri: mcp_rs_core::json::JsonStr<'_>, _on: bool) -> bool {
+        fn subscribe(&mut self, uri: mcp_rs_core::wire::json::JsonStr<'_>, _on: bool) -> bool {
             RESOURCES.iter().any(|r| uri.eq_str(r.0))
         }
         fn read(&mut self, req: &ReadRequest<'_>, r: &mut ReadResult<'_, '_>) -> Dispatch {
@@ -2618,7 +2624,7 @@ pub mod session {
                 Some(t) if TEMPLATES[t].0 == "test://slow/{n}" => return Dispatch::Defer,
                 Some(t) => {
                     assert!(
-                        mcp_rs_core::uri_template::UriTemplate::new(TEMPLATES[t].0)
+                        mcp_rs_core::wire::uri_template::UriTemplate::new(TEMPLATES[t].0)
                             .matches(&uri)
                             .is_some(),
                         "template_index names a template that does not match {uri}"

@@ -6,7 +6,7 @@
 use arbitrary::Arbitrary;
 use base64::Engine as _;
 use http::header::{HeaderMap, HeaderName, HeaderValue};
-use mcp_rs_core::json::{self, RawJson};
+use mcp_rs_core::wire::json::{self, RawJson};
 use mcp_rs_tokio::http::headers;
 
 /// Header names the checks look at (and one they must ignore).

@@ -1,4 +1,4 @@
-//! Throughput of `mcp_rs_core::json::parse` (validation only, and validation plus a full walk of
+//! Throughput of `mcp_rs_core::wire::json::parse` (validation only, and validation plus a full walk of
 //! the borrowed views) against `serde_json::from_slice::<serde_json::Value>` on the same
 //! realistic MCP messages.
 
@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use mcp_rs_core::json::{parse, Kind, Limits, RawJson};
+use mcp_rs_core::wire::json::{parse, Kind, Limits, RawJson};
 
 /// A small `tools/call` request.
 fn tools_call() -> String {

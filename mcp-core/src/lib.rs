@@ -5,12 +5,19 @@
 //! never allocates. It serves both protocol eras on one connection: the legacy handshake
 //! revisions (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25) and the stateless 2026-07-28.
 //!
-//! Layers, wire format apart from meaning:
-//! - [`json`]: strict zero-copy JSON scanner, views and writer;
-//! - [`jsonrpc`]: ids, message classification, envelopes; [`framing`]: newline framing;
-//! - [`version`]: the revision table; [`session`]: the state machine; [`tools`](mod@tools):
-//!   definitions, dispatch and results; [`pagination`]: cursors; [`inflight`]: call tokens;
-//! - [`mac`]: keyed MACs and base64url shared by cursors and [`seal`]ed request state.
+//! ## Layers
+//! Each layer uses only the layers above it in this table (checked by
+//! `tests/module_graph.rs`, which also forbids cycles between sibling modules):
+//!
+//! | layer | what it holds |
+//! |---|---|
+//! | [`wire`] | JSON ([`wire::json`]: strict zero-copy scanner, views, writer, serde), JSON-RPC 2.0 ([`wire::jsonrpc`]), newline framing ([`wire::framing`]), the revision table ([`wire::version`]), the method table, request parameter views, URI templates |
+//! | `token` (internal) | keyed MACs, list cursors and sealed `requestState`; [`SecretKey`] is its public face |
+//! | [`model`] | what a server offers: tools, prompts, resources, completion, content, the result envelope, [`ServerHandler`] |
+//! | [`typed`] | the runtime of the derives: [`typed::ToolArgs`], [`typed::ToolOutput`], prompt arguments, template variables, patterns |
+//! | [`session`] | the state machine: [`Session`], deferred calls ([`CallToken`]), requests to the client |
+//!
+//! The types a server needs are re-exported here, at the crate root.
 //!
 //! ## The loop
 //! After every `handle_*` or command, drain `poll_transmit` and `poll_event`:
@@ -58,7 +65,7 @@
 //! ```
 //!
 //! ## Features
-//! - `serde`: typed tool arguments ([`json::from_json`], `CallRequest::parse_args`).
+//! - `serde`: typed tool arguments ([`wire::json::from_json`], `CallRequest::parse_args`).
 //! - `alloc`, `std`: reserved for owned conveniences; never required.
 #![no_std]
 #![forbid(unsafe_code)]
@@ -69,56 +76,31 @@ extern crate alloc;
 #[cfg(any(test, feature = "std"))]
 extern crate std;
 
-pub mod args;
+pub mod model;
 #[cfg(feature = "macros")]
 pub use mcp_rs_macros::{
     prompts, resources, tools, PromptArgs, TemplateVars, ToolArgs, ToolOutput,
 };
-#[cfg(feature = "completion")]
-pub mod completion;
-pub mod content;
-pub mod error;
-pub mod framing;
-pub mod inflight;
-pub mod json;
-pub mod jsonrpc;
-pub mod logging;
-pub mod mac;
-#[cfg(feature = "mrtr")]
-pub mod mrtr;
-pub mod pagination;
-#[cfg(feature = "prompts")]
-pub mod prompt_args;
-#[cfg(feature = "prompts")]
-pub mod prompts;
-#[cfg(feature = "resources")]
-pub mod resources;
-pub mod seal;
-pub mod server;
 pub mod session;
-#[cfg(feature = "resources")]
-pub mod template_vars;
-#[cfg(test)]
-mod test_rng;
-pub mod tools;
-pub mod uri_template;
-pub mod version;
+#[doc(hidden)]
+pub mod token;
+pub mod typed;
 pub mod wire;
 
-pub use error::{CallError, HandleError};
-pub use inflight::{CallSlot, CallToken};
-pub use logging::LogLevel;
-pub use mac::SecretKey;
-pub use pagination::ListKind;
-pub use server::ServerHandler;
+pub use model::common::{CacheScope, ClientCaps, DefinitionError, Dispatch, ServerInfo};
+pub use model::content::{Annotations, Content, Icon, ResourceLink, Role};
+pub use model::handler::ServerHandler;
+pub use model::logging::LogLevel;
+pub use model::tools::{CallRequest, Tool, ToolAnnotations, ToolResult, ToolSet};
+pub use session::error::{CallError, HandleError};
+pub use session::inflight::{CallSlot, CallToken};
 pub use session::{
-    CacheScope, Call, Config, Event, Incoming, Request, Route, ServerInfo, Session, SessionStorage,
-    Transmit, MIN_OUTPUT,
+    Call, Config, Event, Incoming, Request, Route, Session, SessionStorage, Transmit, MIN_OUTPUT,
 };
 #[cfg(feature = "requests")]
 pub use session::{ClientMethod, ClientOutcome, ClientResponse};
-pub use tools::{
-    Annotations, CallRequest, ClientCaps, Content, Dispatch, Icon, ResourceLink, Role, Tool,
-    ToolAnnotations, ToolResult, ToolSet,
-};
-pub use version::ProtocolVersion;
+pub use token::cursor::ListKind;
+#[cfg(feature = "rotation")]
+pub use token::mac::PreviousKey;
+pub use token::mac::SecretKey;
+pub use wire::version::ProtocolVersion;

@@ -3,7 +3,7 @@
 
 mod pair;
 
-use mcp_rs_core::framing::{Frame, LineFramer};
+use mcp_rs_core::wire::framing::{Frame, LineFramer};
 use mcp_rs_core::Config;
 use pair::*;
 use serde_json::{json, Value};

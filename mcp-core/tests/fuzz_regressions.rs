@@ -339,8 +339,8 @@ fn unsupported_escaped_version_keeps_id_and_data_in_min_output() {
 /// message detail, before the id).
 #[test]
 fn resource_not_found_keeps_its_id_in_min_output() {
-    use mcp_rs_core::json::JsonStr;
-    use mcp_rs_core::resources::{ReadRequest, ReadResult, Resource, ResourceSet};
+    use mcp_rs_core::model::resources::{ReadRequest, ReadResult, Resource, ResourceSet};
+    use mcp_rs_core::wire::json::JsonStr;
     use mcp_rs_core::{Dispatch, ServerHandler};
 
     struct NotFound;

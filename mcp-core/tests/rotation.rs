@@ -6,8 +6,9 @@
 
 mod pair;
 
-use mcp_rs_core::mac::{siphash24, PreviousKey};
-use mcp_rs_core::{seal, Config, SecretKey};
+use mcp_rs_core::token::mac::{siphash24, PreviousKey};
+use mcp_rs_core::token::seal;
+use mcp_rs_core::{Config, SecretKey};
 use pair::*;
 use serde_json::{json, Value};
 

@@ -113,7 +113,7 @@ fn bad_cursors_are_invalid_params() {
     // A cursor minted by another server (another key) is foreign.
     let mut other = Pair::with(
         Config {
-            key: mcp_rs_core::pagination::CursorKey([9; 16]),
+            key: mcp_rs_core::token::cursor::CursorKey([9; 16]),
             ..Config::new(mcp_rs_core::SecretKey([0x5a; 16]))
         },
         120,

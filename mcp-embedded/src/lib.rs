@@ -3,7 +3,7 @@
 //! Heap-free [Model Context Protocol](https://modelcontextprotocol.io) server runners for
 //! microcontrollers: they drive the sans-IO [`mcp_rs_core::Session`] over a byte stream (a
 //! UART, a USB CDC-ACM port, a TCP socket) with newline framing
-//! ([`mcp_rs_core::framing::LineFramer`]) and caller-owned buffers sized by const generics.
+//! ([`mcp_rs_core::wire::framing::LineFramer`]) and caller-owned buffers sized by const generics.
 //!
 //! - [`blocking::Runner`]: over [`embedded_io::Read`] + [`embedded_io::Write`], for a
 //!   superloop (`loop { runner.step(...) }`) or a dedicated thread;
@@ -53,8 +53,8 @@
 
 use core::fmt;
 
-use mcp_rs_core::framing::{Frame, LineFramer};
-use mcp_rs_core::jsonrpc::code;
+use mcp_rs_core::wire::framing::{Frame, LineFramer};
+use mcp_rs_core::wire::jsonrpc::code;
 use mcp_rs_core::{Incoming, Session, ToolSet, MIN_OUTPUT};
 
 pub use embedded_io::ErrorKind;

@@ -158,7 +158,7 @@ pub(crate) fn check_type(ty: &Type, side: Side) -> syn::Result<()> {
                 unsupported(
                     "`&str` is not supported as an argument type: a JSON string with escapes \
                      cannot be borrowed as `&str`; use `JsonStr<'_>` (zero-copy, from \
-                     `mcp_rs_core::json`) or `String` (feature `alloc`)",
+                     `mcp_rs_core::wire::json`) or `String` (feature `alloc`)",
                 )
             } else {
                 unsupported("references are not supported as argument types")
@@ -287,7 +287,7 @@ pub(crate) fn fields(
 }
 
 fn text(s: &str) -> TokenStream {
-    quote!(::mcp_rs_core::args::SchemaText::Text(#s))
+    quote!(::mcp_rs_core::typed::SchemaText::Text(#s))
 }
 
 /// The `"name":{...}` property of a field, as `SchemaText` expressions.
@@ -325,10 +325,10 @@ pub(crate) fn property_schema(field: &Field, side: Side) -> syn::Result<Vec<Toke
     } else {
         parts.push(match side {
             Side::Args => {
-                quote!(<#static_inner as ::mcp_rs_core::args::ArgValue<'static>>::SCHEMA_BODY)
+                quote!(<#static_inner as ::mcp_rs_core::typed::ArgValue<'static>>::SCHEMA_BODY)
             }
             Side::Output => {
-                quote!(<#static_inner as ::mcp_rs_core::args::OutputValue>::SCHEMA_BODY)
+                quote!(<#static_inner as ::mcp_rs_core::typed::OutputValue>::SCHEMA_BODY)
             }
         });
     }
@@ -371,8 +371,8 @@ pub(crate) fn property_schema(field: &Field, side: Side) -> syn::Result<Vec<Toke
     {
         let keyword = syn::Ident::new(keyword, Span::call_site());
         parts.push(text(","));
-        parts.push(quote!(::mcp_rs_core::args::SchemaText::Text(
-            <#static_inner as ::mcp_rs_core::args::ArgLength>::#keyword,
+        parts.push(quote!(::mcp_rs_core::typed::SchemaText::Text(
+            <#static_inner as ::mcp_rs_core::typed::ArgLength>::#keyword,
         )));
         parts.push(text(&n.to_string()));
     }
@@ -381,10 +381,10 @@ pub(crate) fn property_schema(field: &Field, side: Side) -> syn::Result<Vec<Toke
         // parser's check on the argument side, by the keyword's lookup here on the output side.
         parts.push(match side {
             Side::Args => text(",\"pattern\":"),
-            Side::Output => quote!(::mcp_rs_core::args::SchemaText::Parts(&[
-                ::mcp_rs_core::args::SchemaText::Text(","),
-                ::mcp_rs_core::args::SchemaText::Text(
-                    <#static_inner as ::mcp_rs_core::args::ArgText>::PATTERN_KEYWORD,
+            Side::Output => quote!(::mcp_rs_core::typed::SchemaText::Parts(&[
+                ::mcp_rs_core::typed::SchemaText::Text(","),
+                ::mcp_rs_core::typed::SchemaText::Text(
+                    <#static_inner as ::mcp_rs_core::typed::ArgText>::PATTERN_KEYWORD,
                 ),
             ])),
         });
@@ -468,7 +468,7 @@ pub(crate) fn object_body(
         tail += ",\"additionalProperties\":false";
     }
     parts.push(text(&tail));
-    Ok(quote!(::mcp_rs_core::args::SchemaText::Parts(&[#(#parts),*])))
+    Ok(quote!(::mcp_rs_core::typed::SchemaText::Parts(&[#(#parts),*])))
 }
 
 /// `impl<'x>` generics and the type with its lifetime, plus the lifetime to implement
@@ -565,20 +565,20 @@ fn expand_enum_args(ident: &syn::Ident, variants: &[(syn::Ident, String)]) -> To
         |(v, name)| quote!(if s.eq_str(#name) { return ::core::result::Result::Ok(#ident::#v); }),
     );
     quote! {
-        impl<'__mcp_i> ::mcp_rs_core::args::ArgValue<'__mcp_i> for #ident {
-            const SCHEMA_BODY: ::mcp_rs_core::args::SchemaText =
-                ::mcp_rs_core::args::SchemaText::Text(#body);
+        impl<'__mcp_i> ::mcp_rs_core::typed::ArgValue<'__mcp_i> for #ident {
+            const SCHEMA_BODY: ::mcp_rs_core::typed::SchemaText =
+                ::mcp_rs_core::typed::SchemaText::Text(#body);
             fn from_json(
-                v: ::mcp_rs_core::json::RawJson<'__mcp_i>,
-            ) -> ::core::result::Result<Self, ::mcp_rs_core::args::ArgError<'__mcp_i>> {
+                v: ::mcp_rs_core::wire::json::RawJson<'__mcp_i>,
+            ) -> ::core::result::Result<Self, ::mcp_rs_core::typed::ArgError<'__mcp_i>> {
                 let ::core::option::Option::Some(s) = v.as_string() else {
-                    return ::core::result::Result::Err(::mcp_rs_core::args::ArgError::new(
-                        ::mcp_rs_core::args::Problem::Type("a string"),
+                    return ::core::result::Result::Err(::mcp_rs_core::typed::ArgError::new(
+                        ::mcp_rs_core::typed::Problem::Type("a string"),
                     ));
                 };
                 #(#arms)*
-                ::core::result::Result::Err(::mcp_rs_core::args::ArgError::new(
-                    ::mcp_rs_core::args::Problem::NotInEnum(#allowed),
+                ::core::result::Result::Err(::mcp_rs_core::typed::ArgError::new(
+                    ::mcp_rs_core::typed::Problem::NotInEnum(#allowed),
                 ))
             }
         }
@@ -613,16 +613,16 @@ fn expand_struct(
     let idents = fields.iter().map(|f| &f.ident);
 
     Ok(quote! {
-        impl<#l> ::mcp_rs_core::args::ArgValue<#l> for #ident #generics {
-            const SCHEMA_BODY: ::mcp_rs_core::args::SchemaText = #body;
+        impl<#l> ::mcp_rs_core::typed::ArgValue<#l> for #ident #generics {
+            const SCHEMA_BODY: ::mcp_rs_core::typed::SchemaText = #body;
             fn from_json(
-                v: ::mcp_rs_core::json::RawJson<#l>,
-            ) -> ::core::result::Result<Self, ::mcp_rs_core::args::ArgError<#l>> {
+                v: ::mcp_rs_core::wire::json::RawJson<#l>,
+            ) -> ::core::result::Result<Self, ::mcp_rs_core::typed::ArgError<#l>> {
                 // One shared function reads the members (code size); the slots are in
                 // field order.
-                let mut slots: [::core::option::Option<::mcp_rs_core::json::RawJson<#l>>; #count] =
+                let mut slots: [::core::option::Option<::mcp_rs_core::wire::json::RawJson<#l>>; #count] =
                     [::core::option::Option::None; #count];
-                ::mcp_rs_core::args::collect_members(
+                ::mcp_rs_core::typed::collect_members(
                     v,
                     &[#(#names),*],
                     &mut slots,
@@ -635,18 +635,18 @@ fn expand_struct(
             }
         }
 
-        impl<#l> ::mcp_rs_core::args::ToolArgs<#l> for #ident #generics {
+        impl<#l> ::mcp_rs_core::typed::ToolArgs<#l> for #ident #generics {
             const SCHEMA: &'static str = ::mcp_rs_core::schema_str!(
-                ::mcp_rs_core::args::SchemaText::Parts(&[
-                    ::mcp_rs_core::args::SchemaText::Text("{"),
-                    <#static_self as ::mcp_rs_core::args::ArgValue<'static>>::SCHEMA_BODY,
-                    ::mcp_rs_core::args::SchemaText::Text("}"),
+                ::mcp_rs_core::typed::SchemaText::Parts(&[
+                    ::mcp_rs_core::typed::SchemaText::Text("{"),
+                    <#static_self as ::mcp_rs_core::typed::ArgValue<'static>>::SCHEMA_BODY,
+                    ::mcp_rs_core::typed::SchemaText::Text("}"),
                 ])
             );
             fn parse(
-                args: ::mcp_rs_core::json::RawJson<#l>,
-            ) -> ::core::result::Result<Self, ::mcp_rs_core::args::ArgError<#l>> {
-                <Self as ::mcp_rs_core::args::ArgValue<#l>>::from_json(args)
+                args: ::mcp_rs_core::wire::json::RawJson<#l>,
+            ) -> ::core::result::Result<Self, ::mcp_rs_core::typed::ArgError<#l>> {
+                <Self as ::mcp_rs_core::typed::ArgValue<#l>>::from_json(args)
             }
         }
     })
@@ -667,33 +667,33 @@ fn field_value(f: &Field, slot: &syn::Ident, l: &Lifetime) -> TokenStream {
     let read = match &f.attrs.default {
         Some(default) => {
             let json = &default.json;
-            quote!(::mcp_rs_core::args::read_field_or::<#l, #ty>(#slot, #name, #json))
+            quote!(::mcp_rs_core::typed::read_field_or::<#l, #ty>(#slot, #name, #json))
         }
-        None => quote!(::mcp_rs_core::args::read_field::<#l, #ty>(#slot, #name)),
+        None => quote!(::mcp_rs_core::typed::read_field::<#l, #ty>(#slot, #name)),
     };
     let mut checks = Vec::new();
     if let Some(min) = &f.attrs.minimum {
         let v = f64_lit(min.value);
-        checks.push(quote!(::mcp_rs_core::args::check_minimum(x, #v)));
+        checks.push(quote!(::mcp_rs_core::typed::check_minimum(x, #v)));
     }
     if let Some(max) = &f.attrs.maximum {
         let v = f64_lit(max.value);
-        checks.push(quote!(::mcp_rs_core::args::check_maximum(x, #v)));
+        checks.push(quote!(::mcp_rs_core::typed::check_maximum(x, #v)));
     }
     if let Some((n, _)) = f.attrs.min_length {
         let n = Literal::usize_unsuffixed(n as usize);
-        checks.push(quote!(::mcp_rs_core::args::check_min_length(x, #n)));
+        checks.push(quote!(::mcp_rs_core::typed::check_min_length(x, #n)));
     }
     if let Some((n, _)) = f.attrs.max_length {
         let n = Literal::usize_unsuffixed(n as usize);
-        checks.push(quote!(::mcp_rs_core::args::check_max_length(x, #n)));
+        checks.push(quote!(::mcp_rs_core::typed::check_max_length(x, #n)));
     }
     if let Some(pattern) = &f.attrs.pattern {
         let program = pattern.program.to_tokens(&pattern.source);
         let inner = option_inner(ty).unwrap_or(ty);
         checks.push(
-            quote_spanned!(inner.span()=> ::mcp_rs_core::args::check_pattern(x, {
-                static PATTERN: ::mcp_rs_core::args::Pattern = #program;
+            quote_spanned!(inner.span()=> ::mcp_rs_core::typed::check_pattern(x, {
+                static PATTERN: ::mcp_rs_core::typed::Pattern = #program;
                 &PATTERN
             })),
         );
@@ -703,14 +703,14 @@ fn field_value(f: &Field, slot: &syn::Ident, l: &Lifetime) -> TokenStream {
     } else if optional {
         quote! {
             if let ::core::option::Option::Some(x) = &x {
-                #(#checks.map_err(|e| e.within(::mcp_rs_core::args::PathSegment::Key(#name)))?;)*
+                #(#checks.map_err(|e| e.within(::mcp_rs_core::typed::PathSegment::Key(#name)))?;)*
             }
         }
     } else {
         quote! {
             {
                 let x = &x;
-                #(#checks.map_err(|e| e.within(::mcp_rs_core::args::PathSegment::Key(#name)))?;)*
+                #(#checks.map_err(|e| e.within(::mcp_rs_core::typed::PathSegment::Key(#name)))?;)*
             }
         }
     };
@@ -722,7 +722,7 @@ fn field_value(f: &Field, slot: &syn::Ident, l: &Lifetime) -> TokenStream {
     quote_spanned! {span=>
         {
             const _: () = ::core::assert!(
-                <#static_ty as ::mcp_rs_core::args::ArgValue<'static>>::OPTIONAL == #optional,
+                <#static_ty as ::mcp_rs_core::typed::ArgValue<'static>>::OPTIONAL == #optional,
                 #assert_msg
             );
             let x: #ty = #read?;

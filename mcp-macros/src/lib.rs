@@ -3,14 +3,14 @@
 //! Compile-time code generation for [mcp-core](https://docs.rs/mcp-core), re-exported there
 //! behind its `macros` feature (`mcp_rs_core::ToolArgs`, ...), and for mcp-tokio (its `macros`
 //! feature). Everything generated for mcp-core is plain `no_std`, allocation-free code
-//! against traits of `mcp_rs_core::args` that can also be implemented by hand:
+//! against traits of `mcp_rs_core::typed` that can also be implemented by hand:
 //!
 //! - `#[derive(ToolArgs)]`: a struct's JSON Schema as a `&'static str` built at compile time,
 //!   and a borrowing parser that enforces exactly that schema. Field attributes
 //!   `#[arg(rename, description, title, minimum, maximum, min_length, max_length, pattern,
 //!   default, examples, header)]`; container attributes `#[arg(rename_all, allow_unknown)]`.
 //!   `pattern = "..."` is compiled here into a Thompson NFA (at most 256 states, `{n,m}`
-//!   copying its operand) that `mcp_rs_core::args::pattern` runs without allocation or
+//!   copying its operand) that `mcp_rs_core::typed::pattern` runs without allocation or
 //!   backtracking; the ECMA-262 subset it accepts: literals and escapes, `.`, classes with
 //!   ranges and negation, `\d \D \w \W \s \S` (ECMAScript meanings), `^`, `$`, groups,
 //!   `|`, `* + ? {n} {n,} {n,m}`. Backreferences, lookaround, `\b`, `\p{..}` and inline
@@ -43,14 +43,14 @@ mod prompts;
 mod resources;
 mod tools;
 
-/// Derives `mcp_rs_core::args::ToolArgs` (structs with named fields) or the value traits
+/// Derives `mcp_rs_core::typed::ToolArgs` (structs with named fields) or the value traits
 /// (unit-only enums, usable as field types). See the crate documentation.
 #[proc_macro_derive(ToolArgs, attributes(arg, serde))]
 pub fn derive_tool_args(input: TokenStream) -> TokenStream {
     args::derive(input.into()).into()
 }
 
-/// Derives `mcp_rs_core::args::ToolOutput` (structs with named fields) or the output value
+/// Derives `mcp_rs_core::typed::ToolOutput` (structs with named fields) or the output value
 /// traits (unit-only enums). See the crate documentation.
 #[proc_macro_derive(ToolOutput, attributes(arg, serde))]
 pub fn derive_tool_output(input: TokenStream) -> TokenStream {
@@ -72,7 +72,7 @@ pub fn tokio_tools(attr: TokenStream, item: TokenStream) -> TokenStream {
     tools::expand(attr.into(), item.into(), tools::Form::Tokio).into()
 }
 
-/// Derives `mcp_rs_core::prompt_args::PromptArgs` (a struct whose fields are a prompt's
+/// Derives `mcp_rs_core::typed::prompt_args::PromptArgs` (a struct whose fields are a prompt's
 /// arguments) or `PromptArgValue` (a unit-only enum: a string from a fixed set).
 #[proc_macro_derive(PromptArgs, attributes(arg))]
 pub fn derive_prompt_args(input: TokenStream) -> TokenStream {
@@ -86,7 +86,7 @@ pub fn prompts(attr: TokenStream, item: TokenStream) -> TokenStream {
     prompts::expand(attr.into(), item.into()).into()
 }
 
-/// Derives `mcp_rs_core::template_vars::TemplateVars`: a struct whose fields are the variables
+/// Derives `mcp_rs_core::typed::template_vars::TemplateVars`: a struct whose fields are the variables
 /// of a resource template (checked against the template at compile time by `#[resources]`).
 #[proc_macro_derive(TemplateVars, attributes(arg))]
 pub fn derive_template_vars(input: TokenStream) -> TokenStream {

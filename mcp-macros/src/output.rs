@@ -54,36 +54,36 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                     quote! {
                         if let ::core::option::Option::Some(value) = &self.#field {
                             w.key(#name);
-                            ::mcp_rs_core::args::OutputValue::write_value(value, w);
+                            ::mcp_rs_core::typed::OutputValue::write_value(value, w);
                         }
                     }
                 } else {
                     quote! {
                         w.key(#name);
-                        ::mcp_rs_core::args::OutputValue::write_value(&self.#field, w);
+                        ::mcp_rs_core::typed::OutputValue::write_value(&self.#field, w);
                     }
                 }
             });
             Ok(quote! {
-                impl #impl_generics ::mcp_rs_core::args::OutputValue for #ident #generics {
-                    const SCHEMA_BODY: ::mcp_rs_core::args::SchemaText = #body;
-                    fn write_value(&self, w: &mut ::mcp_rs_core::json::JsonWriter<'_>) {
+                impl #impl_generics ::mcp_rs_core::typed::OutputValue for #ident #generics {
+                    const SCHEMA_BODY: ::mcp_rs_core::typed::SchemaText = #body;
+                    fn write_value(&self, w: &mut ::mcp_rs_core::wire::json::JsonWriter<'_>) {
                         w.begin_object();
                         #(#writes)*
                         w.end_object();
                     }
                 }
 
-                impl #impl_generics ::mcp_rs_core::args::ToolOutput for #ident #generics {
+                impl #impl_generics ::mcp_rs_core::typed::ToolOutput for #ident #generics {
                     const SCHEMA: &'static str = ::mcp_rs_core::schema_str!(
-                        ::mcp_rs_core::args::SchemaText::Parts(&[
-                            ::mcp_rs_core::args::SchemaText::Text("{"),
-                            <#static_self as ::mcp_rs_core::args::OutputValue>::SCHEMA_BODY,
-                            ::mcp_rs_core::args::SchemaText::Text("}"),
+                        ::mcp_rs_core::typed::SchemaText::Parts(&[
+                            ::mcp_rs_core::typed::SchemaText::Text("{"),
+                            <#static_self as ::mcp_rs_core::typed::OutputValue>::SCHEMA_BODY,
+                            ::mcp_rs_core::typed::SchemaText::Text("}"),
                         ])
                     );
-                    fn write(&self, w: &mut ::mcp_rs_core::json::JsonWriter<'_>) {
-                        ::mcp_rs_core::args::OutputValue::write_value(self, w);
+                    fn write(&self, w: &mut ::mcp_rs_core::wire::json::JsonWriter<'_>) {
+                        ::mcp_rs_core::typed::OutputValue::write_value(self, w);
                     }
                 }
             })
@@ -95,10 +95,10 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 .iter()
                 .map(|(v, name)| quote!(#ident::#v => #name,));
             Ok(quote! {
-                impl ::mcp_rs_core::args::OutputValue for #ident {
-                    const SCHEMA_BODY: ::mcp_rs_core::args::SchemaText =
-                        ::mcp_rs_core::args::SchemaText::Text(#body);
-                    fn write_value(&self, w: &mut ::mcp_rs_core::json::JsonWriter<'_>) {
+                impl ::mcp_rs_core::typed::OutputValue for #ident {
+                    const SCHEMA_BODY: ::mcp_rs_core::typed::SchemaText =
+                        ::mcp_rs_core::typed::SchemaText::Text(#body);
+                    fn write_value(&self, w: &mut ::mcp_rs_core::wire::json::JsonWriter<'_>) {
                         w.string(match self {
                             #(#arms)*
                         });

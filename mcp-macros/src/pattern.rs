@@ -1,8 +1,8 @@
 //! `#[arg(pattern = "...")]`: the JSON Schema `pattern` keyword, compiled at build time.
 //!
 //! The pattern (ECMA-262, as JSON Schema says) is parsed here ([`parse`]), turned into a
-//! Thompson NFA ([`compile`]) and emitted as a `static` `mcp_rs_core::args::Pattern`: a table
-//! of instructions that `mcp_rs_core::args::pattern` runs without allocation, without
+//! Thompson NFA ([`compile`]) and emitted as a `static` `mcp_rs_core::typed::Pattern`: a table
+//! of instructions that `mcp_rs_core::typed::pattern` runs without allocation, without
 //! backtracking and in time linear in the string. The same program runs here too
 //! ([`Program::is_match`]), to check `default` and `examples` values at compile time.
 //!
@@ -36,10 +36,10 @@ use quote::quote;
 use crate::attrs::{json_string, FieldAttrs, JsonLiteral};
 use parse::CharSet;
 
-/// Must equal `mcp_rs_core::args::pattern::MAX_STATES` (a test checks).
+/// Must equal `mcp_rs_core::typed::pattern::MAX_STATES` (a test checks).
 pub(crate) const MAX_STATES: usize = 256;
 
-/// Must equal `mcp_rs_core::args::pattern::SPACE` (a test checks): ECMAScript's `\s`.
+/// Must equal `mcp_rs_core::typed::pattern::SPACE` (a test checks): ECMAScript's `\s`.
 pub(crate) const SPACE: &[(char, char)] = &[
     ('\t', '\r'),
     (' ', ' '),
@@ -53,11 +53,11 @@ pub(crate) const SPACE: &[(char, char)] = &[
     ('\u{feff}', '\u{feff}'),
 ];
 
-/// Must equal `mcp_rs_core::args::pattern::LINE_TERMINATORS` (a test checks).
+/// Must equal `mcp_rs_core::typed::pattern::LINE_TERMINATORS` (a test checks).
 pub(crate) const LINE_TERMINATORS: &[(char, char)] =
     &[('\n', '\n'), ('\r', '\r'), ('\u{2028}', '\u{2029}')];
 
-/// An instruction (as `mcp_rs_core::args::pattern::Inst`).
+/// An instruction (as `mcp_rs_core::typed::pattern::Inst`).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Inst {
     Char(char),
@@ -103,7 +103,7 @@ impl Program {
     }
 
     /// Whether `text` contains a match: the same simulation as
-    /// `mcp_rs_core::args::Pattern::is_match_chars`.
+    /// `mcp_rs_core::typed::Pattern::is_match_chars`.
     pub(crate) fn is_match(&self, text: &str) -> bool {
         let n = self.insts.len();
         let mut current = vec![false; n];
@@ -161,9 +161,9 @@ impl Program {
         false
     }
 
-    /// `::mcp_rs_core::args::Pattern::new(source, &[...])`, for a `static`.
+    /// `::mcp_rs_core::typed::Pattern::new(source, &[...])`, for a `static`.
     pub(crate) fn to_tokens(&self, source: &str) -> TokenStream {
-        let p = quote!(::mcp_rs_core::args::pattern);
+        let p = quote!(::mcp_rs_core::typed::pattern);
         let index = |i: usize| Literal::u16_unsuffixed(i as u16);
         let insts = self.insts.iter().map(|inst| match inst {
             Inst::Char(c) => {
@@ -248,11 +248,11 @@ mod tests {
 
     #[test]
     fn shared_constants_agree_with_mcp_core() {
-        assert_eq!(MAX_STATES, mcp_rs_core::args::pattern::MAX_STATES);
-        assert_eq!(SPACE, mcp_rs_core::args::pattern::SPACE);
+        assert_eq!(MAX_STATES, mcp_rs_core::typed::pattern::MAX_STATES);
+        assert_eq!(SPACE, mcp_rs_core::typed::pattern::SPACE);
         assert_eq!(
             LINE_TERMINATORS,
-            mcp_rs_core::args::pattern::LINE_TERMINATORS
+            mcp_rs_core::typed::pattern::LINE_TERMINATORS
         );
     }
 

@@ -1,8 +1,8 @@
 //! `#[derive(PromptArgs)]` and `#[prompts]`.
 //!
-//! The derive on a struct with named fields implements `mcp_rs_core::prompt_args::PromptArgs`
+//! The derive on a struct with named fields implements `mcp_rs_core::typed::prompt_args::PromptArgs`
 //! (one prompt argument a field); on a unit-only enum it implements
-//! `mcp_rs_core::prompt_args::PromptArgValue` (a string from a fixed set, usable as a field
+//! `mcp_rs_core::typed::prompt_args::PromptArgValue` (a string from a fixed set, usable as a field
 //! type). `#[prompts]` on an inherent `impl` block turns every `#[prompt(...)]` method into a
 //! prompt: a `PROMPTS` table, a `render_prompt` dispatcher and the `PromptSet` impl.
 
@@ -110,16 +110,16 @@ fn derive_struct(input: &DeriveInput, fields: &syn::FieldsNamed) -> Result<Token
         let sty = staticize(ty);
         let lit = str_at(&name, field.span());
         decls.push(quote_spanned! {ty.span()=>
-            ::mcp_rs_core::prompts::PromptArgument {
+            ::mcp_rs_core::model::prompts::PromptArgument {
                 name: #lit,
                 title: #title,
                 description: #description,
-                required: <#sty as ::mcp_rs_core::prompt_args::PromptArgValue<'static>>::REQUIRED,
+                required: <#sty as ::mcp_rs_core::typed::prompt_args::PromptArgValue<'static>>::REQUIRED,
             }
         });
         let slot = format_ident!("__arg{}", i);
         inits.push(quote_spanned! {ty.span()=>
-            #field: ::mcp_rs_core::prompt_args::__field::<#ty>(#lit, #slot)?
+            #field: ::mcp_rs_core::typed::prompt_args::__field::<#ty>(#lit, #slot)?
         });
         slots.push(slot);
     }
@@ -129,12 +129,12 @@ fn derive_struct(input: &DeriveInput, fields: &syn::FieldsNamed) -> Result<Token
         None => (quote!('__i), quote!()),
     };
     Ok(quote! {
-        impl<#impl_lt> ::mcp_rs_core::prompt_args::PromptArgs<#impl_lt> for #ident #ty_lt {
-            const ARGUMENTS: &'static [::mcp_rs_core::prompts::PromptArgument<'static>] = &[#(#decls),*];
+        impl<#impl_lt> ::mcp_rs_core::typed::prompt_args::PromptArgs<#impl_lt> for #ident #ty_lt {
+            const ARGUMENTS: &'static [::mcp_rs_core::model::prompts::PromptArgument<'static>] = &[#(#decls),*];
             fn parse(
-                arguments: ::mcp_rs_core::json::RawJson<#impl_lt>,
-            ) -> ::core::result::Result<Self, ::mcp_rs_core::args::ArgError<#impl_lt>> {
-                let [#(#slots),*] = ::mcp_rs_core::prompt_args::__collect(arguments, &[#(#names),*])?;
+                arguments: ::mcp_rs_core::wire::json::RawJson<#impl_lt>,
+            ) -> ::core::result::Result<Self, ::mcp_rs_core::typed::ArgError<#impl_lt>> {
+                let [#(#slots),*] = ::mcp_rs_core::typed::prompt_args::__collect(arguments, &[#(#names),*])?;
                 ::core::result::Result::Ok(#ident { #(#inits),* })
             }
         }
@@ -186,14 +186,14 @@ fn derive_enum(input: &DeriveInput, e: &syn::DataEnum) -> Result<TokenStream> {
     }
     let allowed = names.join(", ");
     Ok(quote! {
-        impl<'__i> ::mcp_rs_core::prompt_args::PromptArgValue<'__i> for #ident {
+        impl<'__i> ::mcp_rs_core::typed::prompt_args::PromptArgValue<'__i> for #ident {
             const CHOICES: &'static [&'static str] = &[#(#names),*];
             fn from_arg(
-                value: ::mcp_rs_core::json::JsonStr<'__i>,
-            ) -> ::core::result::Result<Self, ::mcp_rs_core::args::Problem<'__i>> {
-                match ::mcp_rs_core::prompt_args::__choice(value, Self::CHOICES, #allowed)? {
+                value: ::mcp_rs_core::wire::json::JsonStr<'__i>,
+            ) -> ::core::result::Result<Self, ::mcp_rs_core::typed::Problem<'__i>> {
+                match ::mcp_rs_core::typed::prompt_args::__choice(value, Self::CHOICES, #allowed)? {
                     #(#arms,)*
-                    _ => ::core::result::Result::Err(::mcp_rs_core::args::Problem::NotInEnum(#allowed)),
+                    _ => ::core::result::Result::Err(::mcp_rs_core::typed::Problem::NotInEnum(#allowed)),
                 }
             }
         }
@@ -245,14 +245,14 @@ pub(crate) fn returned(ret: &Ret, call: TokenStream, with_error: bool) -> TokenS
     match ret {
         Ret::Unit => quote!({
             #call;
-            ::mcp_rs_core::tools::Dispatch::Done
+            ::mcp_rs_core::model::common::Dispatch::Done
         }),
         Ret::Dispatch => call,
         Ret::Result => quote!(match #call {
-            ::core::result::Result::Ok(()) => ::mcp_rs_core::tools::Dispatch::Done,
+            ::core::result::Result::Ok(()) => ::mcp_rs_core::model::common::Dispatch::Done,
             ::core::result::Result::Err(e) => {
                 #fail;
-                ::mcp_rs_core::tools::Dispatch::Done
+                ::mcp_rs_core::model::common::Dispatch::Done
             }
         }),
     }
@@ -313,7 +313,7 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         let meta = keys.opt("meta");
         let icons = keys.get("icons").map_or(quote!(&[]), |e| quote!(#e));
         let requires = keys.get("requires").map_or(
-            quote!(::mcp_rs_core::tools::ClientCaps::NONE),
+            quote!(::mcp_rs_core::model::common::ClientCaps::NONE),
             |e| quote!(#e),
         );
         let typed = h.params.iter().find_map(|p| match p {
@@ -323,12 +323,12 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         let arguments = match &typed {
             Some(t) => {
                 let st = staticize(t);
-                quote_spanned!(t.span()=> <#st as ::mcp_rs_core::prompt_args::PromptArgs<'static>>::ARGUMENTS)
+                quote_spanned!(t.span()=> <#st as ::mcp_rs_core::typed::prompt_args::PromptArgs<'static>>::ARGUMENTS)
             }
             None => quote!(&[]),
         };
         table.push(quote! {
-            ::mcp_rs_core::prompts::Prompt {
+            ::mcp_rs_core::model::prompts::Prompt {
                 name: #name,
                 title: #title,
                 description: #description,
@@ -344,11 +344,11 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
                 let c = call(method, h.receiver, &h.params, &quote!(__args));
                 let ret = returned(&h.ret, c, true);
                 quote! {{
-                    let __args: #t = match ::mcp_rs_core::prompt_args::PromptArgs::parse(request.arguments()) {
+                    let __args: #t = match ::mcp_rs_core::typed::prompt_args::PromptArgs::parse(request.arguments()) {
                         ::core::result::Result::Ok(a) => a,
                         ::core::result::Result::Err(e) => {
                             result.invalid_arguments(&e);
-                            return ::core::option::Option::Some(::mcp_rs_core::tools::Dispatch::Done);
+                            return ::core::option::Option::Some(::mcp_rs_core::model::common::Dispatch::Done);
                         }
                     };
                     #ret
@@ -360,10 +360,10 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
                 // No declared arguments: any given one is unknown.
                 quote! {{
                     if let ::core::result::Result::Err(e) =
-                        ::mcp_rs_core::prompt_args::__collect(request.arguments(), &[])
+                        ::mcp_rs_core::typed::prompt_args::__collect(request.arguments(), &[])
                     {
                         result.invalid_arguments(&e);
-                        return ::core::option::Option::Some(::mcp_rs_core::tools::Dispatch::Done);
+                        return ::core::option::Option::Some(::mcp_rs_core::model::common::Dispatch::Done);
                     }
                     #ret
                 }}
@@ -378,23 +378,23 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         quote!()
     } else {
         quote! {
-            impl #impl_generics ::mcp_rs_core::prompts::PromptSet for #self_ty #where_clause {
+            impl #impl_generics ::mcp_rs_core::model::prompts::PromptSet for #self_ty #where_clause {
                 fn len(&self) -> usize {
                     Self::PROMPTS.len()
                 }
-                fn get(&self, index: usize) -> ::core::option::Option<::mcp_rs_core::prompts::Prompt<'_>> {
+                fn get(&self, index: usize) -> ::core::option::Option<::mcp_rs_core::model::prompts::Prompt<'_>> {
                     Self::PROMPTS.get(index).copied()
                 }
                 fn get_prompt(
                     &mut self,
-                    request: &::mcp_rs_core::prompts::GetPromptRequest<'_>,
-                    result: &mut ::mcp_rs_core::prompts::PromptResult<'_, '_>,
-                ) -> ::mcp_rs_core::tools::Dispatch {
+                    request: &::mcp_rs_core::model::prompts::GetPromptRequest<'_>,
+                    result: &mut ::mcp_rs_core::model::prompts::PromptResult<'_, '_>,
+                ) -> ::mcp_rs_core::model::common::Dispatch {
                     match self.render_prompt(request.prompt_index(), request, result) {
                         ::core::option::Option::Some(d) => d,
                         ::core::option::Option::None => {
                             result.fail(&"unknown prompt index");
-                            ::mcp_rs_core::tools::Dispatch::Done
+                            ::mcp_rs_core::model::common::Dispatch::Done
                         }
                     }
                 }
@@ -405,7 +405,7 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         #item
         impl #impl_generics #self_ty #where_clause {
             /// The prompts `#[prompts]` generated, in declaration order.
-            pub const PROMPTS: &'static [::mcp_rs_core::prompts::Prompt<'static>] = &[#(#table),*];
+            pub const PROMPTS: &'static [::mcp_rs_core::model::prompts::Prompt<'static>] = &[#(#table),*];
 
             /// Renders the prompt at `index` of [`Self::PROMPTS`] (its arguments parsed into
             /// the method's typed struct first); `None` if there is no such prompt.
@@ -413,9 +413,9 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
             pub fn render_prompt(
                 &mut self,
                 index: usize,
-                request: &::mcp_rs_core::prompts::GetPromptRequest<'_>,
-                result: &mut ::mcp_rs_core::prompts::PromptResult<'_, '_>,
-            ) -> ::core::option::Option<::mcp_rs_core::tools::Dispatch> {
+                request: &::mcp_rs_core::model::prompts::GetPromptRequest<'_>,
+                result: &mut ::mcp_rs_core::model::prompts::PromptResult<'_, '_>,
+            ) -> ::core::option::Option<::mcp_rs_core::model::common::Dispatch> {
                 match index {
                     #(#arms,)*
                     _ => ::core::option::Option::None,

@@ -1,6 +1,6 @@
 //! `#[derive(TemplateVars)]` and `#[resources]`.
 //!
-//! The derive implements `mcp_rs_core::template_vars::TemplateVars` for a struct whose named
+//! The derive implements `mcp_rs_core::typed::template_vars::TemplateVars` for a struct whose named
 //! fields are the variables of a URI template. `#[resources]` on an inherent `impl` block
 //! turns every `#[resource(...)]` method into a listed resource and every
 //! `#[resource_template(...)]` method into a resource template: `RESOURCES` and
@@ -157,7 +157,7 @@ fn derive_inner(input: TokenStream) -> Result<TokenStream> {
         let ty = &f.ty;
         let lit = str_at(&name, field.span());
         inits.push(quote_spanned! {ty.span()=>
-            #field: ::mcp_rs_core::template_vars::__var::<#ty>(captures, #lit)?
+            #field: ::mcp_rs_core::typed::template_vars::__var::<#ty>(captures, #lit)?
         });
     }
     let (impl_lt, ty_lt) = match &lifetime {
@@ -165,12 +165,12 @@ fn derive_inner(input: TokenStream) -> Result<TokenStream> {
         None => (quote!('__u), quote!()),
     };
     Ok(quote! {
-        impl<#impl_lt> ::mcp_rs_core::template_vars::TemplateVars<#impl_lt> for #ident #ty_lt {
+        impl<#impl_lt> ::mcp_rs_core::typed::template_vars::TemplateVars<#impl_lt> for #ident #ty_lt {
             const VARIABLES: &'static [&'static str] = &[#(#names),*];
             #[allow(unused_variables)]
             fn from_captures(
-                captures: &::mcp_rs_core::uri_template::Captures<'_, #impl_lt>,
-            ) -> ::core::result::Result<Self, ::mcp_rs_core::args::ArgError<#impl_lt>> {
+                captures: &::mcp_rs_core::wire::uri_template::Captures<'_, #impl_lt>,
+            ) -> ::core::result::Result<Self, ::mcp_rs_core::typed::ArgError<#impl_lt>> {
                 ::core::result::Result::Ok(#ident { #(#inits),* })
             }
         }
@@ -301,7 +301,7 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
                 None => None,
             };
             templates.push(quote! {
-                ::mcp_rs_core::resources::ResourceTemplate {
+                ::mcp_rs_core::model::resources::ResourceTemplate {
                     uri_template: #uri,
                     name: #name,
                     title: #title,
@@ -315,7 +315,7 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
             let body = match &typed {
                 Some(t) => quote! {
                     if let ::core::result::Result::Ok(__vars) =
-                        ::mcp_rs_core::template_vars::TemplateVars::from_captures(&__captures)
+                        ::mcp_rs_core::typed::template_vars::TemplateVars::from_captures(&__captures)
                     {
                         let __vars: #t = __vars;
                         return ::core::option::Option::Some(#ret);
@@ -338,20 +338,20 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
                 let st = staticize(t);
                 let ty_text = quote!(#t).to_string().replace(' ', "");
                 let template_text = l.value().replace('{', "{{").replace('}', "}}");
-                let declared = quote_spanned!(t.span()=> <#st as ::mcp_rs_core::template_vars::TemplateVars<'static>>::VARIABLES);
+                let declared = quote_spanned!(t.span()=> <#st as ::mcp_rs_core::typed::template_vars::TemplateVars<'static>>::VARIABLES);
                 for v in vars {
                     let msg = format!(
                         "URI template variable `{v}` is not a field of `{ty_text}` (#[derive(TemplateVars)])"
                     );
                     checks.push(quote_spanned! {l.span()=>
-                        ::core::assert!(::mcp_rs_core::template_vars::__has(#declared, #v), #msg);
+                        ::core::assert!(::mcp_rs_core::typed::template_vars::__has(#declared, #v), #msg);
                     });
                 }
                 let msg = format!(
                     "`{ty_text}` has a field that is not a variable of the URI template \"{template_text}\""
                 );
                 checks.push(quote_spanned! {l.span()=>
-                    ::core::assert!(::mcp_rs_core::template_vars::__all_in(#declared, &[#(#vars),*]), #msg);
+                    ::core::assert!(::mcp_rs_core::typed::template_vars::__all_in(#declared, &[#(#vars),*]), #msg);
                 });
             }
         } else {
@@ -373,7 +373,7 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
             let index = resources.len();
             let size = keys.opt("size");
             resources.push(quote! {
-                ::mcp_rs_core::resources::Resource {
+                ::mcp_rs_core::model::resources::Resource {
                     uri: #uri,
                     name: #name,
                     title: #title,
@@ -399,11 +399,11 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         quote!()
     } else {
         quote! {
-            impl #impl_generics ::mcp_rs_core::resources::ResourceSet for #self_ty #where_clause {
+            impl #impl_generics ::mcp_rs_core::model::resources::ResourceSet for #self_ty #where_clause {
                 fn len(&self) -> usize {
                     Self::RESOURCES.len()
                 }
-                fn get(&self, index: usize) -> ::core::option::Option<::mcp_rs_core::resources::Resource<'_>> {
+                fn get(&self, index: usize) -> ::core::option::Option<::mcp_rs_core::model::resources::Resource<'_>> {
                     Self::RESOURCES.get(index).copied()
                 }
                 fn templates_len(&self) -> usize {
@@ -412,19 +412,19 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
                 fn template(
                     &self,
                     index: usize,
-                ) -> ::core::option::Option<::mcp_rs_core::resources::ResourceTemplate<'_>> {
+                ) -> ::core::option::Option<::mcp_rs_core::model::resources::ResourceTemplate<'_>> {
                     Self::RESOURCE_TEMPLATES.get(index).copied()
                 }
                 fn read(
                     &mut self,
-                    request: &::mcp_rs_core::resources::ReadRequest<'_>,
-                    result: &mut ::mcp_rs_core::resources::ReadResult<'_, '_>,
-                ) -> ::mcp_rs_core::tools::Dispatch {
+                    request: &::mcp_rs_core::model::resources::ReadRequest<'_>,
+                    result: &mut ::mcp_rs_core::model::resources::ReadResult<'_, '_>,
+                ) -> ::mcp_rs_core::model::common::Dispatch {
                     match self.read_resource(request, result) {
                         ::core::option::Option::Some(d) => d,
                         ::core::option::Option::None => {
                             result.not_found();
-                            ::mcp_rs_core::tools::Dispatch::Done
+                            ::mcp_rs_core::model::common::Dispatch::Done
                         }
                     }
                 }
@@ -441,9 +441,9 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         #item
         impl #impl_generics #self_ty #where_clause {
             /// The listed resources `#[resources]` generated, in declaration order.
-            pub const RESOURCES: &'static [::mcp_rs_core::resources::Resource<'static>] = &[#(#resources),*];
+            pub const RESOURCES: &'static [::mcp_rs_core::model::resources::Resource<'static>] = &[#(#resources),*];
             /// The resource templates `#[resources]` generated, in declaration order.
-            pub const RESOURCE_TEMPLATES: &'static [::mcp_rs_core::resources::ResourceTemplate<'static>] =
+            pub const RESOURCE_TEMPLATES: &'static [::mcp_rs_core::model::resources::ResourceTemplate<'static>] =
                 &[#(#templates),*];
 
             /// Reads the URI of `request`: the listed resource with that URI, else the first
@@ -452,11 +452,11 @@ fn expand_inner(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
             #[allow(unused_variables, unreachable_code, clippy::unit_arg, clippy::needless_return)]
             pub fn read_resource(
                 &mut self,
-                request: &::mcp_rs_core::resources::ReadRequest<'_>,
-                result: &mut ::mcp_rs_core::resources::ReadResult<'_, '_>,
-            ) -> ::core::option::Option<::mcp_rs_core::tools::Dispatch> {
+                request: &::mcp_rs_core::model::resources::ReadRequest<'_>,
+                result: &mut ::mcp_rs_core::model::resources::ReadResult<'_, '_>,
+            ) -> ::core::option::Option<::mcp_rs_core::model::common::Dispatch> {
                 let __uri_json = request.uri();
-                let mut __buf = [0u8; ::mcp_rs_core::template_vars::MAX_URI];
+                let mut __buf = [0u8; ::mcp_rs_core::typed::template_vars::MAX_URI];
                 let __uri: &str = __uri_json.text_in(&mut __buf)?;
                 #(#fixed_arms)*
                 #(#template_arms)*

@@ -2,8 +2,8 @@
 //! validates against it.
 #![allow(missing_docs)]
 
-use mcp_rs_core::args::ToolOutput;
-use mcp_rs_core::json::{JsonStr, JsonWriter};
+use mcp_rs_core::typed::ToolOutput;
+use mcp_rs_core::wire::json::{JsonStr, JsonWriter};
 use mcp_rs_core::{ToolArgs, ToolOutput};
 use serde_json::{json, Value};
 
@@ -55,7 +55,7 @@ fn output_validates_against_its_schema() {
         .validate(&schema)
         .unwrap_or_else(|e| panic!("{}: {e}", Report::SCHEMA));
     let judge = jsonschema::draft202012::new(&schema).unwrap();
-    let echo_src = mcp_rs_core::json::parse(br#""a\"b""#, Default::default()).unwrap();
+    let echo_src = mcp_rs_core::wire::json::parse(br#""a\"b""#, Default::default()).unwrap();
     let echo = echo_src.as_string().unwrap();
     let flags = [true, false];
     let mut count = 0;

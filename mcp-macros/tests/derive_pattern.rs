@@ -10,8 +10,8 @@
 //! text while the judge sees the value.
 #![allow(missing_docs)]
 
-use mcp_rs_core::args::ToolArgs;
-use mcp_rs_core::json::{parse, JsonStr, Limits, RawJson};
+use mcp_rs_core::typed::ToolArgs;
+use mcp_rs_core::wire::json::{parse, JsonStr, Limits, RawJson};
 use mcp_rs_core::ToolArgs;
 use serde_json::{json, Value};
 
@@ -404,7 +404,7 @@ pub struct Rolled<'a> {
 
 #[test]
 fn output_schemas_carry_pattern_and_examples() {
-    use mcp_rs_core::args::ToolOutput;
+    use mcp_rs_core::typed::ToolOutput;
     let schema: Value = serde_json::from_str(<Rolled<'_> as ToolOutput>::SCHEMA).unwrap();
     assert!(jsonschema::draft202012::meta::validator().is_valid(&schema));
     assert_eq!(

@@ -8,8 +8,8 @@
 //! the last one), so they are checked separately: the parser always rejects them.
 #![allow(missing_docs)]
 
-use mcp_rs_core::args::{ArgList, ToolArgs};
-use mcp_rs_core::json::{parse, JsonStr, Limits, RawJson};
+use mcp_rs_core::typed::{ArgList, ToolArgs};
+use mcp_rs_core::wire::json::{parse, JsonStr, Limits, RawJson};
 use mcp_rs_core::ToolArgs;
 use serde_json::{json, Map, Value};
 

@@ -2,11 +2,11 @@
 
 mod handler_common;
 use handler_common::run;
-use mcp_rs_core::content::{Content, Role};
-use mcp_rs_core::json::JsonStr;
-use mcp_rs_core::prompt_args::{PromptArgValue, PromptArgs};
-use mcp_rs_core::prompts::{GetPromptRequest, PromptResult, PromptSet};
-use mcp_rs_core::tools::Dispatch;
+use mcp_rs_core::model::common::Dispatch;
+use mcp_rs_core::model::content::{Content, Role};
+use mcp_rs_core::model::prompts::{GetPromptRequest, PromptResult, PromptSet};
+use mcp_rs_core::typed::prompt_args::{PromptArgValue, PromptArgs};
+use mcp_rs_core::wire::json::JsonStr;
 use mcp_rs_core::ServerHandler;
 use serde_json::{json, Value};
 
@@ -132,7 +132,7 @@ fn derive_declares_arguments() {
 #[test]
 fn parse_errors_name_the_argument() {
     let parse = |text: &'static str| {
-        let v = mcp_rs_core::json::parse(text.as_bytes(), Default::default()).unwrap();
+        let v = mcp_rs_core::wire::json::parse(text.as_bytes(), Default::default()).unwrap();
         ReviewArgs::parse(v).err().map(|e| e.to_string())
     };
     assert_eq!(parse(r#"{"code":"x","language":"rust"}"#), None);

@@ -1,6 +1,6 @@
 //! The README's mcp-macros example, compiled and called.
 
-use mcp_rs_core::json::JsonStr;
+use mcp_rs_core::wire::json::JsonStr;
 use mcp_rs_core::{tools, ToolArgs, ToolOutput};
 
 #[derive(ToolArgs)]
@@ -55,8 +55,9 @@ fn readme_example_schema_and_errors() {
     );
     assert_eq!(schema["required"], serde_json::json!(["value", "to"]));
     let args =
-        mcp_rs_core::json::parse(br#"{"value":-300,"to":"celsius"}"#, Default::default()).unwrap();
-    let err = <ConvertArgs<'_> as mcp_rs_core::args::ToolArgs<'_>>::parse(args)
+        mcp_rs_core::wire::json::parse(br#"{"value":-300,"to":"celsius"}"#, Default::default())
+            .unwrap();
+    let err = <ConvertArgs<'_> as mcp_rs_core::typed::ToolArgs<'_>>::parse(args)
         .err()
         .unwrap();
     assert_eq!(

@@ -2,9 +2,9 @@
 
 mod handler_common;
 use handler_common::run;
-use mcp_rs_core::resources::{ReadRequest, ReadResult, ResourceSet};
-use mcp_rs_core::template_vars::{PctStr, TemplateVars};
-use mcp_rs_core::tools::Dispatch;
+use mcp_rs_core::model::common::Dispatch;
+use mcp_rs_core::model::resources::{ReadRequest, ReadResult, ResourceSet};
+use mcp_rs_core::typed::template_vars::{PctStr, TemplateVars};
 use mcp_rs_core::ServerHandler;
 use serde_json::{json, Value};
 

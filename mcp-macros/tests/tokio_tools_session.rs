@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_rs_core::json::{JsonStr, RawJson};
+use mcp_rs_core::wire::json::{JsonStr, RawJson};
 use mcp_rs_core::{CallRequest, Dispatch, LogLevel, ToolResult};
 use mcp_rs_tokio::{Content, Context, Info, Server, ToolArgs, ToolOutput, Tools};
 use serde_json::{json, Value};
@@ -408,7 +408,7 @@ async fn lists_the_static_definitions_in_order() {
 impl Demo {
     fn find_tool_by(name: &str) -> Option<usize> {
         let quoted = format!("\"{name}\"");
-        let raw = mcp_rs_core::json::parse(quoted.as_bytes(), Default::default()).unwrap();
+        let raw = mcp_rs_core::wire::json::parse(quoted.as_bytes(), Default::default()).unwrap();
         Demo::find_tool(raw.as_string().unwrap())
     }
 }

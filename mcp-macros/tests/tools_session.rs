@@ -5,7 +5,7 @@ mod tools_common;
 
 use core::fmt;
 
-use mcp_rs_core::json::RawJson;
+use mcp_rs_core::wire::json::RawJson;
 use mcp_rs_core::{tools, CallRequest, ClientCaps, Icon, ToolAnnotations, ToolResult, ToolSet};
 use serde_json::{json, Value};
 use tools_common::{call, session, texts, Echoed, Number, Pair, Text};
@@ -165,7 +165,7 @@ fn table_in_declaration_order() {
     assert_eq!(tools.helper(), 0);
     let find = |name: &str| {
         let json = format!("{name:?}");
-        let value = mcp_rs_core::json::parse(json.as_bytes(), Default::default()).unwrap();
+        let value = mcp_rs_core::wire::json::parse(json.as_bytes(), Default::default()).unwrap();
         Calculator::find_tool(value.as_string().unwrap())
     };
     assert_eq!(find("calc.divide"), Some(1));
@@ -183,8 +183,8 @@ fn tools_list_carries_every_definition_field() {
             "name": "add",
             "title": "Add",
             "description": "Adds two numbers.\n\nReturns their sum.",
-            "inputSchema": serde_json::from_str::<Value>(<Pair as mcp_rs_core::args::ToolArgs>::SCHEMA).unwrap(),
-            "outputSchema": serde_json::from_str::<Value>(<Number as mcp_rs_core::args::ToolOutput>::SCHEMA).unwrap(),
+            "inputSchema": serde_json::from_str::<Value>(<Pair as mcp_rs_core::typed::ToolArgs>::SCHEMA).unwrap(),
+            "outputSchema": serde_json::from_str::<Value>(<Number as mcp_rs_core::typed::ToolOutput>::SCHEMA).unwrap(),
             "annotations": {
                 "title": "Add",
                 "readOnlyHint": true,

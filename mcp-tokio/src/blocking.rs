@@ -16,8 +16,8 @@
 
 use std::io::{ErrorKind, Read, Write};
 
-use mcp_rs_core::framing::Frame;
-use mcp_rs_core::jsonrpc::code;
+use mcp_rs_core::wire::framing::Frame;
+use mcp_rs_core::wire::jsonrpc::code;
 use mcp_rs_core::Session;
 
 use crate::driver::PENDING_RETAIN;

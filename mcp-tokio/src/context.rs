@@ -1,7 +1,7 @@
 //! What a call's task gets ([`Context`]: progress, logging, cancellation, requests to the
 //! client) and what it sends back to its connection's drive loop ([`Command`]).
 
-use mcp_rs_core::tools::ClientCaps;
+use mcp_rs_core::model::common::ClientCaps;
 use mcp_rs_core::{CallError, CallToken, ClientMethod, LogLevel, ProtocolVersion};
 use tokio::sync::{mpsc, oneshot, watch};
 

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use futures::FutureExt;
-use mcp_rs_core::framing::Frame;
+use mcp_rs_core::model::common::ClientCaps;
 use mcp_rs_core::session::Request;
-use mcp_rs_core::tools::ClientCaps;
+use mcp_rs_core::wire::framing::Frame;
 use mcp_rs_core::{CallError, CallToken, ClientOutcome, Event, ProtocolVersion, Session, Transmit};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -408,7 +408,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                         let output = guarded(&what, handler(request, ctx.0)).await;
                         let output = output.unwrap_or_else(|why| {
                             Err(ErrorReply::new(
-                                mcp_rs_core::jsonrpc::code::INTERNAL_ERROR,
+                                mcp_rs_core::wire::jsonrpc::code::INTERNAL_ERROR,
                                 why,
                             ))
                         });
@@ -559,7 +559,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         why: &str,
     ) -> Result<(), Error> {
         self.lend();
-        let code = mcp_rs_core::jsonrpc::code::INTERNAL_ERROR;
+        let code = mcp_rs_core::wire::jsonrpc::code::INTERNAL_ERROR;
         let sent = match session.fail(token, code, why, &mut self.out) {
             Ok(Some(tx)) => self.send(tx),
             _ => Ok(()),
@@ -966,7 +966,7 @@ impl Connection<'_, tokio::io::Sink> {
             }
             // Frees the core's slot; the frame it writes has nowhere to go.
             if session.close_subscription(token, &mut self.out).is_err() {
-                let code = mcp_rs_core::jsonrpc::code::INTERNAL_ERROR;
+                let code = mcp_rs_core::wire::jsonrpc::code::INTERNAL_ERROR;
                 let _ = session.fail(token, code, "The client went away", &mut self.out);
             }
             self.ended(token);

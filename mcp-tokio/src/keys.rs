@@ -51,7 +51,7 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use mcp_rs_core::mac::PreviousKey;
+use mcp_rs_core::token::mac::PreviousKey;
 use mcp_rs_core::{Config, SecretKey};
 
 /// The keys a server signs and verifies with: the current key and, during a rotation, the
@@ -318,7 +318,7 @@ fn decode_key(value: &str) -> Result<SecretKey, String> {
                 b => b,
             })
             .collect();
-        mcp_rs_core::mac::base64url_decode(&url, &mut key)
+        mcp_rs_core::token::mac::base64url_decode(&url, &mut key)
             .map_err(|_| "not valid hex or base64".to_string())?;
     }
     if key == [0; 16] {
@@ -464,7 +464,7 @@ mod tests {
         let mut key = [0xfbu8; 16];
         key[1] = 0xff;
         let mut url = [0u8; 22];
-        let url = mcp_rs_core::mac::base64url_encode(&key, &mut url)
+        let url = mcp_rs_core::token::mac::base64url_encode(&key, &mut url)
             .unwrap()
             .to_string();
         let standard = url.replace('-', "+").replace('_', "/");

@@ -1,6 +1,6 @@
 //! Newline framing over a buffer that grows on demand and shrinks back.
 //!
-//! The same rules as the core's [`LineFramer`](mcp_rs_core::framing::LineFramer), which
+//! The same rules as the core's [`LineFramer`](mcp_rs_core::wire::framing::LineFramer), which
 //! borrows a fixed buffer of the largest line: a connection that may receive a 4 MiB line
 //! would hold 4 MiB while idle. Here bytes are read straight into the buffer (no copy from
 //! a read chunk), lines are handed out in place, and memory follows use:
@@ -19,7 +19,7 @@
 
 use std::io;
 
-use mcp_rs_core::framing::Frame;
+use mcp_rs_core::wire::framing::Frame;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 /// The first read of an empty buffer asks for this many bytes.
@@ -209,7 +209,7 @@ fn line(raw: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_rs_core::framing::LineFramer;
+    use mcp_rs_core::wire::framing::LineFramer;
 
     /// Every frame of `chunks` fed one by one, then `finish`.
     fn frames(max: usize, chunks: &[&[u8]]) -> Vec<String> {

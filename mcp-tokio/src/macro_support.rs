@@ -9,8 +9,8 @@
 
 use core::fmt;
 
-use mcp_rs_core::args::{ArgError, ToolArgs};
-use mcp_rs_core::json::{Limits, RawJson, MAX_DEPTH_LIMIT};
+use mcp_rs_core::typed::{ArgError, ToolArgs};
+use mcp_rs_core::wire::json::{Limits, RawJson, MAX_DEPTH_LIMIT};
 
 use crate::registry::{Args, Content, ToolOutput};
 
@@ -20,7 +20,7 @@ fn json<'a>(tool: &str, args: &'a Args) -> Result<RawJson<'a>, ToolOutput> {
     let limits = Limits {
         max_depth: MAX_DEPTH_LIMIT,
     };
-    mcp_rs_core::json::parse(args.raw().as_bytes(), limits)
+    mcp_rs_core::wire::json::parse(args.raw().as_bytes(), limits)
         .map_err(|e| ToolOutput::error(format!("Invalid arguments for tool {tool}: {e}")))
 }
 
@@ -37,7 +37,7 @@ pub fn raw_args<'a>(tool: &str, args: &'a Args) -> Result<RawJson<'a>, ToolOutpu
 
 /// Checks that a tool without an arguments parameter got no arguments.
 pub fn no_args(tool: &str, args: &Args) -> Result<(), ToolOutput> {
-    mcp_rs_core::tools::__macro_support::no_args(json(tool, args)?)
+    mcp_rs_core::typed::__macro_support::no_args(json(tool, args)?)
         .map_err(|e| invalid_args(tool, &e))
 }
 
@@ -53,7 +53,7 @@ pub fn text(mut output: ToolOutput, text: impl Into<String>) -> ToolOutput {
 }
 
 /// Sets a returned `ToolOutput` value as the structured result.
-pub fn structured<T: mcp_rs_core::args::ToolOutput + ?Sized>(
+pub fn structured<T: mcp_rs_core::typed::ToolOutput + ?Sized>(
     output: ToolOutput,
     value: &T,
 ) -> ToolOutput {
@@ -68,8 +68,8 @@ pub fn failed(mut output: ToolOutput, error: &dyn fmt::Display) -> ToolOutput {
 
 #[cfg(test)]
 mod tests {
-    use mcp_rs_core::args::{ArgError, ArgValue, Problem, ToolArgs};
-    use mcp_rs_core::json::{JsonStr, JsonWriter, RawJson};
+    use mcp_rs_core::typed::{ArgError, ArgValue, Problem, ToolArgs};
+    use mcp_rs_core::wire::json::{JsonStr, JsonWriter, RawJson};
 
     use super::{failed, no_args, parse_args, raw_args, structured, text};
     use crate::registry::{Args, Content, ToolOutput};
@@ -89,11 +89,12 @@ mod tests {
                 }
                 name = Some(
                     JsonStr::from_json(value)
-                        .map_err(|e| e.within(mcp_rs_core::args::PathSegment::Key("name")))?,
+                        .map_err(|e| e.within(mcp_rs_core::typed::PathSegment::Key("name")))?,
                 );
             }
             let name = name.ok_or(
-                ArgError::new(Problem::Missing).within(mcp_rs_core::args::PathSegment::Key("name")),
+                ArgError::new(Problem::Missing)
+                    .within(mcp_rs_core::typed::PathSegment::Key("name")),
             )?;
             Ok(Named { name })
         }
@@ -143,7 +144,7 @@ mod tests {
     /// An output whose JSON is larger than the stack buffer of `structured_output`.
     struct Big(usize);
 
-    impl mcp_rs_core::args::ToolOutput for Big {
+    impl mcp_rs_core::typed::ToolOutput for Big {
         const SCHEMA: &'static str = r#"{"type":"object"}"#;
         fn write(&self, w: &mut JsonWriter<'_>) {
             w.begin_object();

@@ -1,5 +1,5 @@
 //! Prompts rendered by async handlers: a `prompts/get` that the provider's
-//! [`PromptSet`](mcp_rs_core::prompts::PromptSet) defers (returns `Dispatch::Defer`) runs as a
+//! [`PromptSet`](mcp_rs_core::model::prompts::PromptSet) defers (returns `Dispatch::Defer`) runs as a
 //! tokio task with a [`Context`](crate::Context), so it can ask a legacy client for input
 //! (`Context::request`) before it answers.
 
@@ -7,8 +7,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_rs_core::content::Role;
-use mcp_rs_core::prompts::PromptResult;
+use mcp_rs_core::model::content::Role;
+use mcp_rs_core::model::prompts::PromptResult;
 
 use crate::registry::Content;
 use crate::Context;

@@ -7,9 +7,9 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::{Arc, RwLock};
 
-use mcp_rs_core::content::Icon;
-use mcp_rs_core::json::JsonStr;
-use mcp_rs_core::json::JsonWriter;
+use mcp_rs_core::model::content::Icon;
+use mcp_rs_core::wire::json::JsonStr;
+use mcp_rs_core::wire::json::JsonWriter;
 use mcp_rs_core::{CallRequest, ClientCaps, Dispatch, Tool, ToolAnnotations, ToolResult, ToolSet};
 use serde::de::DeserializeOwned;
 use tokio::sync::watch;
@@ -228,8 +228,8 @@ pub enum Content {
 
 impl Content {
     /// The core's borrowed view of this block.
-    pub fn as_core(&self) -> mcp_rs_core::content::Content<'_> {
-        use mcp_rs_core::content::Content as C;
+    pub fn as_core(&self) -> mcp_rs_core::model::content::Content<'_> {
+        use mcp_rs_core::model::content::Content as C;
         match self {
             Content::Text(t) => C::Text(t),
             Content::Image { data, mime_type } => C::Image { data, mime_type },
@@ -299,11 +299,11 @@ impl ToolOutput {
         self
     }
     /// Sets `structuredContent` from a type implementing mcp-core's
-    /// [`ToolOutput`](mcp_rs_core::args::ToolOutput) trait (a `#[derive(ToolOutput)]` struct):
+    /// [`ToolOutput`](mcp_rs_core::typed::ToolOutput) trait (a `#[derive(ToolOutput)]` struct):
     /// rendered now by its own writer (no serde), so it may borrow; sent exactly as
     /// [`ToolResult::structured`] sends it (a JSON text block after the other blocks, and
     /// `structuredContent`).
-    pub fn structured_output<T: mcp_rs_core::args::ToolOutput + ?Sized>(
+    pub fn structured_output<T: mcp_rs_core::typed::ToolOutput + ?Sized>(
         mut self,
         value: &T,
     ) -> Self {
@@ -337,7 +337,7 @@ impl ToolOutput {
 }
 
 /// `value` as compact JSON text, written by its `ToolOutput::write`.
-fn render<T: mcp_rs_core::args::ToolOutput + ?Sized>(value: &T) -> String {
+fn render<T: mcp_rs_core::typed::ToolOutput + ?Sized>(value: &T) -> String {
     let mut stack = [0u8; OUTPUT_STACK];
     let mut w = JsonWriter::new(&mut stack);
     value.write(&mut w);

@@ -204,13 +204,13 @@ impl ServerHandler for Combined<'_> {
     fn tools(&mut self) -> Option<&mut dyn ToolSet> {
         Some(self.tools)
     }
-    fn resources(&mut self) -> Option<&mut dyn mcp_rs_core::resources::ResourceSet> {
+    fn resources(&mut self) -> Option<&mut dyn mcp_rs_core::model::resources::ResourceSet> {
         self.provider.as_mut()?.resources()
     }
-    fn prompts(&mut self) -> Option<&mut dyn mcp_rs_core::prompts::PromptSet> {
+    fn prompts(&mut self) -> Option<&mut dyn mcp_rs_core::model::prompts::PromptSet> {
         self.provider.as_mut()?.prompts()
     }
-    fn completions(&mut self) -> Option<&mut dyn mcp_rs_core::completion::Completions> {
+    fn completions(&mut self) -> Option<&mut dyn mcp_rs_core::model::completion::Completions> {
         self.provider.as_mut()?.completions()
     }
 }
@@ -565,7 +565,7 @@ impl Server {
         let error = serde_json::json!({
             "jsonrpc": "2.0",
             "error": {
-                "code": mcp_rs_core::jsonrpc::code::INTERNAL_ERROR,
+                "code": mcp_rs_core::wire::jsonrpc::code::INTERNAL_ERROR,
                 "message": "Too many connections",
                 "data": {"limit": self.inner.limits.max_connections},
             },

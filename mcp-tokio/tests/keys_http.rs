@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use mcp_rs_core::mac::PreviousKey;
+use mcp_rs_core::token::mac::PreviousKey;
 use mcp_rs_core::{Config, SecretKey};
 use mcp_rs_tokio::http::HttpConfig;
 use mcp_rs_tokio::{Handler, Info, KeySource, Keys, Limits, Server, ToolDef, Tools};

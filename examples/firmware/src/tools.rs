@@ -18,8 +18,8 @@
 //! KiB). That is also why no argument is a primitive number type (the derived integer
 //! parsers read `2.0` and `1e3` through `f64`): numbers are [`Decimal`] and [`Led`].
 
-use mcp_rs_core::args::{ArgError, ArgValue, OutputValue, Problem, SchemaText, ToolOutput};
-use mcp_rs_core::json::{JsonWriter, Kind, RawJson, StrPart};
+use mcp_rs_core::typed::{ArgError, ArgValue, OutputValue, Problem, SchemaText, ToolOutput};
+use mcp_rs_core::wire::json::{JsonWriter, Kind, RawJson, StrPart};
 use mcp_rs_core::{tools, ToolAnnotations, ToolArgs, ToolOutput, ToolResult};
 
 use crate::dice::{self, Dice};
@@ -335,7 +335,7 @@ impl DeviceTools {
     #[tool(
         title = "Calculate",
         annotations = PURE,
-        input_schema = <CalculateArgs as mcp_rs_core::args::ToolArgs<'static>>::SCHEMA,
+        input_schema = <CalculateArgs as mcp_rs_core::typed::ToolArgs<'static>>::SCHEMA,
         output_schema = <Calculated as ToolOutput>::SCHEMA
     )]
     fn calculate(&mut self, args: RawJson<'_>, result: &mut ToolResult<'_, '_>) {
@@ -371,7 +371,7 @@ impl DeviceTools {
     #[tool(
         title = "Roll dice",
         annotations = READS,
-        input_schema = <DiceArgs as mcp_rs_core::args::ToolArgs<'static>>::SCHEMA,
+        input_schema = <DiceArgs as mcp_rs_core::typed::ToolArgs<'static>>::SCHEMA,
         output_schema = <Rolled<'static> as ToolOutput>::SCHEMA
     )]
     fn roll_dice(&mut self, args: RawJson<'_>, result: &mut ToolResult<'_, '_>) {
@@ -405,7 +405,7 @@ impl DeviceTools {
     #[tool(
         title = "Tell fortune",
         annotations = READS,
-        input_schema = <FortuneArgs as mcp_rs_core::args::ToolArgs<'static>>::SCHEMA
+        input_schema = <FortuneArgs as mcp_rs_core::typed::ToolArgs<'static>>::SCHEMA
     )]
     fn tell_fortune(&mut self, args: RawJson<'_>, result: &mut ToolResult<'_, '_>) {
         let FortuneArgs { category } = match FortuneArgs::read(args) {
@@ -420,7 +420,7 @@ impl DeviceTools {
     #[tool(
         title = "Read temperature",
         annotations = READS,
-        input_schema = <TemperatureArgs as mcp_rs_core::args::ToolArgs<'static>>::SCHEMA,
+        input_schema = <TemperatureArgs as mcp_rs_core::typed::ToolArgs<'static>>::SCHEMA,
         output_schema = <Temperature as ToolOutput>::SCHEMA
     )]
     fn read_temperature(&mut self, args: RawJson<'_>, result: &mut ToolResult<'_, '_>) {
@@ -454,7 +454,7 @@ impl DeviceTools {
         destructive = false,
         idempotent,
         open_world = false,
-        input_schema = <LedArgs as mcp_rs_core::args::ToolArgs<'static>>::SCHEMA,
+        input_schema = <LedArgs as mcp_rs_core::typed::ToolArgs<'static>>::SCHEMA,
         output_schema = <Leds as ToolOutput>::SCHEMA
     )]
     fn set_led(&mut self, args: RawJson<'_>, result: &mut ToolResult<'_, '_>) {
@@ -475,7 +475,7 @@ impl DeviceTools {
     #[tool(
         title = "Uptime",
         annotations = READS,
-        input_schema = mcp_rs_core::tools::__macro_support::NO_ARGS_SCHEMA,
+        input_schema = mcp_rs_core::typed::__macro_support::NO_ARGS_SCHEMA,
         output_schema = <Uptime as ToolOutput>::SCHEMA
     )]
     fn uptime_ms(&mut self, args: RawJson<'_>, result: &mut ToolResult<'_, '_>) {

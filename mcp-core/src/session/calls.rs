@@ -4,15 +4,15 @@
 
 use super::faults::Fault;
 use super::{Ctx, Incoming, Phase, Route, Session, Transmit};
-use crate::error::CallError;
-use crate::inflight::{CallKind, CallSlot, CallToken, SlotState};
-use crate::json::{JsonStr, JsonWriter, RawJson, StrPart};
+use crate::model::common::Envelope;
+use crate::model::logging::LogLevel;
+use crate::model::tools::{CallRequest, ToolResult};
+use crate::session::error::CallError;
+use crate::session::inflight::{CallKind, CallSlot, CallToken, SlotState};
+use crate::wire::json::{JsonStr, JsonWriter, RawJson, StrPart};
 #[cfg(feature = "deferred")]
-use crate::jsonrpc::StoredId;
-use crate::jsonrpc::{self, code, RequestId};
-use crate::logging::LogLevel;
-use crate::server::Envelope;
-use crate::tools::{CallRequest, ToolResult};
+use crate::wire::jsonrpc::StoredId;
+use crate::wire::jsonrpc::{self, code, RequestId};
 use crate::wire::{Method, Params};
 
 /// A deferred request, by kind.
@@ -23,13 +23,13 @@ pub enum Request<'i> {
     Tool(CallRequest<'i>),
     /// `resources/read`: complete with [`Session::complete_read`].
     #[cfg(feature = "resources")]
-    Read(crate::resources::ReadRequest<'i>),
+    Read(crate::model::resources::ReadRequest<'i>),
     /// `prompts/get`: complete with [`Session::complete_prompt`].
     #[cfg(feature = "prompts")]
-    Prompt(crate::prompts::GetPromptRequest<'i>),
+    Prompt(crate::model::prompts::GetPromptRequest<'i>),
     /// `completion/complete`: complete with [`Session::complete_completion`].
     #[cfg(feature = "completion")]
-    Complete(crate::completion::CompleteRequest<'i>),
+    Complete(crate::model::completion::CompleteRequest<'i>),
 }
 
 /// A deferred request, handed out by [`Incoming::next_call`].
@@ -144,94 +144,25 @@ fn rebuild<'i>(
     })
 }
 
-/// The `inputResponses` and verified `requestState` of a request (2026-07-28). A state
-/// that does not open under any of the configured keys (tampered, foreign, expired, or
-/// sealed under a retired key) is -32602.
-#[cfg(feature = "mrtr")]
-pub(super) fn input_context<'i>(
-    p: &Params<'i>,
-    method: Method,
-    target: &str,
-    config: &super::Config,
-    now: u64,
-) -> Result<crate::mrtr::InputContext<'i>, Fault<'i>> {
-    // Every response is a result object (ElicitResult, CreateMessageResult,
-    // ListRootsResult); anything else is a malformed request, never a completed call.
-    let is_object = |r: crate::json::RawJson<'_>| r.kind() == crate::json::Kind::Object;
-    let responses = match p.input_responses {
-        None => None,
-        Some(r) if is_object(r) && r.members().into_iter().flatten().all(|(_, v)| is_object(v)) => {
-            Some(r)
-        }
-        Some(_) => {
-            return Err(Fault::new(
-                code::INVALID_PARAMS,
-                "params.inputResponses must be an object of result objects",
-            ))
-        }
-    };
-    let state = match p.request_state {
-        None => None,
-        Some(s) => {
-            let invalid = Fault::new(
-                code::INVALID_PARAMS,
-                "Invalid requestState: tampered, expired or not issued by this server",
-            );
-            let s = s.as_string().ok_or(invalid)?;
-            // Sealed state never has escapes; one that does was altered.
-            let text = s.as_borrowed().ok_or(invalid)?;
-            // The target digest is keyed too: each key opens with its own. A state that
-            // fails under the current key (tampered, or sealed before a rotation) is tried
-            // under the previous one while that is accepted.
-            let opened = config.verification_keys(now).find_map(|key| {
-                let mut hex = [0u8; 16];
-                let target = digest_hex(target_digest(key, target), &mut hex);
-                crate::seal::open(key, method.as_str(), target, text, now).ok()
-            });
-            Some(opened.ok_or(invalid)?)
-        }
-    };
-    Ok(crate::mrtr::InputContext { responses, state })
-}
-
-/// Keyed digest of a request target (raw JSON string text) for sealing.
-pub(super) fn target_digest(key: &crate::mac::SecretKey, target: &str) -> u64 {
-    crate::mac::siphash24(key, target.as_bytes())
-}
-
-/// A digest as 16 lowercase hex digits.
-#[cfg(feature = "mrtr")]
-pub(super) fn digest_hex(digest: u64, buf: &mut [u8; 16]) -> &str {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    for (i, b) in buf.iter_mut().enumerate() {
-        let shift = 60 - 4 * i as u32;
-        *b = HEX
-            .get(((digest >> shift) & 0xF) as usize)
-            .copied()
-            .unwrap_or(b'0');
-    }
-    core::str::from_utf8(buf).unwrap_or("")
-}
-
 impl<'a> Session<'a> {
     /// The envelope of a call's results, sealing state for `method` with the target digest.
     pub(super) fn call_envelope<'s>(
         &'s self,
-        version: crate::version::ProtocolVersion,
+        version: crate::wire::version::ProtocolVersion,
         cacheable: bool,
         method: Method,
         digest: u64,
-        caps: crate::tools::ClientCaps,
+        caps: crate::model::common::ClientCaps,
         hex: &'s mut [u8; 16],
     ) -> Envelope<'s> {
         #[cfg_attr(not(feature = "mrtr"), allow(unused_mut))]
         let mut env = self.envelope(version, cacheable);
         #[cfg(feature = "mrtr")]
         if version.features().result_type {
-            env.seal = Some(crate::mrtr::SealCtx {
+            env.seal = Some(crate::model::common::SealCtx {
                 key: &self.config.key,
                 method: method.as_str(),
-                target: digest_hex(digest, hex),
+                target: super::rounds::digest_hex(digest, hex),
                 expires_at_ms: self.now_ms.saturating_add(self.config.state_ttl_ms),
                 caps,
             });
@@ -437,13 +368,13 @@ impl<'a> Session<'a> {
 
     /// Completes a deferred `resources/read`. A read that writes nothing or calls
     /// `not_found` is answered with the revision's not-found error, whose `data.uri` names
-    /// the URI when it was at most [`MAX_ID_LEN`](crate::jsonrpc::MAX_ID_LEN) bytes of JSON.
+    /// the URI when it was at most [`MAX_ID_LEN`](crate::wire::jsonrpc::MAX_ID_LEN) bytes of JSON.
     #[cfg(feature = "resources")]
     pub fn complete_read(
         &mut self,
         token: CallToken,
         out: &mut [u8],
-        write: impl FnOnce(&mut crate::resources::ReadResult<'_, '_>),
+        write: impl FnOnce(&mut crate::model::resources::ReadResult<'_, '_>),
     ) -> Result<Option<Transmit>, CallError> {
         let mut write = Some(write);
         let mut not_found = false;
@@ -454,18 +385,20 @@ impl<'a> Session<'a> {
             Method::ResourcesRead,
             out,
             &mut |w, env| {
-                let mut result = crate::resources::ReadResult::begin(w, env);
+                let mut result = crate::model::resources::ReadResult::begin(w, env);
                 if let Some(f) = write.take() {
                     f(&mut result);
                 }
                 match result.finish() {
                     Ok(()) => Ok(()),
-                    Err(crate::resources::ReadOutcome::Misused) => Err(CallError::ResultMisused),
-                    Err(crate::resources::ReadOutcome::NotFound) => {
+                    Err(crate::model::resources::ReadOutcome::Misused) => {
+                        Err(CallError::ResultMisused)
+                    }
+                    Err(crate::model::resources::ReadOutcome::NotFound) => {
                         not_found = true;
                         Err(CallError::ResultMisused)
                     }
-                    Err(crate::resources::ReadOutcome::Failed) => {
+                    Err(crate::model::resources::ReadOutcome::Failed) => {
                         failed = true;
                         Err(CallError::ResultMisused)
                     }
@@ -479,7 +412,7 @@ impl<'a> Session<'a> {
             let id = slot.id;
             let mut w = JsonWriter::new(out);
             let f = super::faults::Fault::new(
-                crate::jsonrpc::code::INTERNAL_ERROR,
+                crate::wire::jsonrpc::code::INTERNAL_ERROR,
                 "Resource read failed",
             );
             super::faults::write_fault(&mut w, Some(id.as_raw()), &f);
@@ -506,7 +439,7 @@ impl<'a> Session<'a> {
         &mut self,
         token: CallToken,
         out: &mut [u8],
-        write: impl FnOnce(&mut crate::prompts::PromptResult<'_, '_>),
+        write: impl FnOnce(&mut crate::model::prompts::PromptResult<'_, '_>),
     ) -> Result<Option<Transmit>, CallError> {
         let mut write = Some(write);
         let mut rejected = None;
@@ -516,14 +449,16 @@ impl<'a> Session<'a> {
             Method::PromptsGet,
             out,
             &mut |w, env| {
-                let mut result = crate::prompts::PromptResult::begin(w, env);
+                let mut result = crate::model::prompts::PromptResult::begin(w, env);
                 if let Some(f) = write.take() {
                     f(&mut result);
                 }
                 match result.finish() {
                     Ok(()) => Ok(()),
-                    Err(crate::prompts::PromptOutcome::Misused) => Err(CallError::ResultMisused),
-                    Err(crate::prompts::PromptOutcome::Rejected(r)) => {
+                    Err(crate::model::prompts::PromptOutcome::Misused) => {
+                        Err(CallError::ResultMisused)
+                    }
+                    Err(crate::model::prompts::PromptOutcome::Rejected(r)) => {
                         rejected = Some(r);
                         Err(CallError::ResultMisused)
                     }
@@ -557,7 +492,7 @@ impl<'a> Session<'a> {
         &mut self,
         token: CallToken,
         out: &mut [u8],
-        write: impl FnOnce(&mut crate::completion::CompletionResult<'_, '_>),
+        write: impl FnOnce(&mut crate::model::completion::CompletionResult<'_, '_>),
     ) -> Result<Option<Transmit>, CallError> {
         let mut write = Some(write);
         self.answer(
@@ -566,7 +501,7 @@ impl<'a> Session<'a> {
             Method::Complete,
             out,
             &mut |w, env| {
-                let mut result = crate::completion::CompletionResult::begin(w, env);
+                let mut result = crate::model::completion::CompletionResult::begin(w, env);
                 if let Some(f) = write.take() {
                     f(&mut result);
                 }

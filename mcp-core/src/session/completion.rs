@@ -1,14 +1,14 @@
 //! `completion/complete`: the reference and argument are checked, then the server's
-//! [`Completions`](crate::completion::Completions) answers inline or defers.
+//! [`Completions`](crate::model::completion::Completions) answers inline or defers.
 
 use super::faults::Fault;
 use super::{Ctx, Incoming, Reply, Session};
-use crate::completion::{CompleteRequest, CompletionRef, CompletionResult};
-use crate::inflight::CallKind;
-use crate::json::{JsonWriter, Kind};
-use crate::jsonrpc::{self, code, RequestId};
-use crate::server::ServerHandler;
-use crate::tools::Dispatch;
+use crate::model::common::Dispatch;
+use crate::model::completion::{CompleteRequest, CompletionRef, CompletionResult};
+use crate::model::handler::ServerHandler;
+use crate::session::inflight::CallKind;
+use crate::wire::json::{JsonWriter, Kind};
+use crate::wire::jsonrpc::{self, code, RequestId};
 use crate::wire::{Method, Params};
 
 /// The `completion/complete` view of params.

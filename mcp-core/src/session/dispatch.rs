@@ -3,13 +3,13 @@
 
 use super::faults::{write_fault, Detail, Fault};
 use super::{Ctx, Incoming, Phase, Reply, Session, SHORT};
-use crate::json::{self, JsonStr, JsonWriter, Kind, Limits, RawJson};
-use crate::jsonrpc::{self, code, Invalid, Message, RequestId};
-use crate::logging::LogLevel;
-use crate::server::ServerHandler;
-use crate::tools::ClientCaps;
-use crate::version::ProtocolVersion;
+use crate::model::common::ClientCaps;
+use crate::model::handler::ServerHandler;
+use crate::model::logging::LogLevel;
+use crate::wire::json::{self, JsonStr, JsonWriter, Kind, Limits, RawJson};
+use crate::wire::jsonrpc::{self, code, Invalid, Message, RequestId};
 use crate::wire::method::{Capability, Eras, Method, Notification, Row};
+use crate::wire::version::ProtocolVersion;
 use crate::wire::Params;
 
 impl Session<'_> {
@@ -341,14 +341,19 @@ impl Session<'_> {
             Method::Ping => Self::empty_result(id, w),
             Method::Discover => self.discover(server, id, w),
             Method::SetLevel => self.set_level(id, &p, w),
-            Method::ToolsList => {
-                self.list(server, crate::pagination::ListKind::Tools, id, ctx, &p, w)
-            }
+            Method::ToolsList => self.list(
+                server,
+                crate::token::cursor::ListKind::Tools,
+                id,
+                ctx,
+                &p,
+                w,
+            ),
             Method::ToolsCall => self.call_tool(server, id, ctx, &p, text, w, incoming),
             #[cfg(feature = "resources")]
             Method::ResourcesList => self.list(
                 server,
-                crate::pagination::ListKind::Resources,
+                crate::token::cursor::ListKind::Resources,
                 id,
                 ctx,
                 &p,
@@ -357,7 +362,7 @@ impl Session<'_> {
             #[cfg(feature = "resources")]
             Method::TemplatesList => self.list(
                 server,
-                crate::pagination::ListKind::ResourceTemplates,
+                crate::token::cursor::ListKind::ResourceTemplates,
                 id,
                 ctx,
                 &p,
@@ -370,9 +375,14 @@ impl Session<'_> {
                 self.subscribe(server, id, ctx, &p, m == Method::Subscribe, w)
             }
             #[cfg(feature = "prompts")]
-            Method::PromptsList => {
-                self.list(server, crate::pagination::ListKind::Prompts, id, ctx, &p, w)
-            }
+            Method::PromptsList => self.list(
+                server,
+                crate::token::cursor::ListKind::Prompts,
+                id,
+                ctx,
+                &p,
+                w,
+            ),
             #[cfg(feature = "prompts")]
             Method::PromptsGet => self.get_prompt(server, id, ctx, &p, text, w, incoming),
             #[cfg(feature = "completion")]

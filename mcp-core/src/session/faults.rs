@@ -1,10 +1,10 @@
 //! Error replies: the protocol faults a request can end in, and a writer that always
 //! produces a reply within [`MIN_OUTPUT`](super::MIN_OUTPUT) bytes.
 
-use crate::json::{self, JsonStr, JsonWriter, StrPart};
-use crate::jsonrpc;
-use crate::tools::ClientCaps;
-use crate::version::ProtocolVersion;
+use crate::model::common::ClientCaps;
+use crate::wire::json::{self, JsonStr, JsonWriter, StrPart};
+use crate::wire::jsonrpc;
+use crate::wire::version::ProtocolVersion;
 
 /// A protocol error reply being prepared.
 #[derive(Clone, Copy, Debug)]
@@ -250,7 +250,7 @@ mod tests {
             // Every cut leaves whole pairs: the text parses as a JSON string.
             let json = ["\"", head, "\""].concat();
             assert!(
-                crate::json::parse(json.as_bytes(), Default::default()).is_ok(),
+                crate::wire::json::parse(json.as_bytes(), Default::default()).is_ok(),
                 "{json}"
             );
         }

@@ -3,12 +3,13 @@
 
 use super::faults::{write_supported_versions, Fault};
 use super::{Phase, Reply, Session, SHORT};
-use crate::json::{JsonWriter, RawJson};
-use crate::jsonrpc::{self, code, RequestId};
-use crate::logging::LogLevel;
-use crate::server::{Envelope, ResultType, ServerHandler};
-use crate::tools::ClientCaps;
-use crate::version::ProtocolVersion;
+use crate::model::common::ClientCaps;
+use crate::model::common::{Envelope, ResultType};
+use crate::model::handler::ServerHandler;
+use crate::model::logging::LogLevel;
+use crate::wire::json::{JsonWriter, RawJson};
+use crate::wire::jsonrpc::{self, code, RequestId};
+use crate::wire::version::ProtocolVersion;
 use crate::wire::Params;
 
 impl<'a> Session<'a> {

@@ -4,14 +4,14 @@
 
 use super::faults::{Detail, Fault};
 use super::{list_bit, lists, Incoming, Reply, Route, Session, Transmit};
-use crate::error::CallError;
-use crate::inflight::{CallToken, SlotState};
-use crate::json::{self, JsonWriter, Kind};
-use crate::jsonrpc::{self, code, RequestId, StoredId};
-use crate::pagination::ListKind;
-use crate::server::ServerHandler;
-use crate::version::ProtocolVersion;
+use crate::model::handler::ServerHandler;
+use crate::session::error::CallError;
+use crate::session::inflight::{CallToken, SlotState};
+use crate::token::cursor::ListKind;
+use crate::wire::json::{self, JsonWriter, Kind};
+use crate::wire::jsonrpc::{self, code, RequestId, StoredId};
 use crate::wire::params::META_SUBSCRIPTION;
+use crate::wire::version::ProtocolVersion;
 use crate::wire::Params;
 
 /// The filter members of `notifications` and the list each one opts in to.

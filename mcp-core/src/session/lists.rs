@@ -5,12 +5,13 @@
 
 use super::faults::Fault;
 use super::{Ctx, Reply, Session, SHORT};
-use crate::json::JsonWriter;
-use crate::jsonrpc::{self, code, RequestId};
-use crate::pagination::{self, CursorError, ListKind};
-use crate::server::{ResultType, ServerHandler};
-use crate::tools::DefinitionError;
-use crate::version::ProtocolVersion;
+use crate::model::common::DefinitionError;
+use crate::model::common::ResultType;
+use crate::model::handler::ServerHandler;
+use crate::token::cursor::{self, CursorError, ListKind};
+use crate::wire::json::JsonWriter;
+use crate::wire::jsonrpc::{self, code, RequestId};
+use crate::wire::version::ProtocolVersion;
 use crate::wire::Params;
 
 /// Every list kind, in `list_bit` order.
@@ -112,7 +113,7 @@ impl Session<'_> {
         let mut buf = [0u8; SHORT];
         let text = s.text_in(&mut buf).unwrap_or("");
         let keys = self.config.verification_keys(self.now_ms);
-        let pos = match pagination::decode_any(keys, kind, text.as_bytes()) {
+        let pos = match cursor::decode_any(keys, kind, text.as_bytes()) {
             Ok(pos) => pos,
             Err(CursorError::WrongList) => {
                 return Err(Fault::new(code::INVALID_PARAMS, "Cursor of another list"))
@@ -180,7 +181,7 @@ impl Session<'_> {
         if next < total {
             let epoch = self.epochs.get(kind_index(kind)).copied().unwrap_or(0);
             let offset = u32::try_from(next).unwrap_or(u32::MAX);
-            let cursor = pagination::encode(&self.config.key, kind, epoch, offset);
+            let cursor = cursor::encode(&self.config.key, kind, epoch, offset);
             w.key("nextCursor");
             w.string(cursor.as_str());
         }

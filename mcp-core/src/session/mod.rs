@@ -10,7 +10,9 @@ mod calls;
 #[cfg(feature = "completion")]
 mod completion;
 mod dispatch;
+pub mod error;
 mod faults;
+pub mod inflight;
 mod lifecycle;
 #[cfg(feature = "listen")]
 mod listen;
@@ -21,19 +23,21 @@ mod outgoing;
 mod prompts;
 #[cfg(feature = "resources")]
 mod resources;
+mod rounds;
 mod tools;
 
-use crate::error::HandleError;
-use crate::inflight::{CallSlot, SlotState};
-use crate::json::{self, JsonWriter};
-use crate::logging::LogLevel;
-use crate::mac::SecretKey;
-use crate::pagination::ListKind;
-use crate::server::{ServerHandler, ToolsOnly};
-use crate::tools::{ClientCaps, ToolSet};
-use crate::version::ProtocolVersion;
+use crate::model::common::ClientCaps;
+use crate::model::handler::{ServerHandler, ToolsOnly};
+use crate::model::logging::LogLevel;
+use crate::model::tools::ToolSet;
+use crate::session::error::HandleError;
+use crate::session::inflight::{CallSlot, SlotState};
+use crate::token::cursor::ListKind;
+use crate::token::mac::SecretKey;
+use crate::wire::json::{self, JsonWriter};
+use crate::wire::version::ProtocolVersion;
 
-pub use crate::server::{CacheScope, ServerInfo};
+use crate::model::common::{CacheScope, ServerInfo};
 pub use calls::{Call, Request};
 #[cfg(feature = "requests")]
 pub use outgoing::{ClientMethod, ClientOutcome, ClientResponse};
@@ -80,7 +84,7 @@ pub struct Config {
     /// also lets a rolling change of the current key go without a window of refusals (see
     /// the README's "Running several instances").
     #[cfg(feature = "rotation")]
-    pub previous_key: Option<crate::mac::PreviousKey>,
+    pub previous_key: Option<crate::token::mac::PreviousKey>,
     /// How long a sealed `requestState` stays valid (default 10 minutes).
     pub state_ttl_ms: u64,
 }
@@ -523,7 +527,7 @@ impl<'a> Session<'a> {
         }
         let mut w = JsonWriter::new(out);
         let f = Fault::new(
-            crate::jsonrpc::code::INVALID_REQUEST,
+            crate::wire::jsonrpc::code::INVALID_REQUEST,
             "Message exceeds the maximum frame length",
         )
         .with(Detail::Limit(limit));
@@ -591,7 +595,7 @@ impl<'a> Session<'a> {
         {
             let mut w = JsonWriter::new(out);
             let f = Fault::new(
-                crate::jsonrpc::code::INTERNAL_ERROR,
+                crate::wire::jsonrpc::code::INTERNAL_ERROR,
                 "Call was not dispatched by the server application",
             );
             let id = slot.id;
@@ -619,10 +623,10 @@ impl<'a> Session<'a> {
                 .copied()
                 .find(|k| self.list_changed_pending & list_bit(*k) != 0)
                 .unwrap_or(ListKind::Tools);
-            crate::jsonrpc::begin_notification(&mut w, lists::changed_method(kind));
+            crate::wire::jsonrpc::begin_notification(&mut w, lists::changed_method(kind));
             w.begin_object();
             w.end_object();
-            crate::jsonrpc::end_response(&mut w);
+            crate::wire::jsonrpc::end_response(&mut w);
             let len = w.finish()?;
             self.list_changed_pending &= !list_bit(kind);
             return Ok(Some(Transmit {
@@ -670,7 +674,7 @@ impl<'a> Session<'a> {
 
     /// Writes `notifications/resources/updated` for a resource a legacy client subscribed
     /// to (the application keeps the subscriptions, see
-    /// [`ResourceSet::subscribe`](crate::resources::ResourceSet::subscribe)). `Ok(None)`
+    /// [`ResourceSet::subscribe`](crate::model::resources::ResourceSet::subscribe)). `Ok(None)`
     /// before `initialize` or in a stateless session.
     pub fn resource_updated(
         &mut self,
@@ -681,12 +685,12 @@ impl<'a> Session<'a> {
             return Ok(None);
         }
         let mut w = JsonWriter::new(out);
-        crate::jsonrpc::begin_notification(&mut w, "notifications/resources/updated");
+        crate::wire::jsonrpc::begin_notification(&mut w, "notifications/resources/updated");
         w.begin_object();
         w.key("uri");
         w.string(uri);
         w.end_object();
-        crate::jsonrpc::end_response(&mut w);
+        crate::wire::jsonrpc::end_response(&mut w);
         let len = w.finish()?;
         Ok(Some(Transmit {
             len,

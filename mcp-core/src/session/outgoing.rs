@@ -8,16 +8,16 @@
 //! Responses with an unknown, late or repeated id are ignored.
 //!
 //! 2026-07-28 servers never send requests: stateless calls ask with `input_required`
-//! results instead (see [`crate::mrtr`]).
+//! results instead (see [`crate::model::input`]).
 //!
 //! [`Event::RequestTimedOut`]: super::Event::RequestTimedOut
 
 use super::{Incoming, Route, Session, Transmit};
-use crate::error::CallError;
-use crate::inflight::{CallToken, OutState, SlotState};
-use crate::json::{JsonStr, JsonWriter, RawJson};
-use crate::jsonrpc::{self, RequestId};
-use crate::tools::ClientCaps;
+use crate::model::common::ClientCaps;
+use crate::session::error::CallError;
+use crate::session::inflight::{CallToken, OutState, SlotState};
+use crate::wire::json::{JsonStr, JsonWriter, RawJson};
+use crate::wire::jsonrpc::{self, RequestId};
 
 /// A request the server may send to a legacy client.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,14 +147,14 @@ impl Session<'_> {
         }
         // Elicitation exists from 2025-06-18: an older session cannot have the capability.
         let too_old = method == ClientMethod::Elicit
-            && slot.version < crate::version::ProtocolVersion::V2025_06_18;
+            && slot.version < crate::wire::version::ProtocolVersion::V2025_06_18;
         if too_old || !slot.caps.contains(method.capability()) {
             return Err(CallError::ClientCapability);
         }
         if slot.out_state != OutState::Idle {
             return Err(CallError::RequestPending);
         }
-        if crate::json::check_embedded(params, true).is_err() {
+        if crate::wire::json::check_embedded(params, true).is_err() {
             return Err(CallError::InvalidParams);
         }
         let mut w = JsonWriter::new(out);
@@ -248,7 +248,7 @@ impl Session<'_> {
     pub(super) fn poll_request_cancel(
         &mut self,
         out: &mut [u8],
-    ) -> Result<Option<Transmit>, crate::json::BufferTooSmall> {
+    ) -> Result<Option<Transmit>, crate::wire::json::BufferTooSmall> {
         let Some((i, slot)) = self
             .slots
             .iter_mut()

@@ -4,12 +4,12 @@
 use super::faults::{Detail, Fault, InlineText};
 use super::tools::{arguments_param, name_param};
 use super::{Ctx, Incoming, Reply, Session};
-use crate::inflight::CallKind;
-use crate::json::{JsonWriter, Kind, RawJson};
-use crate::jsonrpc::{self, code, RequestId};
-use crate::prompts::{GetPromptRequest, Prompt, PromptOutcome, PromptResult};
-use crate::server::ServerHandler;
-use crate::tools::Dispatch;
+use crate::model::common::Dispatch;
+use crate::model::handler::ServerHandler;
+use crate::model::prompts::{GetPromptRequest, Prompt, PromptOutcome, PromptResult};
+use crate::session::inflight::CallKind;
+use crate::wire::json::{JsonWriter, Kind, RawJson};
+use crate::wire::jsonrpc::{self, code, RequestId};
 use crate::wire::{Method, Params};
 
 /// The `prompts/get` view of checked params, for the prompt at `index`.
@@ -23,7 +23,7 @@ pub(super) fn prompt_request<'i>(
     let name = name_param(p)?;
     let arguments = arguments_param(p)?;
     #[cfg(feature = "mrtr")]
-    let input = super::calls::input_context(p, Method::PromptsGet, name.raw(), config, now)?;
+    let input = super::rounds::input_context(p, Method::PromptsGet, name.raw(), config, now)?;
     #[cfg(not(feature = "mrtr"))]
     let _ = (config, now);
     Ok(GetPromptRequest {
@@ -83,7 +83,7 @@ impl Session<'_> {
             check_arguments(&prompt, request.arguments)?;
             super::tools::missing_caps(ctx, prompt.requires)?;
         }
-        let digest = super::calls::target_digest(&self.config.key, name.raw());
+        let digest = super::rounds::target_digest(&self.config.key, name.raw());
         let before = w.checkpoint();
         jsonrpc::begin_result(w, id.as_raw());
         let mut hex = [0u8; 16];

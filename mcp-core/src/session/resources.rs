@@ -3,13 +3,13 @@
 
 use super::faults::{Detail, Fault};
 use super::{Ctx, Incoming, Reply, Session};
-use crate::inflight::CallKind;
-use crate::json::{JsonStr, JsonWriter};
-use crate::jsonrpc::{self, code, RequestId};
-use crate::resources::{ReadOutcome, ReadRequest, ReadResult, ResourceSet};
-use crate::server::ServerHandler;
-use crate::tools::Dispatch;
-use crate::version::ProtocolVersion;
+use crate::model::common::Dispatch;
+use crate::model::handler::ServerHandler;
+use crate::model::resources::{ReadOutcome, ReadRequest, ReadResult, ResourceSet};
+use crate::session::inflight::CallKind;
+use crate::wire::json::{JsonStr, JsonWriter};
+use crate::wire::jsonrpc::{self, code, RequestId};
+use crate::wire::version::ProtocolVersion;
 use crate::wire::{Method, Params};
 
 /// Longest escaped URI the session decodes to match templates.
@@ -66,7 +66,7 @@ pub(super) fn read_request<'i>(
 ) -> Result<ReadRequest<'i>, Fault<'i>> {
     let uri = uri_param(p)?;
     #[cfg(feature = "mrtr")]
-    let input = super::calls::input_context(p, Method::ResourcesRead, uri.raw(), config, now)?;
+    let input = super::rounds::input_context(p, Method::ResourcesRead, uri.raw(), config, now)?;
     #[cfg(not(feature = "mrtr"))]
     let _ = (config, now);
     let opt = |i: u16| (i != u16::MAX).then_some(usize::from(i));
@@ -100,7 +100,7 @@ impl Session<'_> {
         let small = |i: Option<usize>| i.map_or(u16::MAX, |i| u16::try_from(i).unwrap_or(u16::MAX));
         let index = (small(resource), small(template));
         let request = read_request(p, ctx, index, &self.config, self.now_ms)?;
-        let digest = super::calls::target_digest(&self.config.key, uri.raw());
+        let digest = super::rounds::target_digest(&self.config.key, uri.raw());
         let before = w.checkpoint();
         jsonrpc::begin_result(w, id.as_raw());
         let mut hex = [0u8; 16];

@@ -2,11 +2,12 @@
 
 use super::faults::{Detail, Fault};
 use super::{Ctx, Incoming, Reply, Session};
-use crate::inflight::CallKind;
-use crate::json::{JsonStr, JsonWriter, Kind, RawJson, StrPart};
-use crate::jsonrpc::{self, code, RequestId};
-use crate::server::ServerHandler;
-use crate::tools::{CallRequest, ClientCaps, Dispatch, ToolResult};
+use crate::model::common::{ClientCaps, Dispatch};
+use crate::model::handler::ServerHandler;
+use crate::model::tools::{CallRequest, ToolResult};
+use crate::session::inflight::CallKind;
+use crate::wire::json::{JsonStr, JsonWriter, Kind, RawJson, StrPart};
+use crate::wire::jsonrpc::{self, code, RequestId};
 use crate::wire::{Method, Params};
 
 /// `params.name` (`tools/call`, `prompts/get`) as a string.
@@ -43,7 +44,7 @@ pub(super) fn tool_request<'i>(
     let name = name_param(p)?;
     let args = arguments_param(p)?;
     #[cfg(feature = "mrtr")]
-    let input = super::calls::input_context(p, Method::ToolsCall, name.raw(), config, now)?;
+    let input = super::rounds::input_context(p, Method::ToolsCall, name.raw(), config, now)?;
     #[cfg(not(feature = "mrtr"))]
     let _ = (config, now);
     Ok(CallRequest {
@@ -108,7 +109,7 @@ impl Session<'_> {
             missing_caps(ctx, required)?;
         }
 
-        let digest = super::calls::target_digest(&self.config.key, name.raw());
+        let digest = super::rounds::target_digest(&self.config.key, name.raw());
         let before = w.checkpoint();
         jsonrpc::begin_result(w, id.as_raw());
         let mut hex = [0u8; 16];

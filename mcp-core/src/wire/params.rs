@@ -1,6 +1,6 @@
 //! Borrowed views of request parameters and of the request `_meta`, each read in one pass.
 
-use crate::json::RawJson;
+use crate::wire::json::RawJson;
 
 /// `_meta` key of the 2026-07-28 protocol version.
 pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";

@@ -6,9 +6,15 @@
 
 use std::collections::HashMap;
 
-use mcp_rs_core::completion::{CompleteRequest, CompletionRef, CompletionResult, Completions};
-use mcp_rs_core::prompts::{GetPromptRequest, Prompt, PromptArgument, PromptResult, PromptSet};
-use mcp_rs_core::resources::{ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate};
+use mcp_rs_core::model::completion::{
+    CompleteRequest, CompletionRef, CompletionResult, Completions,
+};
+use mcp_rs_core::model::prompts::{
+    GetPromptRequest, Prompt, PromptArgument, PromptResult, PromptSet,
+};
+use mcp_rs_core::model::resources::{
+    ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate,
+};
 use mcp_rs_core::{
     Annotations, CallRequest, CallToken, ClientCaps, Config, Content, Dispatch, Event,
     ProtocolVersion, Request, ResourceLink, Role, ServerHandler, ServerInfo, Session,
@@ -659,7 +665,7 @@ impl ResourceSet for TestResources {
     fn subscribable(&self) -> bool {
         !self.no_subscribe
     }
-    fn subscribe(&mut self, uri: mcp_rs_core::json::JsonStr<'_>, subscribe: bool) -> bool {
+    fn subscribe(&mut self, uri: mcp_rs_core::wire::json::JsonStr<'_>, subscribe: bool) -> bool {
         let uri = uri.to_string();
         let known = RESOURCES.iter().any(|r| r.uri == uri)
             || TEMPLATES

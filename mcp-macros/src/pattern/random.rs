@@ -1,5 +1,5 @@
 //! Random patterns of the supported subset and random strings: the compile-time matcher and
-//! the runtime of `mcp_rs_core::args::pattern` (given the same program) must both agree with
+//! the runtime of `mcp_rs_core::typed::pattern` (given the same program) must both agree with
 //! the `jsonschema` crate on every string, and the judge must compile every pattern the
 //! derive accepts.
 //!
@@ -108,8 +108,8 @@ fn alternation(rng: &mut Rng, depth: usize) -> String {
 }
 
 /// The program as `mcp_rs_core` instructions (leaked: `Pattern` wants `'static` tables).
-fn runtime(source: &str, program: &Program) -> mcp_rs_core::args::Pattern {
-    use mcp_rs_core::args::pattern as rt;
+fn runtime(source: &str, program: &Program) -> mcp_rs_core::typed::Pattern {
+    use mcp_rs_core::typed::pattern as rt;
     let insts: Vec<rt::Inst> = program
         .insts
         .iter()

@@ -2,8 +2,8 @@
 //! small driver around a real `mcp_rs_core::Session`.
 #![allow(dead_code, clippy::result_large_err)] // ArgError is kept inline (no allocation)
 
-use mcp_rs_core::args::{ArgError, PathSegment, Problem, ToolArgs, ToolOutput};
-use mcp_rs_core::json::{JsonStr, JsonWriter, RawJson};
+use mcp_rs_core::typed::{ArgError, PathSegment, Problem, ToolArgs, ToolOutput};
+use mcp_rs_core::wire::json::{JsonStr, JsonWriter, RawJson};
 use mcp_rs_core::{Config, ServerInfo, Session, SessionStorage, ToolSet};
 use serde_json::Value;
 

@@ -1,5 +1,5 @@
-use mcp_rs_core::args::ArgList;
-use mcp_rs_core::json::JsonStr;
+use mcp_rs_core::typed::ArgList;
+use mcp_rs_core::wire::json::JsonStr;
 use mcp_rs_core::ToolArgs;
 
 #[derive(ToolArgs)]

@@ -1,4 +1,4 @@
-use mcp_rs_core::json::JsonStr;
+use mcp_rs_core::wire::json::JsonStr;
 use mcp_rs_core::ToolArgs;
 
 #[derive(ToolArgs)]

@@ -1,4 +1,4 @@
-use mcp_rs_core::json::JsonStr;
+use mcp_rs_core::wire::json::JsonStr;
 
 #[derive(mcp_rs_core::PromptArgs)]
 struct Args<'i> {

@@ -1,4 +1,4 @@
-use mcp_rs_core::prompts::PromptResult;
+use mcp_rs_core::model::prompts::PromptResult;
 
 struct P;
 

@@ -1,4 +1,4 @@
-use mcp_rs_core::json::JsonStr;
+use mcp_rs_core::wire::json::JsonStr;
 
 #[derive(mcp_rs_core::PromptArgs)]
 struct Args<'i> {
@@ -11,7 +11,7 @@ struct P;
 #[mcp_rs_core::prompts]
 impl P {
     #[prompt(name = "a", summary = "b")]
-    fn a(&self, result: &mut mcp_rs_core::prompts::PromptResult<'_, '_>) {}
+    fn a(&self, result: &mut mcp_rs_core::model::prompts::PromptResult<'_, '_>) {}
 }
 
 fn main() {}

@@ -1,4 +1,4 @@
-use mcp_rs_core::resources::ReadResult;
+use mcp_rs_core::model::resources::ReadResult;
 
 #[derive(mcp_rs_core::TemplateVars)]
 struct Vars<'u> {

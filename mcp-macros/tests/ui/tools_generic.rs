@@ -1,4 +1,4 @@
-use mcp_rs_core::tools;
+use mcp_rs_core::model::tools;
 
 struct T;
 

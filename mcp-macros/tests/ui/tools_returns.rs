@@ -1,4 +1,4 @@
-use mcp_rs_core::json::RawJson;
+use mcp_rs_core::wire::json::RawJson;
 use mcp_rs_core::{tools, Dispatch};
 
 struct T;

@@ -1,6 +1,6 @@
-use mcp_rs_core::args::{ArgError, ToolArgs, ToolOutput};
-use mcp_rs_core::json::{JsonWriter, RawJson};
-use mcp_rs_core::tools;
+use mcp_rs_core::typed::{ArgError, ToolArgs, ToolOutput};
+use mcp_rs_core::wire::json::{JsonWriter, RawJson};
+use mcp_rs_core::model::tools;
 
 struct T;
 struct Args;

@@ -1,5 +1,5 @@
-use mcp_rs_core::json::RawJson;
-use mcp_rs_core::tools;
+use mcp_rs_core::wire::json::RawJson;
+use mcp_rs_core::model::tools;
 
 struct T;
 struct A;

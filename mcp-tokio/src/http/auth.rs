@@ -688,12 +688,12 @@ impl Auth {
     pub(crate) fn check_calls(
         &self,
         principal: &Principal,
-        body: mcp_rs_core::json::RawJson<'_>,
+        body: mcp_rs_core::wire::json::RawJson<'_>,
     ) -> Option<Response<Body>> {
         if self.tools.is_empty() {
             return None;
         }
-        let one = |message: mcp_rs_core::json::RawJson<'_>| {
+        let one = |message: mcp_rs_core::wire::json::RawJson<'_>| {
             let tool = super::headers::called_tool(message)?;
             let needed = self.tools.get(&tool)?;
             let missing = needed.iter().find(|s| !principal.has_scope(s))?;

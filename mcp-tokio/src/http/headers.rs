@@ -12,7 +12,7 @@
 //! | `Mcp-Param-<Name>` | `params.arguments[<param>]` of a tool parameter declaring `x-mcp-header: <Name>`; the value literal or `=?base64?<standard base64>?=` | 400, -32020 |
 
 use hyper::header::HeaderMap;
-use mcp_rs_core::json::{JsonStr, RawJson};
+use mcp_rs_core::wire::json::{JsonStr, RawJson};
 
 /// The revision whose requests carry their own version and need no session.
 pub const MODERN: &str = "2026-07-28";
@@ -297,7 +297,8 @@ mod tests {
     }
 
     fn parsed(text: &str) -> RawJson<'_> {
-        mcp_rs_core::json::parse(text.as_bytes(), mcp_rs_core::json::Limits::default()).unwrap()
+        mcp_rs_core::wire::json::parse(text.as_bytes(), mcp_rs_core::wire::json::Limits::default())
+            .unwrap()
     }
 
     #[test]

@@ -431,7 +431,7 @@ async fn post(
     // Read once, as the core reads it, for what is checked before the core sees it; an
     // unreadable body is left to the core's -32700.
     let parsed = if modern || scoped.is_some() {
-        mcp_rs_core::json::parse(&body, mcp_rs_core::json::Limits::default()).ok()
+        mcp_rs_core::wire::json::parse(&body, mcp_rs_core::wire::json::Limits::default()).ok()
     } else {
         None
     };
@@ -643,11 +643,11 @@ async fn delete(
 /// transport specifies; legacy replies are 200 except the error to a first request that
 /// did not start a session (no `initialize`, no session id): 400.
 fn status_for(frame: &[u8], modern: bool, sessionless: bool) -> StatusCode {
-    use mcp_rs_core::jsonrpc::code as c;
+    use mcp_rs_core::wire::jsonrpc::code as c;
     let code = match envelope_error(frame) {
         Some(code) => code,
         // Zero-copy: a result of any size is scanned, never built into a tree.
-        None => mcp_rs_core::json::parse(frame, mcp_rs_core::json::Limits::default())
+        None => mcp_rs_core::wire::json::parse(frame, mcp_rs_core::wire::json::Limits::default())
             .ok()
             .and_then(|v| v.get("error")?.get("code")?.as_i64()),
     };
@@ -668,7 +668,7 @@ fn status_for(frame: &[u8], modern: bool, sessionless: bool) -> StatusCode {
     }
 }
 
-/// The error code of a reply as the core writes it (`mcp_rs_core::jsonrpc::begin_result` and
+/// The error code of a reply as the core writes it (`mcp_rs_core::wire::jsonrpc::begin_result` and
 /// `write_error`: `{"jsonrpc":"2.0","id":<id>,` then `"result":` or `"error":{"code":<n>,`),
 /// read from its first bytes without walking the result: `Some(None)` for a result,
 /// `Some(Some(code))` for an error, `None` for any other shape (then the frame is parsed).
@@ -794,7 +794,7 @@ mod tests {
 
     /// The full parse, for comparison with the fast read.
     fn parsed_code(frame: &[u8]) -> Option<i64> {
-        mcp_rs_core::json::parse(frame, mcp_rs_core::json::Limits::default())
+        mcp_rs_core::wire::json::parse(frame, mcp_rs_core::wire::json::Limits::default())
             .ok()
             .and_then(|v| v.get("error")?.get("code")?.as_i64())
     }

@@ -13,7 +13,7 @@
 
 use std::process::ExitCode;
 
-use mcp_rs_core::args::ToolArgs as _;
+use mcp_rs_core::typed::ToolArgs as _;
 use mcp_rs_core::{ToolArgs, ToolOutput};
 use mcp_rs_tokio::http::HttpConfig;
 use mcp_rs_tokio::{Handler, Info, Limits, Server, ToolDef, Tools};
@@ -37,9 +37,9 @@ struct AddResult {
 fn server() -> Server {
     let tools = Tools::new();
     tools.add(
-        ToolDef::new("add", <AddArgs as mcp_rs_core::args::ToolArgs>::SCHEMA)
+        ToolDef::new("add", <AddArgs as mcp_rs_core::typed::ToolArgs>::SCHEMA)
             .description("Add two numbers")
-            .output_schema(<AddResult as mcp_rs_core::args::ToolOutput>::SCHEMA),
+            .output_schema(<AddResult as mcp_rs_core::typed::ToolOutput>::SCHEMA),
         Handler::sync(|call, r| match AddArgs::parse(call.args()) {
             Ok(AddArgs { a, b }) => r.structured(&AddResult { result: a + b }),
             Err(e) => {

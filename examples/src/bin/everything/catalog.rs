@@ -3,12 +3,18 @@
 //! input answers `input_required` inline in 2026-07-28 and is deferred to an async handler
 //! (server-to-client requests) for legacy clients.
 
-use mcp_rs_core::completion::{CompleteRequest, CompletionRef, CompletionResult, Completions};
-use mcp_rs_core::content::{Content, Role};
-use mcp_rs_core::json::JsonStr;
-use mcp_rs_core::prompts::{GetPromptRequest, Prompt, PromptArgument, PromptResult, PromptSet};
-use mcp_rs_core::resources::{ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate};
-use mcp_rs_core::tools::{ClientCaps, Dispatch};
+use mcp_rs_core::model::common::{ClientCaps, Dispatch};
+use mcp_rs_core::model::completion::{
+    CompleteRequest, CompletionRef, CompletionResult, Completions,
+};
+use mcp_rs_core::model::content::{Content, Role};
+use mcp_rs_core::model::prompts::{
+    GetPromptRequest, Prompt, PromptArgument, PromptResult, PromptSet,
+};
+use mcp_rs_core::model::resources::{
+    ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate,
+};
+use mcp_rs_core::wire::json::JsonStr;
 use mcp_rs_core::ServerHandler;
 use mcp_rs_tokio::{Context, ErrorReply, PromptOutput, PromptRequest};
 

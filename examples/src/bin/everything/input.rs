@@ -11,8 +11,8 @@
 //! State payloads are plain ASCII tokens (the core's seal accepts no quotes, slashes or
 //! `=`): names travel hex-encoded.
 
-use mcp_rs_core::mrtr::{InputContext, InputRequests};
-use mcp_rs_core::tools::ClientCaps;
+use mcp_rs_core::model::common::ClientCaps;
+use mcp_rs_core::model::input::{InputContext, InputRequests};
 use mcp_rs_core::ClientMethod;
 use mcp_rs_tokio::{Context, RequestError};
 use serde_json::{Map, Value};

@@ -8,9 +8,9 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use mcp_rs_core::args::{str_eq, ToolArgs as Args};
-use mcp_rs_core::json::{JsonStr, RawJson};
-use mcp_rs_core::tools::{ClientCaps, Dispatch};
+use mcp_rs_core::model::common::{ClientCaps, Dispatch};
+use mcp_rs_core::typed::{str_eq, ToolArgs as Args};
+use mcp_rs_core::wire::json::{JsonStr, RawJson};
 use mcp_rs_core::{CallRequest, ListKind, LogLevel, ToolResult};
 use mcp_rs_tokio::{Context, Server, ToolArgs, ToolOutput, Tools};
 use serde_json::{json, Value};

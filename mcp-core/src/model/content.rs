@@ -1,8 +1,8 @@
 //! Content blocks shared by tool results, prompt messages and sampling: text, image, audio,
 //! resource links and embedded resources, with per-revision downgrades.
 
-use crate::json::{JsonWriter, StrPart};
-use crate::version::ProtocolVersion;
+use crate::wire::json::{JsonWriter, StrPart};
+use crate::wire::version::ProtocolVersion;
 
 /// An icon (2025-11-25+): `src` is an `https:` or `data:` URI.
 #[derive(Clone, Copy, Debug, Default)]

@@ -2,10 +2,10 @@
 //! [`CompletionResult`] builder. Values are capped at [`MAX_VALUES`] as the spec requires;
 //! more set `hasMore`.
 
-use crate::json::{JsonStr, JsonWriter, RawJson};
-use crate::server::{Envelope, ResultType};
-use crate::tools::Dispatch;
-use crate::version::ProtocolVersion;
+use crate::model::common::Dispatch;
+use crate::model::common::{Envelope, ResultType};
+use crate::wire::json::{JsonStr, JsonWriter, RawJson};
+use crate::wire::version::ProtocolVersion;
 
 /// Most values in one completion result (the spec's limit).
 pub const MAX_VALUES: usize = 100;

@@ -38,7 +38,7 @@ pub enum Frame<'a> {
 /// also yields a last line that has no terminating `\n`.
 ///
 /// ```
-/// use mcp_rs_core::framing::{Frame, LineFramer};
+/// use mcp_rs_core::wire::framing::{Frame, LineFramer};
 ///
 /// let mut storage = [0u8; 16];
 /// let mut framer = LineFramer::new(&mut storage);
@@ -723,7 +723,7 @@ mod tests {
         }
     }
 
-    use crate::test_rng::XorShift;
+    use crate::wire::test_rng::XorShift;
 
     #[test]
     fn one_megabyte_line_through_small_buffer() {

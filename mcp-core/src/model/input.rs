@@ -7,7 +7,7 @@
 //! with a new id, `inputResponses` (same keys) and the `requestState` echoed.
 //!
 //! The state is attacker-controlled input on the retry, so the session seals it
-//! ([`crate::seal`]: MAC over method, target, payload and expiry with the configured key)
+//! ([`crate::token::seal`]: MAC over method, target, payload and expiry with the configured key)
 //! and opens it before the handler runs: a tampered, foreign or expired state is answered
 //! with -32602 and the handler never sees it. Behind a load balancer, any instance sharing
 //! the key opens it (during a rotation, also under the previous key until it retires). Handlers see the payload they chose
@@ -17,9 +17,8 @@
 //! [`InputRequests`] entry for an undeclared capability is skipped and reported by
 //! [`InputRequests::skipped`], so the handler can fall back.
 
-use crate::json::{JsonWriter, RawJson};
-use crate::mac::SecretKey;
-use crate::tools::ClientCaps;
+use crate::model::common::ClientCaps;
+use crate::wire::json::{JsonWriter, RawJson};
 
 /// What the retry of an `input_required` round carried. Empty on a first request.
 #[derive(Clone, Copy, Debug, Default)]
@@ -46,16 +45,6 @@ impl<'i> InputContext<'i> {
     pub fn is_retry(&self) -> bool {
         self.responses.is_some() || self.state.is_some()
     }
-}
-
-/// How the session seals the `requestState` of one request's results.
-#[derive(Clone, Copy)]
-pub(crate) struct SealCtx<'s> {
-    pub(crate) key: &'s SecretKey,
-    pub(crate) method: &'static str,
-    pub(crate) target: &'s str,
-    pub(crate) expires_at_ms: u64,
-    pub(crate) caps: ClientCaps,
 }
 
 /// The `inputRequests` map of an `input_required` result, written as it is built.
@@ -102,7 +91,7 @@ impl InputRequests<'_, '_> {
     /// A form-mode `elicitation/create` (`mode` left out: form is the default): `message` for the user, `requested_schema` (raw JSON,
     /// a flat object schema of primitive properties, on one line).
     pub fn elicit(&mut self, key: &str, message: &str, requested_schema: &str) -> &mut Self {
-        self.invalid |= crate::json::check_embedded(requested_schema, true).is_err();
+        self.invalid |= crate::wire::json::check_embedded(requested_schema, true).is_err();
         self.entry(key, ClientCaps::ELICITATION, "elicitation/create", &|w| {
             w.begin_object();
             w.key("message");
@@ -116,7 +105,7 @@ impl InputRequests<'_, '_> {
     /// A `sampling/createMessage` with raw `CreateMessageRequest` params (`messages`,
     /// `maxTokens`, ...; raw JSON on one line).
     pub fn sample(&mut self, key: &str, params: &str) -> &mut Self {
-        self.invalid |= crate::json::check_embedded(params, true).is_err();
+        self.invalid |= crate::wire::json::check_embedded(params, true).is_err();
         self.entry(key, ClientCaps::SAMPLING, "sampling/createMessage", &|w| {
             w.raw_value(params)
         })
@@ -143,7 +132,7 @@ impl InputRequests<'_, '_> {
 /// Why an `input_required` result could not be written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum InputError {
-    /// The state payload is not sealable (see [`crate::seal::SealError`]).
+    /// The state payload is not sealable (see [`crate::token::seal::SealError`]).
     State,
     /// Neither requests nor state: the result would be empty.
     Empty,
@@ -157,7 +146,7 @@ pub(crate) enum InputError {
 /// into an open result object.
 pub(crate) fn write_input_required(
     w: &mut JsonWriter<'_>,
-    seal: Option<&SealCtx<'_>>,
+    seal: Option<&crate::model::common::SealCtx<'_>>,
     state: Option<&str>,
     requests: &mut dyn FnMut(&mut InputRequests<'_, '_>),
 ) -> Result<(), InputError> {
@@ -184,8 +173,8 @@ pub(crate) fn write_input_required(
         w.rewind(before);
     }
     if let Some(payload) = state {
-        let mut buf = [0u8; crate::seal::MAX_SEALED_LEN];
-        let sealed = crate::seal::seal(
+        let mut buf = [0u8; crate::token::seal::MAX_SEALED_LEN];
+        let sealed = crate::token::seal::seal(
             seal.key,
             seal.method,
             seal.target,

@@ -1,4 +1,4 @@
-//! Resources: static definitions, templates (RFC 6570 level 1, see [`crate::uri_template`]),
+//! Resources: static definitions, templates (RFC 6570 level 1, see [`crate::wire::uri_template`]),
 //! the [`ResourceSet`] provider trait and the [`ReadResult`] builder.
 //!
 //! `resources/read` of a URI that is neither listed nor matches a template still reaches
@@ -7,12 +7,12 @@
 //! not-found error: -32002 with `data.uri` before 2026-07-28, -32602 with `data.uri` from
 //! 2026-07-28 on. An empty `contents` is never sent.
 
-use crate::content::{write_icons, Annotations, Icon};
-use crate::json::{Checkpoint, JsonStr, JsonWriter};
-use crate::server::{Envelope, ResultType};
-use crate::tools::{DefinitionError, Dispatch};
-use crate::uri_template::UriTemplate;
-use crate::version::ProtocolVersion;
+use crate::model::common::{DefinitionError, Dispatch};
+use crate::model::common::{Envelope, ResultType};
+use crate::model::content::{write_icons, Annotations, Icon};
+use crate::wire::json::{Checkpoint, JsonStr, JsonWriter};
+use crate::wire::uri_template::UriTemplate;
+use crate::wire::version::ProtocolVersion;
 
 /// A listed resource.
 #[derive(Clone, Copy, Debug, Default)]
@@ -98,7 +98,7 @@ fn write_tail(
     let f = version.features();
     if let Some(a) = annotations {
         w.key("annotations");
-        crate::content::write_annotations(w, version, a);
+        crate::model::content::write_annotations(w, version, a);
     }
     if f.icons && !icons.is_empty() {
         w.key("icons");
@@ -131,7 +131,7 @@ impl<'a> Resource<'a> {
         if self.uri.is_empty() || self.name.is_empty() {
             return Err(DefinitionError::Name);
         }
-        crate::tools::check_meta(self.meta)
+        crate::model::common::check_meta(self.meta)
     }
     /// Writes the `Resource` object for `version`.
     pub fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) {
@@ -179,7 +179,7 @@ impl<'a> ResourceTemplate<'a> {
         if self.name.is_empty() {
             return Err(DefinitionError::Name);
         }
-        crate::tools::check_meta(self.meta)
+        crate::model::common::check_meta(self.meta)
     }
     /// Writes the `ResourceTemplate` object for `version`.
     pub fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) {
@@ -244,7 +244,7 @@ pub struct ReadRequest<'i> {
     pub(crate) template: Option<usize>,
     pub(crate) version: ProtocolVersion,
     #[cfg(feature = "mrtr")]
-    pub(crate) input: crate::mrtr::InputContext<'i>,
+    pub(crate) input: crate::model::input::InputContext<'i>,
 }
 
 impl<'i> ReadRequest<'i> {
@@ -266,7 +266,7 @@ impl<'i> ReadRequest<'i> {
     }
     /// The `inputResponses` and verified `requestState` of a 2026-07-28 retry.
     #[cfg(feature = "mrtr")]
-    pub fn input(&self) -> &crate::mrtr::InputContext<'i> {
+    pub fn input(&self) -> &crate::model::input::InputContext<'i> {
         &self.input
     }
 }
@@ -360,7 +360,7 @@ impl<'w, 'b> ReadResult<'w, 'b> {
     pub fn input_required(
         &mut self,
         state: Option<&str>,
-        mut requests: impl FnMut(&mut crate::mrtr::InputRequests<'_, '_>),
+        mut requests: impl FnMut(&mut crate::model::input::InputRequests<'_, '_>),
     ) {
         if self.state != ReadState::Contents || self.count > 0 {
             self.state = ReadState::Misused;
@@ -368,7 +368,7 @@ impl<'w, 'b> ReadResult<'w, 'b> {
         }
         self.w.rewind(self.start);
         self.w.begin_object();
-        match crate::mrtr::write_input_required(
+        match crate::model::input::write_input_required(
             self.w,
             self.env.seal.as_ref(),
             state,

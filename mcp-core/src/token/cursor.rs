@@ -25,11 +25,11 @@
 //! During a key rotation, [`decode_any`] accepts cursors minted under the previous key too.
 //!
 //! ```
-//! use mcp_rs_core::pagination::{decode, encode, CursorError, CursorKey, ListKind, Position};
+//! use mcp_rs_core::token::cursor::{decode, encode, CursorError, CursorKey, ListKind, Position};
 //!
 //! let key = CursorKey([7; 16]); // from the platform's entropy source
 //! let cursor = encode(&key, ListKind::Tools, 3, 50);
-//! assert_eq!(cursor.as_str().len(), mcp_rs_core::pagination::CURSOR_LEN);
+//! assert_eq!(cursor.as_str().len(), mcp_rs_core::token::cursor::CURSOR_LEN);
 //! assert_eq!(
 //!     decode(&key, ListKind::Tools, cursor.as_str().as_bytes()),
 //!     Ok(Position { epoch: 3, offset: 50 })
@@ -46,15 +46,15 @@
 
 use core::fmt;
 
-use crate::mac::{self, mac_fields, Domain, TAG_LEN};
+use crate::token::mac::{self, mac_fields, Domain, TAG_LEN};
 
-/// Secret key for cursor MACs: the shared [`SecretKey`](crate::mac::SecretKey) under its
+/// Secret key for cursor MACs: the shared [`SecretKey`](crate::token::mac::SecretKey) under its
 /// historical name (a re-export, so `CursorKey([..])` still constructs one).
 ///
 /// The core has no random number generator: the session receives this from its caller, who
 /// should fill it from an entropy source (a fresh key per server instance or session makes
 /// cursors from other instances [`CursorError::BadCheck`]).
-pub use crate::mac::SecretKey as CursorKey;
+pub use crate::token::mac::SecretKey as CursorKey;
 
 /// Format version byte.
 const VERSION: u8 = 2;
@@ -254,7 +254,7 @@ pub fn decode_any<'k>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mac::{base64url_decode, base64url_encode, SecretKey};
+    use crate::token::mac::{base64url_decode, base64url_encode, SecretKey};
     use std::collections::HashSet;
     use std::string::String;
 

@@ -18,7 +18,7 @@
 //! character but the line terminators ([`LINE_TERMINATORS`]).
 
 use super::{ArgError, Problem};
-use crate::json::JsonStr;
+use crate::wire::json::JsonStr;
 
 /// The most instructions a [`Pattern`] may have (the derive refuses larger patterns at
 /// compile time; [`Pattern::new`] refuses them in any `const` or `static`).
@@ -361,7 +361,7 @@ pub fn check_pattern<'i, T: ArgText + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::{parse, Limits};
+    use crate::wire::json::{parse, Limits};
 
     const DIGIT: Class = Class::new(false, &[('0', '9')]);
     const NOT_NL: Class = Class::new(true, LINE_TERMINATORS);

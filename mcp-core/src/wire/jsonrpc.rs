@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use crate::json::{JsonStr, JsonWriter, Kind, RawJson, StrPart};
+use crate::wire::json::{JsonStr, JsonWriter, Kind, RawJson, StrPart};
 
 /// Error codes used in replies.
 pub mod code {
@@ -274,7 +274,7 @@ pub fn begin_notification(w: &mut JsonWriter<'_>, method: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::{parse, Limits};
+    use crate::wire::json::{parse, Limits};
 
     fn cls(s: &str) -> Result<Message<'_>, Invalid<'_>> {
         classify(parse(s.as_bytes(), Limits::default()).unwrap())

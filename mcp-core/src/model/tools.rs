@@ -5,10 +5,12 @@
 
 use core::fmt;
 
-pub use crate::content::{Annotations, Content, Icon, ResourceLink, Role};
-use crate::json::{Checkpoint, JsonStr, JsonWriter, RawJson, StrPart};
-use crate::server::{Envelope, ResultType};
-use crate::version::ProtocolVersion;
+use crate::model::common::{
+    check_meta, ClientCaps, DefinitionError, Dispatch, Envelope, ResultType,
+};
+use crate::model::content::{Annotations, Content, Icon, ResourceLink};
+use crate::wire::json::{Checkpoint, JsonStr, JsonWriter, RawJson, StrPart};
+use crate::wire::version::ProtocolVersion;
 
 /// Behaviour hints (2025-03-26+). `None` leaves a hint out (clients then assume the spec
 /// default: not read-only, destructive, not idempotent, open world).
@@ -24,67 +26,6 @@ pub struct ToolAnnotations<'a> {
     pub idempotent_hint: Option<bool>,
     /// The tool interacts with an open world of external entities.
     pub open_world_hint: Option<bool>,
-}
-
-/// Client capabilities a tool needs. Calling it without them is refused with -32021 in
-/// 2026-07-28; before that revision the call gets an `isError` result naming what is
-/// missing (the tool does not run).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ClientCaps(pub u8);
-
-impl ClientCaps {
-    /// No capabilities.
-    pub const NONE: ClientCaps = ClientCaps(0);
-    /// `sampling`.
-    pub const SAMPLING: ClientCaps = ClientCaps(1);
-    /// `elicitation`.
-    pub const ELICITATION: ClientCaps = ClientCaps(2);
-    /// `roots`.
-    pub const ROOTS: ClientCaps = ClientCaps(4);
-    const NAMES: [(ClientCaps, &'static str); 3] = [
-        (Self::SAMPLING, "sampling"),
-        (Self::ELICITATION, "elicitation"),
-        (Self::ROOTS, "roots"),
-    ];
-
-    /// Union.
-    pub const fn with(self, other: ClientCaps) -> ClientCaps {
-        ClientCaps(self.0 | other.0)
-    }
-    /// Whether every capability in `other` is in `self`.
-    pub const fn contains(self, other: ClientCaps) -> bool {
-        self.0 & other.0 == other.0
-    }
-    /// The names of these capabilities (`"sampling"`, ...), in a fixed order.
-    pub fn names(self) -> impl Iterator<Item = &'static str> {
-        Self::NAMES
-            .into_iter()
-            .filter(move |(c, _)| self.contains(*c))
-            .map(|(_, n)| n)
-    }
-    /// Reads the known capability keys of a `ClientCapabilities` object.
-    pub fn from_json(v: Option<RawJson<'_>>) -> ClientCaps {
-        let mut caps = ClientCaps::NONE;
-        if let Some(members) = v.and_then(|v| v.members()) {
-            for (k, _) in members {
-                if let Some((c, _)) = Self::NAMES.iter().find(|(_, n)| k.eq_str(n)) {
-                    caps = caps.with(*c);
-                }
-            }
-        }
-        caps
-    }
-    /// Writes these capabilities as a `ClientCapabilities` object (`{"sampling":{}}`).
-    pub fn write(self, w: &mut JsonWriter<'_>) {
-        w.begin_object();
-        for (c, n) in Self::NAMES {
-            if self.contains(c) {
-                w.key(n);
-                w.raw_value("{}");
-            }
-        }
-        w.end_object();
-    }
 }
 
 /// A tool definition. All JSON fields are raw text, validated when listed.
@@ -138,8 +79,8 @@ impl<'a> Tool<'a> {
             return Err(DefinitionError::Name);
         }
         let embed = |s: &str, object: bool, invalid: DefinitionError| {
-            crate::json::check_embedded(s, object).map_err(|e| match e {
-                crate::json::EmbedError::LineBreak => DefinitionError::LineBreak,
+            crate::wire::json::check_embedded(s, object).map_err(|e| match e {
+                crate::wire::json::EmbedError::LineBreak => DefinitionError::LineBreak,
                 _ => invalid,
             })
         };
@@ -194,7 +135,7 @@ impl<'a> Tool<'a> {
         }
         if f.icons && !self.icons.is_empty() {
             w.key("icons");
-            crate::content::write_icons(w, self.icons);
+            crate::model::content::write_icons(w, self.icons);
         }
         if let (true, Some(m)) = (f.titles_and_meta, self.meta) {
             w.key("_meta");
@@ -202,58 +143,6 @@ impl<'a> Tool<'a> {
         }
         w.end_object();
     }
-}
-
-/// Checks an optional raw `_meta` object (see [`crate::json::check_embedded`]).
-pub(crate) fn check_meta(meta: Option<&str>) -> Result<(), DefinitionError> {
-    match meta.map(|m| crate::json::check_embedded(m, true)) {
-        Some(Err(crate::json::EmbedError::LineBreak)) => Err(DefinitionError::LineBreak),
-        Some(Err(_)) => Err(DefinitionError::Meta),
-        _ => Ok(()),
-    }
-}
-
-/// A tool definition that does not pass [`Tool::validate`].
-#[non_exhaustive]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DefinitionError {
-    /// The name is empty, longer than 64 bytes, or has characters outside `[A-Za-z0-9_.-/]`.
-    Name,
-    /// `input_schema` is not a JSON object.
-    InputSchema,
-    /// `output_schema` is not valid JSON.
-    OutputSchema,
-    /// `meta` is not a JSON object.
-    Meta,
-    /// A resource template is not an RFC 6570 level-1 template.
-    UriTemplate,
-    /// Raw JSON contains a line break outside strings (it would split a stdio frame).
-    LineBreak,
-}
-
-impl fmt::Display for DefinitionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            DefinitionError::Name => "tool name must be 1-64 characters of [A-Za-z0-9_.-/]",
-            DefinitionError::InputSchema => "inputSchema must be a JSON object",
-            DefinitionError::OutputSchema => "outputSchema must be valid JSON",
-            DefinitionError::Meta => "_meta must be a JSON object",
-            DefinitionError::UriTemplate => "uriTemplate must be an RFC 6570 level-1 template",
-            DefinitionError::LineBreak => "raw JSON must not contain line breaks",
-        })
-    }
-}
-
-impl core::error::Error for DefinitionError {}
-
-/// What a tool handler did with a call inside [`ToolSet::call`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dispatch {
-    /// The result was written into the [`ToolResult`]; the session replies now.
-    Done,
-    /// The call runs elsewhere (a task, an interrupt, a later loop iteration): the session
-    /// hands it out as a [`Call`](crate::Call) with a token to complete later.
-    Defer,
 }
 
 /// A `tools/call` request as a handler sees it. Borrowed from the incoming message.
@@ -266,7 +155,7 @@ pub struct CallRequest<'i> {
     pub(crate) has_progress: bool,
     pub(crate) caps: ClientCaps,
     #[cfg(feature = "mrtr")]
-    pub(crate) input: crate::mrtr::InputContext<'i>,
+    pub(crate) input: crate::model::input::InputContext<'i>,
 }
 
 impl<'i> CallRequest<'i> {
@@ -297,18 +186,18 @@ impl<'i> CallRequest<'i> {
     }
     /// The `inputResponses` and verified `requestState` of a 2026-07-28 retry.
     #[cfg(feature = "mrtr")]
-    pub fn input(&self) -> &crate::mrtr::InputContext<'i> {
+    pub fn input(&self) -> &crate::model::input::InputContext<'i> {
         &self.input
     }
-    /// Deserializes the arguments into `T` (see [`json::from_json`](crate::json::from_json)
+    /// Deserializes the arguments into `T` (see [`json::from_json`](crate::wire::json::from_json)
     /// for how `scratch` is used).
     #[cfg(feature = "serde")]
     #[allow(clippy::result_large_err)] // `DeError` carries its message inline: no allocation.
     pub fn parse_args<T: serde::Deserialize<'i>>(
         &self,
         scratch: &mut [u8],
-    ) -> Result<T, crate::json::DeError> {
-        crate::json::from_json(self.args, scratch)
+    ) -> Result<T, crate::wire::json::DeError> {
+        crate::wire::json::from_json(self.args, scratch)
     }
 }
 
@@ -351,7 +240,7 @@ impl ToolSet for [Tool<'_>] {
 /// Running out of output space is not an error here: the session notices and answers with
 /// an error that states the size required.
 pub struct ToolResult<'w, 'b> {
-    w: &'w mut JsonWriter<'b>,
+    pub(crate) w: &'w mut JsonWriter<'b>,
     version: ProtocolVersion,
     state: ResultState,
     is_error: bool,
@@ -399,15 +288,15 @@ impl<'w, 'b> ToolResult<'w, 'b> {
     /// Answers with `resultType: "input_required"` instead of content (2026-07-28 only):
     /// `requests` adds the `inputRequests` (only those whose client capability the request
     /// declared are written) and `state`, if given, is sealed into `requestState` (see
-    /// [`crate::mrtr`]; printable ASCII without `"\\<>&'+/=` and backtick, at most
-    /// [`crate::seal::MAX_PAYLOAD`] bytes). Must be the only thing the handler writes.
+    /// [`crate::model::input`]; printable ASCII without `"\\<>&'+/=` and backtick, at most
+    /// [`crate::token::seal::MAX_PAYLOAD`] bytes). Must be the only thing the handler writes.
     /// Misuse (content already written, a legacy session, an unsealable state, or neither
     /// requests nor state) makes the session answer with an internal error.
     #[cfg(feature = "mrtr")]
     pub fn input_required(
         &mut self,
         state: Option<&str>,
-        mut requests: impl FnMut(&mut crate::mrtr::InputRequests<'_, '_>),
+        mut requests: impl FnMut(&mut crate::model::input::InputRequests<'_, '_>),
     ) {
         let fresh = self.state == ResultState::Content
             && !self.is_error
@@ -418,7 +307,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         }
         self.w.rewind(self.start);
         self.w.begin_object();
-        match crate::mrtr::write_input_required(
+        match crate::model::input::write_input_required(
             self.w,
             self.env.seal.as_ref(),
             state,
@@ -517,7 +406,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         )
     }
 
-    fn open(&mut self) -> bool {
+    pub(crate) fn open(&mut self) -> bool {
         match self.state {
             ResultState::Content => true,
             _ => {
@@ -536,13 +425,13 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         annotations: Option<&Annotations<'_>>,
         meta: Option<&str>,
     ) -> &mut Self {
-        if meta.is_some_and(|m| crate::json::check_embedded(m, true).is_err()) {
+        if meta.is_some_and(|m| crate::wire::json::check_embedded(m, true).is_err()) {
             self.state = ResultState::Misused;
         }
         if !self.open() {
             return self;
         }
-        crate::content::write_content(self.w, self.version, content, annotations, meta);
+        crate::model::content::write_content(self.w, self.version, content, annotations, meta);
         self
     }
 
@@ -551,18 +440,11 @@ impl<'w, 'b> ToolResult<'w, 'b> {
     /// suggests for older clients); before 2026-07-28 it must be an object. `json` must be valid JSON (checked; invalid JSON marks
     /// the result as misused and the session answers with an internal error).
     pub fn structured_raw(&mut self, json: &str) {
-        if crate::json::check_embedded(json, false).is_err() {
+        if crate::wire::json::check_embedded(json, false).is_err() {
             self.state = ResultState::Misused;
             return;
         }
         self.structured_with(|w| w.raw_value(json));
-    }
-
-    /// Ends the content list with `output` as a JSON text block and as `structuredContent`
-    /// (see [`structured_with`](Self::structured_with)); `T::SCHEMA` is the tool's
-    /// `outputSchema`.
-    pub fn structured<T: crate::args::ToolOutput + ?Sized>(&mut self, output: &T) {
-        self.structured_dyn(&|w: &mut JsonWriter<'_>| output.write(w));
     }
 
     /// Like [`structured_raw`](Self::structured_raw), but `write` produces the JSON value; it
@@ -574,7 +456,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
     /// The body of [`structured_with`](Self::structured_with), not generic so that it is
     /// not copied into every tool that uses it (code size on microcontrollers).
     #[inline(never)]
-    fn structured_dyn(&mut self, write: &dyn Fn(&mut JsonWriter<'_>)) {
+    pub(crate) fn structured_dyn(&mut self, write: &dyn Fn(&mut JsonWriter<'_>)) {
         if !self.open() {
             return;
         }
@@ -640,67 +522,5 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         }
         self.env.trailer(w, ResultType::Complete);
         w.end_object();
-    }
-}
-
-/// Support for the code `#[tools]` (mcp-macros) generates. Not a public API: names and
-/// signatures may change with the macro.
-///
-/// The helpers are not generic, so each exists once in a binary however many tools use it
-/// (code size on microcontrollers).
-#[doc(hidden)]
-pub mod __macro_support {
-    use core::fmt;
-
-    use super::ToolResult;
-    use crate::args::ArgError;
-    use crate::json::RawJson;
-
-    /// The `inputSchema` of a tool without an arguments parameter.
-    pub const NO_ARGS_SCHEMA: &str = r#"{"type":"object","additionalProperties":false}"#;
-
-    /// The parser matching [`NO_ARGS_SCHEMA`]: an object without members.
-    #[allow(clippy::result_large_err)] // as `ToolArgs::parse`
-    pub fn no_args(args: RawJson<'_>) -> Result<(), ArgError<'_>> {
-        // The derived parsers' member reader with no members declared (code size).
-        crate::args::collect_members(args, &[], &mut [], true)
-    }
-
-    /// Answers a call whose arguments were refused: an `isError` result naming the tool and
-    /// the offending argument (``Invalid arguments for tool add: argument `a`: must be a
-    /// number``). Written without `core::fmt` (see [`ArgError::write_message`]), so a
-    /// firmware serving `#[tools]` does not link it.
-    #[inline(never)]
-    pub fn invalid_args(result: &mut ToolResult<'_, '_>, tool: &str, error: &ArgError<'_>) {
-        result.error();
-        if !result.open() {
-            return;
-        }
-        let w = &mut *result.w;
-        w.begin_object();
-        w.key("type");
-        w.string("text");
-        w.key("text");
-        // In string mode `raw` escapes what it writes as string content.
-        w.begin_string_value();
-        w.raw("Invalid arguments for tool ");
-        w.raw(tool);
-        w.raw(": ");
-        error.write_message(&mut |piece| w.raw(piece));
-        w.end_string_value();
-        w.end_object();
-    }
-
-    /// Answers a call whose method returned `Err(error)`: an `isError` text block.
-    #[inline(never)]
-    pub fn failed(result: &mut ToolResult<'_, '_>, error: &dyn fmt::Display) {
-        result.fail(format_args!("{error}"));
-    }
-
-    /// Answers a call to an index the tool table does not have (not reachable through
-    /// `ToolSet`: the session only calls tools it found).
-    #[inline(never)]
-    pub fn unknown_tool(result: &mut ToolResult<'_, '_>) {
-        result.error().text("Unknown tool");
     }
 }

@@ -1,10 +1,10 @@
 //! Call slots: deferred requests (`tools/call`, `resources/read`, `prompts/get`,
 //! `completion/complete`) and listen streams between hand-out and completion.
 
-use crate::jsonrpc::StoredId;
-use crate::logging::LogLevel;
-use crate::tools::ClientCaps;
-use crate::version::ProtocolVersion;
+use crate::model::common::ClientCaps;
+use crate::model::logging::LogLevel;
+use crate::wire::jsonrpc::StoredId;
+use crate::wire::version::ProtocolVersion;
 
 /// Names one deferred call: slot index plus generation, so a stale token can never
 /// complete a newer call that reused the slot.
@@ -86,10 +86,10 @@ pub struct CallSlot {
     pub(crate) index: (u16, u16),
     /// Span of the request's `params` in the message (`u32::MAX` start: absent).
     pub(crate) params: (u32, u32),
-    /// Keyed digest of the target, for sealing `requestState` (see `crate::mrtr`).
+    /// Keyed digest of the target, for sealing `requestState` (see `crate::model::input`).
     pub(crate) target_digest: u64,
     /// A deferred read's URI (raw JSON string content; empty if longer than
-    /// [`MAX_ID_LEN`](crate::jsonrpc::MAX_ID_LEN)), for the `data.uri` of its not-found
+    /// [`MAX_ID_LEN`](crate::wire::jsonrpc::MAX_ID_LEN)), for the `data.uri` of its not-found
     /// error: the message it came in is gone when the read is completed.
     #[cfg(feature = "resources")]
     pub(crate) uri: StoredId,

@@ -11,7 +11,7 @@
 //! item, so a heap-free firmware gets the same schemas as a server with an allocator:
 //!
 //! ```
-//! use mcp_rs_core::args::{concat_bytes, concat_len};
+//! use mcp_rs_core::typed::{concat_bytes, concat_len};
 //!
 //! const BODY: &str = r#""type":"number""#;
 //! const SCHEMA: &str = {
@@ -57,7 +57,7 @@
 //! not enable the derive):
 //!
 //! ```text
-//! use mcp_rs_core::{json::JsonStr, args::ArgList, ToolArgs};
+//! use mcp_rs_core::{typed::ArgList, wire::json::JsonStr, ToolArgs};
 //!
 //! #[derive(ToolArgs)]
 //! #[arg(rename_all = "lowercase")]
@@ -134,10 +134,16 @@
 
 use core::fmt;
 
-use crate::json::{JsonStr, JsonWriter, RawJson};
+use crate::wire::json::{JsonStr, JsonWriter, RawJson};
 
+#[doc(hidden)]
+pub mod __macro_support;
 mod message;
 pub mod pattern;
+#[cfg(feature = "prompts")]
+pub mod prompt_args;
+#[cfg(feature = "resources")]
+pub mod template_vars;
 mod value;
 
 pub use crate::schema_str;
@@ -380,6 +386,15 @@ impl fmt::Display for ArgError<'_> {
 
 impl core::error::Error for ArgError<'_> {}
 
+impl crate::model::tools::ToolResult<'_, '_> {
+    /// Ends the content list with `output` as a JSON text block and as `structuredContent`
+    /// (see [`structured_with`](Self::structured_with)); `T::SCHEMA` is the tool's
+    /// `outputSchema`.
+    pub fn structured<T: ToolOutput + ?Sized>(&mut self, output: &T) {
+        self.structured_dyn(&|w: &mut JsonWriter<'_>| output.write(w));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -497,7 +512,9 @@ mod tests {
     #[test]
     fn unknown_members_are_quoted_as_written_at_most_64_characters() {
         let unknown = |json: &'static str| -> std::string::String {
-            let raw = crate::json::parse(json.as_bytes(), crate::json::Limits::default()).unwrap();
+            let raw =
+                crate::wire::json::parse(json.as_bytes(), crate::wire::json::Limits::default())
+                    .unwrap();
             let (key, _) = raw.members().unwrap().next().unwrap();
             ArgError::new(Problem::Unknown(key)).to_string()
         };

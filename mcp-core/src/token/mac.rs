@@ -1,5 +1,5 @@
-//! Keyed message authentication shared by [`pagination`](crate::pagination) cursors and
-//! [`seal`](crate::seal)ed request state: SipHash-2-4 under a [`SecretKey`], unambiguous
+//! Keyed message authentication shared by [`pagination`](crate::token::cursor) cursors and
+//! [`seal`](crate::token::seal)ed request state: SipHash-2-4 under a [`SecretKey`], unambiguous
 //! multi-field MACs, a constant-time comparison and unpadded base64url into caller buffers.
 //!
 //! The core has no random number generator and no clock: the key comes from the caller
@@ -24,7 +24,7 @@
 //! byte keeps a value minted for one purpose from verifying as another.
 //!
 //! ```
-//! use mcp_rs_core::mac::{self, Domain, SecretKey};
+//! use mcp_rs_core::token::mac::{self, Domain, SecretKey};
 //!
 //! let key = SecretKey([7; 16]); // from the platform's entropy source
 //! let tag = mac::mac_fields(&key, Domain::RequestState, &[b"tools/call", b"echo"]);
@@ -89,9 +89,9 @@ pub type Tag = [u8; TAG_LEN];
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Domain {
-    /// [`pagination`](crate::pagination) cursors (byte `1`).
+    /// [`pagination`](crate::token::cursor) cursors (byte `1`).
     Cursor,
-    /// [`seal`](crate::seal)ed multi-round-trip request state (byte `2`).
+    /// [`seal`](crate::token::seal)ed multi-round-trip request state (byte `2`).
     RequestState,
 }
 

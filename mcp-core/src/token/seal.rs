@@ -6,7 +6,7 @@
 //! attacker-controlled, so the state is sealed: [`seal`] binds a payload to the method, the
 //! target (tool or prompt name, resource URI) and an expiry with a keyed MAC
 //! ([`mac`], domain [`Domain::RequestState`], so that neither a
-//! [`pagination`](crate::pagination) cursor nor any other MAC of this crate verifies as
+//! [`pagination`](crate::token::cursor) cursor nor any other MAC of this crate verifies as
 //! state), and [`open`] gives the payload back only if all of them match and the state has
 //! not expired.
 //!
@@ -40,8 +40,8 @@
 //! `%`, space and the rest remain.
 //!
 //! ```
-//! use mcp_rs_core::mac::SecretKey;
-//! use mcp_rs_core::seal::{open, seal, sealed_len, OpenError};
+//! use mcp_rs_core::token::mac::SecretKey;
+//! use mcp_rs_core::token::seal::{open, seal, sealed_len, OpenError};
 //!
 //! let key = SecretKey([7; 16]); // from the platform's entropy source
 //! let mut buf = [0u8; sealed_len(16)];
@@ -55,7 +55,7 @@
 
 use core::fmt;
 
-use crate::mac::{self, mac_fields, Domain, SecretKey, TAG_LEN};
+use crate::token::mac::{self, mac_fields, Domain, SecretKey, TAG_LEN};
 
 /// Version prefix, dot included.
 const PREFIX: &[u8; 3] = b"s1.";
@@ -303,7 +303,7 @@ mod tests {
             .collect()
     }
 
-    use crate::test_rng::XorShift;
+    use crate::wire::test_rng::XorShift;
 
     #[test]
     fn lengths() {
@@ -543,7 +543,7 @@ mod tests {
             );
         }
         // A pagination cursor is not a state.
-        let c = crate::pagination::encode(&KEY, crate::pagination::ListKind::Tools, 1, 2);
+        let c = crate::token::cursor::encode(&KEY, crate::token::cursor::ListKind::Tools, 1, 2);
         assert_eq!(open(&KEY, M, T, c.as_str(), 0), Err(OpenError::Malformed));
     }
 

@@ -14,11 +14,11 @@
 //! turns it into the -32602 error the session itself answers for a missing required
 //! argument or a non-string value.
 //!
-//! [`PromptResult::invalid_arguments`]: crate::prompts::PromptResult::invalid_arguments
+//! [`PromptResult::invalid_arguments`]: crate::model::prompts::PromptResult::invalid_arguments
 
-use crate::args::{ArgError, PathSegment, Problem};
-use crate::json::{JsonStr, RawJson};
-use crate::prompts::PromptArgument;
+use crate::model::prompts::PromptArgument;
+use crate::typed::{ArgError, PathSegment, Problem};
+use crate::wire::json::{JsonStr, RawJson};
 
 /// The arguments of a prompt: their declarations and the parser of the `arguments` object.
 ///
@@ -132,4 +132,26 @@ pub fn __choice<'i>(
         .iter()
         .position(|c| value.eq_str(c))
         .ok_or(Problem::NotInEnum(allowed))
+}
+
+impl crate::model::prompts::PromptResult<'_, '_> {
+    /// Rejects the request's arguments: the session answers -32602 naming the argument,
+    /// as it does itself for a missing required argument or a non-string value (`Missing
+    /// required argument: name`, `Unknown argument: name`, ...). Anything written is
+    /// discarded.
+    pub fn invalid_arguments(&mut self, error: &ArgError<'_>) {
+        let message = match error.problem {
+            Problem::NotAnObject => "Prompt arguments must be an object",
+            Problem::Missing => "Missing required argument",
+            Problem::Unknown(_) => "Unknown argument",
+            Problem::Duplicate => "Duplicate argument",
+            Problem::Type(_) => "Prompt argument values must be strings",
+            _ => "Invalid argument value",
+        };
+        match (error.problem, error.path().first()) {
+            (Problem::Unknown(name), _) => self.reject_argument(message, &mut name.chars()),
+            (_, Some(PathSegment::Key(name))) => self.reject_argument(message, &mut name.chars()),
+            _ => self.reject_argument(message, &mut "".chars()),
+        }
+    }
 }

@@ -16,8 +16,8 @@
 
 use core::fmt;
 
-use crate::args::{ArgError, PathSegment, Problem};
-use crate::uri_template::{percent_decode, Captures, DecodeError};
+use crate::typed::{ArgError, PathSegment, Problem};
+use crate::wire::uri_template::{percent_decode, Captures, DecodeError};
 
 /// Longest URI (after JSON unescaping) the `#[resources]` macro matches against templates.
 pub const MAX_URI: usize = 512;
@@ -155,7 +155,7 @@ pub fn __var<'u, T: TemplateVar<'u>>(
 pub const fn __has(names: &[&str], name: &str) -> bool {
     let mut i = 0;
     while i < names.len() {
-        if crate::args::str_eq(names[i], name) {
+        if crate::typed::str_eq(names[i], name) {
             return true;
         }
         i += 1;

@@ -49,7 +49,7 @@ const TRACKED_DEPTH: u8 = 128;
 /// as JSON string content: used to embed one JSON document as a string inside another.
 ///
 /// ```
-/// use mcp_rs_core::json::JsonWriter;
+/// use mcp_rs_core::wire::json::JsonWriter;
 ///
 /// let mut buf = [0u8; 64];
 /// let mut w = JsonWriter::new(&mut buf);
@@ -69,7 +69,7 @@ const TRACKED_DEPTH: u8 = 128;
 /// [`begin_string_value`](Self::begin_string_value)):
 ///
 /// ```
-/// use mcp_rs_core::json::JsonWriter;
+/// use mcp_rs_core::wire::json::JsonWriter;
 ///
 /// let mut buf = [0u8; 64];
 /// let mut w = JsonWriter::new(&mut buf);
@@ -196,7 +196,7 @@ impl<'b> JsonWriter<'b> {
         self.emit(s.as_bytes());
     }
     /// Appends an already-valid JSON value verbatim, with comma handling. It must be on one
-    /// line (see [`check_embedded`](crate::json::check_embedded)), or it would split a
+    /// line (see [`check_embedded`](crate::wire::json::check_embedded)), or it would split a
     /// newline-delimited frame.
     pub fn raw_value(&mut self, json: &str) {
         self.before_value();

@@ -4,7 +4,7 @@
 use core::fmt;
 
 use super::{ArgError, PathSegment, Problem};
-use crate::json::JsonStr;
+use crate::wire::json::JsonStr;
 
 /// Most characters of an unknown member's name that a message quotes.
 const NAME_CHARS: usize = 64;

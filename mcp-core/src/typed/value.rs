@@ -5,7 +5,7 @@ use core::cmp::Ordering;
 use core::marker::PhantomData;
 
 use super::{ArgError, PathSegment, Problem};
-use crate::json::{Elements, JsonStr, JsonWriter, RawJson};
+use crate::wire::json::{Elements, JsonStr, JsonWriter, RawJson};
 
 /// Schema text assembled from `&'static str` pieces, possibly nested: how generic types
 /// (`Vec<T>`, `Option<T>`, [`ArgList`]) splice their element's schema into their own without
@@ -83,7 +83,7 @@ impl SchemaText {
 /// item); write lifetimes as `'static` there.
 ///
 /// ```
-/// use mcp_rs_core::args::{ArgList, ArgValue, SchemaText};
+/// use mcp_rs_core::typed::{ArgList, ArgValue, SchemaText};
 ///
 /// const SCHEMA: &str = mcp_rs_core::schema_str!(SchemaText::Parts(&[
 ///     SchemaText::Text("{"),
@@ -98,7 +98,7 @@ impl SchemaText {
 #[macro_export]
 macro_rules! schema_str {
     ($text:expr) => {{
-        const TEXT: $crate::args::SchemaText = $text;
+        const TEXT: $crate::typed::SchemaText = $text;
         const BYTES: [u8; TEXT.len()] = TEXT.to_bytes();
         match ::core::str::from_utf8(&BYTES) {
             ::core::result::Result::Ok(s) => s,
@@ -264,7 +264,7 @@ pub fn read_field_or<'i, T: ArgValue<'i>>(
 /// Parses a default value's JSON text (a literal from `#[arg(default = ...)]`) as `T`.
 #[allow(clippy::result_large_err)]
 pub fn parse_default<'i, T: ArgValue<'i>>(json: &'static str) -> Result<T, ArgError<'i>> {
-    match crate::json::parse(json.as_bytes(), crate::json::Limits::default()) {
+    match crate::wire::json::parse(json.as_bytes(), crate::wire::json::Limits::default()) {
         Ok(raw) => T::from_json(raw),
         Err(_) => Err(ArgError::new(Problem::Invalid(
             "the default value is not JSON",
@@ -727,7 +727,7 @@ mod owned {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::{parse, Limits};
+    use crate::wire::json::{parse, Limits};
 
     fn int<T: for<'i> ArgValue<'i>>(text: &str) -> Result<T, Problem<'static>> {
         let raw = parse(text.as_bytes(), Limits::default()).unwrap();

@@ -4,11 +4,11 @@
 //! The session checks `prompts/get` against the definition before the handler runs: an
 //! unknown prompt, a missing required argument or a non-string argument value is -32602.
 
-use crate::content::{write_content, write_icons, Annotations, Content, Icon, Role};
-use crate::json::{Checkpoint, JsonStr, JsonWriter, RawJson};
-use crate::server::{Envelope, ResultType};
-use crate::tools::{ClientCaps, DefinitionError, Dispatch};
-use crate::version::ProtocolVersion;
+use crate::model::common::{ClientCaps, DefinitionError, Dispatch};
+use crate::model::common::{Envelope, ResultType};
+use crate::model::content::{write_content, write_icons, Annotations, Content, Icon, Role};
+use crate::wire::json::{Checkpoint, JsonStr, JsonWriter, RawJson};
+use crate::wire::version::ProtocolVersion;
 
 /// One declared argument of a prompt.
 #[derive(Clone, Copy, Debug, Default)]
@@ -83,7 +83,7 @@ impl<'a> Prompt<'a> {
         if self.name.is_empty() || self.arguments.iter().any(|a| a.name.is_empty()) {
             return Err(DefinitionError::Name);
         }
-        crate::tools::check_meta(self.meta)
+        crate::model::common::check_meta(self.meta)
     }
     /// Writes the `Prompt` object for `version`.
     pub fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) {
@@ -179,7 +179,7 @@ pub struct GetPromptRequest<'i> {
     pub(crate) version: ProtocolVersion,
     pub(crate) caps: ClientCaps,
     #[cfg(feature = "mrtr")]
-    pub(crate) input: crate::mrtr::InputContext<'i>,
+    pub(crate) input: crate::model::input::InputContext<'i>,
 }
 
 impl<'i> GetPromptRequest<'i> {
@@ -209,7 +209,7 @@ impl<'i> GetPromptRequest<'i> {
     }
     /// The `inputResponses` and verified `requestState` of a 2026-07-28 retry.
     #[cfg(feature = "mrtr")]
-    pub fn input(&self) -> &crate::mrtr::InputContext<'i> {
+    pub fn input(&self) -> &crate::model::input::InputContext<'i> {
         &self.input
     }
 }
@@ -316,7 +316,7 @@ impl<'w, 'b> PromptResult<'w, 'b> {
     pub fn input_required(
         &mut self,
         state: Option<&str>,
-        mut requests: impl FnMut(&mut crate::mrtr::InputRequests<'_, '_>),
+        mut requests: impl FnMut(&mut crate::model::input::InputRequests<'_, '_>),
     ) {
         if self.state != PromptState::Open {
             self.state = PromptState::Misused;
@@ -324,7 +324,7 @@ impl<'w, 'b> PromptResult<'w, 'b> {
         }
         self.w.rewind(self.start);
         self.w.begin_object();
-        match crate::mrtr::write_input_required(
+        match crate::model::input::write_input_required(
             self.w,
             self.env.seal.as_ref(),
             state,
@@ -409,34 +409,20 @@ impl core::fmt::Write for Rejection {
 }
 
 impl PromptResult<'_, '_> {
-    /// Rejects the request's arguments: the session answers -32602 naming the argument,
-    /// as it does itself for a missing required argument or a non-string value (`Missing
-    /// required argument: name`, `Unknown argument: name`, ...). Anything written is
-    /// discarded.
-    pub fn invalid_arguments(&mut self, error: &crate::args::ArgError<'_>) {
-        use crate::args::{PathSegment, Problem};
+    /// Rejects the request's arguments with -32602: `message`, then `: ` and the
+    /// argument's name when there is one (what
+    /// [`invalid_arguments`](Self::invalid_arguments) writes). Anything written is discarded.
+    pub(crate) fn reject_argument(
+        &mut self,
+        message: &'static str,
+        name: &mut dyn Iterator<Item = char>,
+    ) {
         use core::fmt::Write;
-        let message = match error.problem {
-            Problem::NotAnObject => "Prompt arguments must be an object",
-            Problem::Missing => "Missing required argument",
-            Problem::Unknown(_) => "Unknown argument",
-            Problem::Duplicate => "Duplicate argument",
-            Problem::Type(_) => "Prompt argument values must be strings",
-            _ => "Invalid argument value",
-        };
-        let mut r = Rejection::new(crate::jsonrpc::code::INVALID_PARAMS, message);
-        match (error.problem, error.path().first()) {
-            (Problem::Unknown(name), _) => {
-                for c in name.chars() {
-                    if r.write_char(c).is_err() {
-                        break;
-                    }
-                }
+        let mut r = Rejection::new(crate::wire::jsonrpc::code::INVALID_PARAMS, message);
+        for c in name {
+            if r.write_char(c).is_err() {
+                break;
             }
-            (_, Some(PathSegment::Key(name))) => {
-                let _ = r.write_str(name);
-            }
-            _ => {}
         }
         self.state = PromptState::Rejected(r);
     }
@@ -444,7 +430,7 @@ impl PromptResult<'_, '_> {
     /// The prompt failed: the session answers -32603 `Prompt failed: ...` with the first
     /// 32 bytes of `error`'s text. Anything written is discarded.
     pub fn fail(&mut self, error: &dyn core::fmt::Display) {
-        let mut r = Rejection::new(crate::jsonrpc::code::INTERNAL_ERROR, "Prompt failed");
+        let mut r = Rejection::new(crate::wire::jsonrpc::code::INTERNAL_ERROR, "Prompt failed");
         let _ = core::fmt::write(&mut r, format_args!("{error}"));
         self.state = PromptState::Rejected(r);
     }

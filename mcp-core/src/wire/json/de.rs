@@ -140,7 +140,7 @@ impl de::Error for DeError {
 /// ```
 /// # #[derive(serde::Deserialize)]
 /// # struct Args<'a> { op: &'a str, n: u32 }
-/// use mcp_rs_core::json::{from_json, parse, Limits};
+/// use mcp_rs_core::wire::json::{from_json, parse, Limits};
 ///
 /// let v = parse(br#"{"op":"add","n":2}"#, Limits::default()).unwrap();
 /// let args: Args = from_json(v, &mut []).unwrap();
@@ -855,7 +855,7 @@ mod tests {
     extern crate std;
 
     use super::*;
-    use crate::json::{parse, Limits};
+    use crate::wire::json::{parse, Limits};
     use serde::Deserialize;
     use std::collections::{BTreeMap, HashMap};
     use std::string::{String, ToString};

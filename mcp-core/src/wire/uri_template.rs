@@ -57,7 +57,7 @@
 //!   does not expand.
 //!
 //! ```
-//! use mcp_rs_core::uri_template::{percent_decode, UriTemplate};
+//! use mcp_rs_core::wire::uri_template::{percent_decode, UriTemplate};
 //!
 //! let template = UriTemplate::new("test://template/{id}/data");
 //! assert_eq!(template.validate(), Ok(()));
@@ -810,7 +810,7 @@ impl<'b> Writer<'b> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_rng::XorShift;
+    use crate::wire::test_rng::XorShift;
     use std::string::String;
     use std::vec::Vec;
     use std::{format, vec};

@@ -1,0 +1,80 @@
+//! [`ServerHandler`]: what one server offers, one optional provider per capability.
+//!
+//! Capabilities in `initialize` and `server/discover` are derived from the providers a
+//! handler returns: a server with no [`PromptSet`] declares no `prompts`, and `prompts/*`
+//! requests are answered -32601.
+
+#[cfg(feature = "completion")]
+use crate::model::completion::Completions;
+#[cfg(feature = "prompts")]
+use crate::model::prompts::PromptSet;
+#[cfg(feature = "resources")]
+use crate::model::resources::ResourceSet;
+use crate::model::tools::ToolSet;
+
+/// What a server offers: one optional provider per capability. Every method defaults to
+/// `None` (capability absent). A plain [`ToolSet`] is served by
+/// [`Session::handle_message`](crate::Session::handle_message) without implementing this.
+///
+/// ```
+/// use mcp_rs_core::{ServerHandler, Tool, ToolSet};
+/// static TOOLS: [Tool<'static>; 1] = [Tool::new("echo", r#"{"type":"object"}"#)];
+/// struct Echo;
+/// impl ToolSet for Echo {
+///     fn len(&self) -> usize { TOOLS.len() }
+///     fn get(&self, i: usize) -> Option<Tool<'_>> { TOOLS.get(i).copied() }
+/// }
+/// struct Demo { tools: Echo }
+/// impl ServerHandler for Demo {
+///     fn tools(&mut self) -> Option<&mut dyn ToolSet> { Some(&mut self.tools) }
+/// }
+/// ```
+pub trait ServerHandler {
+    /// The tools, if the server has the `tools` capability.
+    fn tools(&mut self) -> Option<&mut dyn ToolSet> {
+        None
+    }
+    /// The resources, if the server has the `resources` capability.
+    #[cfg(feature = "resources")]
+    fn resources(&mut self) -> Option<&mut dyn ResourceSet> {
+        None
+    }
+    /// The prompts, if the server has the `prompts` capability.
+    #[cfg(feature = "prompts")]
+    fn prompts(&mut self) -> Option<&mut dyn PromptSet> {
+        None
+    }
+    /// Argument completion, if the server has the `completions` capability.
+    #[cfg(feature = "completion")]
+    fn completions(&mut self) -> Option<&mut dyn Completions> {
+        None
+    }
+}
+
+/// Serves a bare [`ToolSet`] (what `handle_message` wraps its argument in).
+pub(crate) struct ToolsOnly<'t, T: ?Sized>(pub(crate) &'t mut T);
+
+impl<T: ToolSet + ?Sized> ToolSet for ToolsOnly<'_, T> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn get(&self, index: usize) -> Option<crate::Tool<'_>> {
+        self.0.get(index)
+    }
+    fn find(&self, name: crate::wire::json::JsonStr<'_>) -> Option<usize> {
+        self.0.find(name)
+    }
+    fn call(
+        &mut self,
+        request: &crate::CallRequest<'_>,
+        result: &mut crate::ToolResult<'_, '_>,
+    ) -> crate::Dispatch {
+        self.0.call(request, result)
+    }
+}
+
+impl<T: ToolSet + ?Sized> ServerHandler for ToolsOnly<'_, T> {
+    fn tools(&mut self) -> Option<&mut dyn ToolSet> {
+        Some(self)
+    }
+}

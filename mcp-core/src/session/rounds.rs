@@ -1,0 +1,79 @@
+//! 2026-07-28 `input_required` rounds as the session sees them: the verified
+//! `inputResponses` and `requestState` of a request, and the keyed target digest that binds
+//! sealed state to the request it was issued for.
+
+#[cfg(feature = "mrtr")]
+use super::faults::Fault;
+#[cfg(feature = "mrtr")]
+use crate::wire::jsonrpc::code;
+#[cfg(feature = "mrtr")]
+use crate::wire::{Method, Params};
+
+/// The `inputResponses` and verified `requestState` of a request (2026-07-28). A state
+/// that does not open under any of the configured keys (tampered, foreign, expired, or
+/// sealed under a retired key) is -32602.
+#[cfg(feature = "mrtr")]
+pub(super) fn input_context<'i>(
+    p: &Params<'i>,
+    method: Method,
+    target: &str,
+    config: &super::Config,
+    now: u64,
+) -> Result<crate::model::input::InputContext<'i>, Fault<'i>> {
+    // Every response is a result object (ElicitResult, CreateMessageResult,
+    // ListRootsResult); anything else is a malformed request, never a completed call.
+    let is_object = |r: crate::wire::json::RawJson<'_>| r.kind() == crate::wire::json::Kind::Object;
+    let responses = match p.input_responses {
+        None => None,
+        Some(r) if is_object(r) && r.members().into_iter().flatten().all(|(_, v)| is_object(v)) => {
+            Some(r)
+        }
+        Some(_) => {
+            return Err(Fault::new(
+                code::INVALID_PARAMS,
+                "params.inputResponses must be an object of result objects",
+            ))
+        }
+    };
+    let state = match p.request_state {
+        None => None,
+        Some(s) => {
+            let invalid = Fault::new(
+                code::INVALID_PARAMS,
+                "Invalid requestState: tampered, expired or not issued by this server",
+            );
+            let s = s.as_string().ok_or(invalid)?;
+            // Sealed state never has escapes; one that does was altered.
+            let text = s.as_borrowed().ok_or(invalid)?;
+            // The target digest is keyed too: each key opens with its own. A state that
+            // fails under the current key (tampered, or sealed before a rotation) is tried
+            // under the previous one while that is accepted.
+            let opened = config.verification_keys(now).find_map(|key| {
+                let mut hex = [0u8; 16];
+                let target = digest_hex(target_digest(key, target), &mut hex);
+                crate::token::seal::open(key, method.as_str(), target, text, now).ok()
+            });
+            Some(opened.ok_or(invalid)?)
+        }
+    };
+    Ok(crate::model::input::InputContext { responses, state })
+}
+
+/// Keyed digest of a request target (raw JSON string text) for sealing.
+pub(super) fn target_digest(key: &crate::token::mac::SecretKey, target: &str) -> u64 {
+    crate::token::mac::siphash24(key, target.as_bytes())
+}
+
+/// A digest as 16 lowercase hex digits.
+#[cfg(feature = "mrtr")]
+pub(super) fn digest_hex(digest: u64, buf: &mut [u8; 16]) -> &str {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for (i, b) in buf.iter_mut().enumerate() {
+        let shift = 60 - 4 * i as u32;
+        *b = HEX
+            .get(((digest >> shift) & 0xF) as usize)
+            .copied()
+            .unwrap_or(b'0');
+    }
+    core::str::from_utf8(buf).unwrap_or("")
+}
