@@ -50,9 +50,22 @@ impl<'i> Call<'i> {
             _ => None,
         }
     }
-    /// The tool name as sent (empty for other kinds).
+    /// What the request names, as sent: the tool's name (`tools/call`), the prompt's name
+    /// (`prompts/get`), the resource's URI (`resources/read`), or the completed prompt's
+    /// name or template's URI (`completion/complete`).
     pub fn name(&self) -> JsonStr<'i> {
-        self.tool().map_or(JsonStr { raw: "" }, |t| t.name())
+        match &self.request {
+            Request::Tool(t) => t.name(),
+            #[cfg(feature = "resources")]
+            Request::Read(r) => r.uri(),
+            #[cfg(feature = "prompts")]
+            Request::Prompt(p) => p.name(),
+            #[cfg(feature = "completion")]
+            Request::Complete(c) => match c.reference() {
+                crate::model::completion::CompletionRef::Prompt(n)
+                | crate::model::completion::CompletionRef::Resource(n) => n,
+            },
+        }
     }
     /// The tool arguments (`{}` when absent or for other kinds).
     pub fn args(&self) -> RawJson<'i> {

@@ -513,6 +513,22 @@ impl<'a> Session<'a> {
         self.expire(self.now_ms);
     }
 
+    /// When to call [`handle_timeout`](Self::handle_timeout) next (on the session clock,
+    /// milliseconds), or `None` when nothing waits on time: today the deadline of the
+    /// earliest outstanding request to the client (feature `requests`). Read it after
+    /// draining, as the last step of every turn of the drive loop.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<u64> {
+        #[cfg(feature = "requests")]
+        {
+            self.outgoing_deadline()
+        }
+        #[cfg(not(feature = "requests"))]
+        {
+            None
+        }
+    }
+
     /// Handles a line the framer reported as oversized: answers once with -32600 and the
     /// limit (the id cannot be known).
     pub fn handle_oversized(
@@ -552,6 +568,7 @@ impl<'a> Session<'a> {
     }
 
     /// Takes the next event, if any.
+    #[must_use]
     pub fn poll_event(&mut self) -> Option<Event> {
         if let Some(v) = self.initialized_event.take() {
             return Some(Event::Initialized(v));
@@ -583,6 +600,7 @@ impl<'a> Session<'a> {
 
     /// Writes the next core-originated frame (a list change notification, or the error
     /// reply to a call the application never took) into `out`.
+    #[must_use = "a transmit holds a frame to send"]
     pub fn poll_transmit(
         &mut self,
         out: &mut [u8],

@@ -216,9 +216,8 @@ impl Session<'_> {
         incoming.responses += 1;
     }
 
-    /// The earliest deadline of an outstanding server-to-client request, if any: call
-    /// [`handle_timeout`](Self::handle_timeout) then.
-    pub fn poll_timeout(&self) -> Option<u64> {
+    /// The earliest deadline of an outstanding server-to-client request, if any.
+    pub(super) fn outgoing_deadline(&self) -> Option<u64> {
         self.slots
             .iter()
             .take(if self.occupied == 0 { 0 } else { usize::MAX })

@@ -303,19 +303,10 @@ fn integral_f64<'i>(v: RawJson<'i>) -> Result<f64, ArgError<'i>> {
     let f = v
         .as_f64()
         .ok_or(ArgError::new(Problem::Type("an integer")))?;
-    if f.is_finite() && f != libm_trunc(f) {
+    if f.is_finite() && f != crate::wire::json::trunc(f) {
         return Err(ArgError::new(Problem::NotAnInteger));
     }
     Ok(f)
-}
-
-/// `f64::trunc` without std.
-fn libm_trunc(f: f64) -> f64 {
-    if f.abs() >= 4_503_599_627_370_496.0 {
-        f // 2^52 and beyond: every f64 is whole
-    } else {
-        (f as i64) as f64
-    }
 }
 
 macro_rules! integers {
@@ -385,7 +376,7 @@ fn compare_integer(x: Wide, bound: f64) -> Ordering {
     if bound.is_nan() {
         return Ordering::Equal;
     }
-    let whole = libm_trunc(bound);
+    let whole = crate::wire::json::trunc(bound);
     // `x` vs `whole` exactly, then a fraction of the bound breaks a tie.
     let cmp = if whole >= 18_446_744_073_709_551_616.0 {
         Ordering::Less

@@ -8,8 +8,9 @@
 //!
 //! Mapping (the same as `serde_json` where it matters):
 //!
-//! * integers are range-checked against the requested type; a number written with a fraction
-//!   or exponent is rejected where an integer is expected;
+//! * integers are range-checked against the requested type; as in JSON Schema (and the
+//!   `ToolArgs` derive), a whole number written with a fraction or exponent (`2.0`, `1e3`)
+//!   is an integer, one with a fractional part (`1.5`) is not;
 //! * floats parse with correct rounding for the requested width; out-of-range magnitudes
 //!   (`1e400`) are rejected;
 //! * strings without escapes are lent zero-copy; escaped strings are decoded into the scratch
@@ -298,7 +299,24 @@ impl<'a> ValueDe<'a, '_> {
                 .and_then(|i| T::try_from(i).ok())
                 .ok_or_else(|| out_of_range(text, exp)),
             Num::BigInt => Err(out_of_range(text, exp)),
-            Num::Float => Err(self.invalid_type(exp)),
+            Num::Float => {
+                // JSON Schema's rule, shared with the derives: `2.0` and `1e3` are integers.
+                let f = match text.parse::<f64>() {
+                    Ok(f) if f.is_finite() => f,
+                    _ => return Err(out_of_range(text, exp)),
+                };
+                if f != super::trunc(f) {
+                    return Err(self.invalid_type(exp));
+                }
+                // Both bounds are powers of two, exact in f64; inside them the cast is exact.
+                if f >= 0.0 && f < 340_282_366_920_938_463_463_374_607_431_768_211_456.0 {
+                    T::try_from(f as u128).map_err(|_| out_of_range(text, exp))
+                } else if f < 0.0 && f >= -170_141_183_460_469_231_731_687_303_715_884_105_728.0 {
+                    T::try_from(f as i128).map_err(|_| out_of_range(text, exp))
+                } else {
+                    Err(out_of_range(text, exp))
+                }
+            }
         }
     }
 
@@ -1199,9 +1217,27 @@ mod tests {
             err::<i32>("1.5"),
             "invalid type: floating point `1.5`, expected i32"
         );
+        // Whole numbers with a fraction or exponent are integers (JSON Schema, the derives).
+        assert_eq!(de::<u64>("1e3").unwrap(), 1000);
+        assert_eq!(de::<u8>("2.0").unwrap(), 2);
+        assert_eq!(de::<u8>("2.5e1").unwrap(), 25);
+        assert_eq!(de::<i64>("-9.223372036854775808e18").unwrap(), i64::MIN);
+        assert_eq!(de::<u32>("-0.0").unwrap(), 0);
         assert_eq!(
-            err::<u64>("1e3"),
-            "invalid type: floating point `1000.0`, expected u64"
+            err::<u8>("2.56e2"),
+            "invalid value: integer `2.56e2`, expected u8"
+        );
+        assert_eq!(
+            err::<u64>("1.8446744073709552e19"),
+            "invalid value: integer `1.8446744073709552e19`, expected u64"
+        );
+        assert_eq!(
+            err::<i32>("1e400"),
+            "invalid value: integer `1e400`, expected i32"
+        );
+        assert_eq!(
+            err::<i32>("2.5e0"),
+            "invalid type: floating point `2.5`, expected i32"
         );
         assert_eq!(
             err::<u16>("true"),

@@ -41,3 +41,13 @@ pub fn check_embedded(text: &str, object: bool) -> Result<(), EmbedError> {
     }
     Ok(())
 }
+
+/// `f64::trunc` without std (the integral part, toward zero): one rule for "is this number
+/// whole" in the serde deserializer and the derives' readers.
+pub(crate) fn trunc(f: f64) -> f64 {
+    if f.abs() >= 4_503_599_627_370_496.0 || f.is_nan() {
+        f // 2^52 and beyond: every f64 is whole
+    } else {
+        (f as i64) as f64
+    }
+}
