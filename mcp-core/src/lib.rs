@@ -70,6 +70,7 @@
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;

@@ -30,6 +30,7 @@ const WORDS: usize = MAX_STATES / 32;
 /// space separator: U+0020, U+00A0, U+1680, U+2000..U+200A, U+202F, U+205F, U+3000) and
 /// `LineTerminator` (line feed, carriage return, U+2028, U+2029). U+0085 (next line) is not
 /// one, unlike Unicode's `White_Space`.
+#[doc(hidden)]
 pub const SPACE: &[(char, char)] = &[
     ('\t', '\r'),
     (' ', ' '),
@@ -45,11 +46,13 @@ pub const SPACE: &[(char, char)] = &[
 
 /// ECMAScript's line terminators, which `.` does not match: line feed, carriage return,
 /// U+2028 and U+2029.
+#[doc(hidden)]
 pub const LINE_TERMINATORS: &[(char, char)] =
     &[('\n', '\n'), ('\r', '\r'), ('\u{2028}', '\u{2029}')];
 
 /// A set of characters: sorted, inclusive ranges, possibly negated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct Class {
     negated: bool,
     ranges: &'static [(char, char)],
@@ -104,6 +107,7 @@ impl Class {
 /// One instruction of a [`Pattern`] program. Instructions are numbered from 0; unless it
 /// says otherwise, an instruction continues with the next one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[doc(hidden)]
 pub enum Inst {
     /// Consumes this character.
     Char(char),

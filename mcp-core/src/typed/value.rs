@@ -158,6 +158,7 @@ pub trait ArgLength {
 
 /// Checks `minimum` (`exclusive == false`) for derived parsers.
 #[allow(clippy::result_large_err)]
+#[doc(hidden)]
 pub fn check_minimum<'i, T: ArgNumber + ?Sized>(v: &T, min: f64) -> Result<(), ArgError<'i>> {
     match v.compare_to(min) {
         Ordering::Less => Err(ArgError::new(Problem::BelowMinimum(min))),
@@ -167,6 +168,7 @@ pub fn check_minimum<'i, T: ArgNumber + ?Sized>(v: &T, min: f64) -> Result<(), A
 
 /// Checks `maximum` for derived parsers.
 #[allow(clippy::result_large_err)]
+#[doc(hidden)]
 pub fn check_maximum<'i, T: ArgNumber + ?Sized>(v: &T, max: f64) -> Result<(), ArgError<'i>> {
     match v.compare_to(max) {
         Ordering::Greater => Err(ArgError::new(Problem::AboveMaximum(max))),
@@ -176,6 +178,7 @@ pub fn check_maximum<'i, T: ArgNumber + ?Sized>(v: &T, max: f64) -> Result<(), A
 
 /// Checks `minLength` / `minItems` for derived parsers.
 #[allow(clippy::result_large_err)]
+#[doc(hidden)]
 pub fn check_min_length<'i, T: ArgLength + ?Sized>(v: &T, min: usize) -> Result<(), ArgError<'i>> {
     if v.arg_len() < min {
         Err(ArgError::new(Problem::TooShort(min)))
@@ -186,6 +189,7 @@ pub fn check_min_length<'i, T: ArgLength + ?Sized>(v: &T, min: usize) -> Result<
 
 /// Checks `maxLength` / `maxItems` for derived parsers.
 #[allow(clippy::result_large_err)]
+#[doc(hidden)]
 pub fn check_max_length<'i, T: ArgLength + ?Sized>(v: &T, max: usize) -> Result<(), ArgError<'i>> {
     if v.arg_len() > max {
         Err(ArgError::new(Problem::TooLong(max)))
@@ -201,6 +205,7 @@ pub fn check_max_length<'i, T: ArgLength + ?Sized>(v: &T, max: usize) -> Result<
 /// for every derived type, so that each parser holds only its own fields' code (flash on
 /// microcontrollers).
 #[allow(clippy::result_large_err)]
+#[doc(hidden)]
 pub fn collect_members<'i>(
     v: RawJson<'i>,
     names: &[&'static str],
@@ -229,6 +234,7 @@ pub fn collect_members<'i>(
 /// [`ArgValue::absent`] (an error for a required field); an error gets the field's name,
 /// in place (no copy of the error).
 #[allow(clippy::result_large_err)]
+#[doc(hidden)]
 pub fn read_field<'i, T: ArgValue<'i>>(
     member: Option<RawJson<'i>>,
     name: &'static str,
@@ -246,6 +252,7 @@ pub fn read_field<'i, T: ArgValue<'i>>(
 /// [`read_field`] for a field with a default: `default` (JSON text) is parsed when the
 /// member is absent.
 #[allow(clippy::result_large_err)]
+#[doc(hidden)]
 pub fn read_field_or<'i, T: ArgValue<'i>>(
     member: Option<RawJson<'i>>,
     name: &'static str,
@@ -263,6 +270,7 @@ pub fn read_field_or<'i, T: ArgValue<'i>>(
 
 /// Parses a default value's JSON text (a literal from `#[arg(default = ...)]`) as `T`.
 #[allow(clippy::result_large_err)]
+#[doc(hidden)]
 pub fn parse_default<'i, T: ArgValue<'i>>(json: &'static str) -> Result<T, ArgError<'i>> {
     match crate::wire::json::parse(json.as_bytes(), crate::wire::json::Limits::default()) {
         Ok(raw) => T::from_json(raw),

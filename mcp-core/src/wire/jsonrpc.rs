@@ -215,6 +215,7 @@ pub fn classify(v: RawJson<'_>) -> Result<Message<'_>, Invalid<'_>> {
 
 /// Writes `{"jsonrpc":"2.0","id":<id>,"result":` ; the caller writes the result value and
 /// then calls [`end_response`].
+#[doc(hidden)]
 pub fn begin_result(w: &mut JsonWriter<'_>, id: &str) {
     w.begin_object();
     w.key("jsonrpc");
@@ -225,6 +226,7 @@ pub fn begin_result(w: &mut JsonWriter<'_>, id: &str) {
 }
 
 /// Closes a response envelope opened by [`begin_result`].
+#[doc(hidden)]
 pub fn end_response(w: &mut JsonWriter<'_>) {
     w.end_object();
 }
@@ -232,6 +234,7 @@ pub fn end_response(w: &mut JsonWriter<'_>) {
 /// Writes a complete error response. `id: None` omits the id (it could not be read).
 /// The message is assembled from parts (no `core::fmt`); `data`, if given, writes one JSON
 /// value.
+#[doc(hidden)]
 pub fn write_error(
     w: &mut JsonWriter<'_>,
     id: Option<&str>,
@@ -262,6 +265,7 @@ pub fn write_error(
 
 /// Writes `{"jsonrpc":"2.0","method":"<method>","params":` ; the caller writes the params
 /// object and then calls [`end_response`] (the same closing brace).
+#[doc(hidden)]
 pub fn begin_notification(w: &mut JsonWriter<'_>, method: &str) {
     w.begin_object();
     w.key("jsonrpc");

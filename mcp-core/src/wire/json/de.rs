@@ -1351,7 +1351,7 @@ mod tests {
         use serde::de::{Deserializer, SeqAccess, Visitor};
         use std::vec::Vec;
 
-        pub struct Buf(pub Vec<u8>);
+        pub(super) struct Buf(pub(super) Vec<u8>);
 
         impl<'de> serde::Deserialize<'de> for Buf {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
