@@ -198,7 +198,7 @@ pub enum Dispatch {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ResultType {
     Complete,
-    #[cfg_attr(not(feature = "mrtr"), allow(dead_code))]
+    #[cfg_attr(not(feature = "input-required"), allow(dead_code))]
     InputRequired,
 }
 
@@ -212,7 +212,7 @@ pub(crate) struct Envelope<'s> {
     /// `ttlMs` and `cacheScope`, for cacheable results.
     pub(crate) cache: Option<(u32, CacheScope)>,
     /// Seals `requestState` of `input_required` results.
-    #[cfg(feature = "mrtr")]
+    #[cfg(feature = "input-required")]
     pub(crate) seal: Option<SealCtx<'s>>,
 }
 
@@ -230,7 +230,7 @@ impl<'s> Envelope<'s> {
             version,
             info,
             cache: None,
-            #[cfg(feature = "mrtr")]
+            #[cfg(feature = "input-required")]
             seal: None,
         }
     }
@@ -242,7 +242,7 @@ impl<'s> Envelope<'s> {
         }
         w.key("resultType");
         w.string(match kind {
-            #[cfg(feature = "mrtr")]
+            #[cfg(feature = "input-required")]
             ResultType::InputRequired => "input_required",
             _ => "complete",
         });
@@ -260,7 +260,7 @@ impl<'s> Envelope<'s> {
     }
 }
 
-#[cfg(feature = "mrtr")]
+#[cfg(feature = "input-required")]
 /// How the session seals the `requestState` of one request's results.
 #[derive(Clone, Copy)]
 pub(crate) struct SealCtx<'s> {

@@ -22,7 +22,7 @@ pub mod common;
 pub mod completion;
 pub mod content;
 pub mod handler;
-#[cfg(feature = "mrtr")]
+#[cfg(feature = "input-required")]
 pub mod input;
 pub mod logging;
 #[cfg(feature = "prompts")]

@@ -178,7 +178,7 @@ pub struct GetPromptRequest<'i> {
     pub(crate) arguments: RawJson<'i>,
     pub(crate) version: ProtocolVersion,
     pub(crate) caps: ClientCaps,
-    #[cfg(feature = "mrtr")]
+    #[cfg(feature = "input-required")]
     pub(crate) input: crate::model::input::InputContext<'i>,
 }
 
@@ -208,7 +208,7 @@ impl<'i> GetPromptRequest<'i> {
         self.caps
     }
     /// The `inputResponses` and verified `requestState` of a 2026-07-28 retry.
-    #[cfg(feature = "mrtr")]
+    #[cfg(feature = "input-required")]
     pub fn input(&self) -> &crate::model::input::InputContext<'i> {
         &self.input
     }
@@ -220,7 +220,7 @@ enum PromptState {
     Open,
     /// Inside `"messages":[`.
     Messages,
-    #[cfg_attr(not(feature = "mrtr"), allow(dead_code))]
+    #[cfg_attr(not(feature = "input-required"), allow(dead_code))]
     InputRequired,
     Misused,
     /// [`PromptResult::invalid_arguments`] or [`PromptResult::fail`].
@@ -231,7 +231,7 @@ enum PromptState {
 pub struct PromptResult<'w, 'b> {
     w: &'w mut JsonWriter<'b>,
     env: &'w Envelope<'w>,
-    #[cfg_attr(not(feature = "mrtr"), allow(dead_code))]
+    #[cfg_attr(not(feature = "input-required"), allow(dead_code))]
     start: Checkpoint,
     state: PromptState,
 }
@@ -312,7 +312,7 @@ impl<'w, 'b> PromptResult<'w, 'b> {
 
     /// Answers with `input_required` (2026-07-28; see
     /// [`ToolResult::input_required`](crate::ToolResult::input_required)).
-    #[cfg(feature = "mrtr")]
+    #[cfg(feature = "input-required")]
     pub fn input_required(
         &mut self,
         state: Option<&str>,

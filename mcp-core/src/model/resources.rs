@@ -243,7 +243,7 @@ pub struct ReadRequest<'i> {
     pub(crate) resource: Option<usize>,
     pub(crate) template: Option<usize>,
     pub(crate) version: ProtocolVersion,
-    #[cfg(feature = "mrtr")]
+    #[cfg(feature = "input-required")]
     pub(crate) input: crate::model::input::InputContext<'i>,
 }
 
@@ -265,7 +265,7 @@ impl<'i> ReadRequest<'i> {
         self.version
     }
     /// The `inputResponses` and verified `requestState` of a 2026-07-28 retry.
-    #[cfg(feature = "mrtr")]
+    #[cfg(feature = "input-required")]
     pub fn input(&self) -> &crate::model::input::InputContext<'i> {
         &self.input
     }
@@ -277,7 +277,7 @@ enum ReadState {
     NotFound,
     /// [`ReadResult::fail`].
     Failed,
-    #[cfg_attr(not(feature = "mrtr"), allow(dead_code))]
+    #[cfg_attr(not(feature = "input-required"), allow(dead_code))]
     InputRequired,
     Misused,
 }
@@ -286,7 +286,7 @@ enum ReadState {
 pub struct ReadResult<'w, 'b> {
     w: &'w mut JsonWriter<'b>,
     env: &'w Envelope<'w>,
-    #[cfg_attr(not(feature = "mrtr"), allow(dead_code))]
+    #[cfg_attr(not(feature = "input-required"), allow(dead_code))]
     start: Checkpoint,
     count: usize,
     state: ReadState,
@@ -356,7 +356,7 @@ impl<'w, 'b> ReadResult<'w, 'b> {
 
     /// Answers with `input_required` (2026-07-28; see
     /// [`ToolResult::input_required`](crate::ToolResult::input_required)).
-    #[cfg(feature = "mrtr")]
+    #[cfg(feature = "input-required")]
     pub fn input_required(
         &mut self,
         state: Option<&str>,

@@ -154,7 +154,7 @@ pub struct CallRequest<'i> {
     pub(crate) version: ProtocolVersion,
     pub(crate) has_progress: bool,
     pub(crate) caps: ClientCaps,
-    #[cfg(feature = "mrtr")]
+    #[cfg(feature = "input-required")]
     pub(crate) input: crate::model::input::InputContext<'i>,
 }
 
@@ -185,7 +185,7 @@ impl<'i> CallRequest<'i> {
         self.caps
     }
     /// The `inputResponses` and verified `requestState` of a 2026-07-28 retry.
-    #[cfg(feature = "mrtr")]
+    #[cfg(feature = "input-required")]
     pub fn input(&self) -> &crate::model::input::InputContext<'i> {
         &self.input
     }
@@ -245,7 +245,7 @@ pub struct ToolResult<'w, 'b> {
     state: ResultState,
     is_error: bool,
     env: &'w Envelope<'w>,
-    #[cfg_attr(not(feature = "mrtr"), allow(dead_code))]
+    #[cfg_attr(not(feature = "input-required"), allow(dead_code))]
     start: Checkpoint,
 }
 
@@ -253,7 +253,7 @@ pub struct ToolResult<'w, 'b> {
 enum ResultState {
     Content,
     /// An `input_required` result was written (2026-07-28).
-    #[cfg_attr(not(feature = "mrtr"), allow(dead_code))]
+    #[cfg_attr(not(feature = "input-required"), allow(dead_code))]
     InputRequired,
     Closed,
     Misused,
@@ -292,7 +292,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
     /// [`crate::token::seal::MAX_PAYLOAD`] bytes). Must be the only thing the handler writes.
     /// Misuse (content already written, a legacy session, an unsealable state, or neither
     /// requests nor state) makes the session answer with an internal error.
-    #[cfg(feature = "mrtr")]
+    #[cfg(feature = "input-required")]
     pub fn input_required(
         &mut self,
         state: Option<&str>,
@@ -480,10 +480,10 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             w.key("structuredContent");
             let at = w.len();
             // The text block holds the same JSON escaped: copy it back rather than
-            // rendering it again (feature `speed`; flash-starved targets render twice).
-            #[cfg(feature = "speed")]
+            // rendering it again (feature `render-once`; flash-starved targets render twice).
+            #[cfg(feature = "render-once")]
             let copied = w.value_unescaped_from(from, to);
-            #[cfg(not(feature = "speed"))]
+            #[cfg(not(feature = "render-once"))]
             let copied = {
                 let _ = (from, to);
                 false

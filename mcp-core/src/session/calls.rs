@@ -168,9 +168,9 @@ impl<'a> Session<'a> {
         caps: crate::model::common::ClientCaps,
         hex: &'s mut [u8; 16],
     ) -> Envelope<'s> {
-        #[cfg_attr(not(feature = "mrtr"), allow(unused_mut))]
+        #[cfg_attr(not(feature = "input-required"), allow(unused_mut))]
         let mut env = self.envelope(version, cacheable);
-        #[cfg(feature = "mrtr")]
+        #[cfg(feature = "input-required")]
         if version.features().result_type {
             env.seal = Some(crate::model::common::SealCtx {
                 key: &self.config.key,
@@ -180,7 +180,7 @@ impl<'a> Session<'a> {
                 caps,
             });
         }
-        #[cfg(not(feature = "mrtr"))]
+        #[cfg(not(feature = "input-required"))]
         let _ = (method, digest, caps, hex);
         env
     }

@@ -22,9 +22,9 @@ pub(super) fn prompt_request<'i>(
 ) -> Result<GetPromptRequest<'i>, Fault<'i>> {
     let name = name_param(p)?;
     let arguments = arguments_param(p)?;
-    #[cfg(feature = "mrtr")]
+    #[cfg(feature = "input-required")]
     let input = super::rounds::input_context(p, Method::PromptsGet, name.raw(), config, now)?;
-    #[cfg(not(feature = "mrtr"))]
+    #[cfg(not(feature = "input-required"))]
     let _ = (config, now);
     Ok(GetPromptRequest {
         index,
@@ -32,7 +32,7 @@ pub(super) fn prompt_request<'i>(
         arguments,
         version: ctx.version,
         caps: ctx.caps,
-        #[cfg(feature = "mrtr")]
+        #[cfg(feature = "input-required")]
         input,
     })
 }

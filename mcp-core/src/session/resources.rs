@@ -65,9 +65,9 @@ pub(super) fn read_request<'i>(
     now: u64,
 ) -> Result<ReadRequest<'i>, Fault<'i>> {
     let uri = uri_param(p)?;
-    #[cfg(feature = "mrtr")]
+    #[cfg(feature = "input-required")]
     let input = super::rounds::input_context(p, Method::ResourcesRead, uri.raw(), config, now)?;
-    #[cfg(not(feature = "mrtr"))]
+    #[cfg(not(feature = "input-required"))]
     let _ = (config, now);
     let opt = |i: u16| (i != u16::MAX).then_some(usize::from(i));
     Ok(ReadRequest {
@@ -75,7 +75,7 @@ pub(super) fn read_request<'i>(
         resource: opt(index.0),
         template: opt(index.1),
         version: ctx.version,
-        #[cfg(feature = "mrtr")]
+        #[cfg(feature = "input-required")]
         input,
     })
 }

@@ -2,17 +2,17 @@
 //! `inputResponses` and `requestState` of a request, and the keyed target digest that binds
 //! sealed state to the request it was issued for.
 
-#[cfg(feature = "mrtr")]
+#[cfg(feature = "input-required")]
 use super::faults::Fault;
-#[cfg(feature = "mrtr")]
+#[cfg(feature = "input-required")]
 use crate::wire::jsonrpc::code;
-#[cfg(feature = "mrtr")]
+#[cfg(feature = "input-required")]
 use crate::wire::{Method, Params};
 
 /// The `inputResponses` and verified `requestState` of a request (2026-07-28). A state
 /// that does not open under any of the configured keys (tampered, foreign, expired, or
 /// sealed under a retired key) is -32602.
-#[cfg(feature = "mrtr")]
+#[cfg(feature = "input-required")]
 pub(super) fn input_context<'i>(
     p: &Params<'i>,
     method: Method,
@@ -65,7 +65,7 @@ pub(super) fn target_digest(key: &crate::token::mac::SecretKey, target: &str) ->
 }
 
 /// A digest as 16 lowercase hex digits.
-#[cfg(feature = "mrtr")]
+#[cfg(feature = "input-required")]
 pub(super) fn digest_hex(digest: u64, buf: &mut [u8; 16]) -> &str {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     for (i, b) in buf.iter_mut().enumerate() {

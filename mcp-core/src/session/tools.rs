@@ -43,9 +43,9 @@ pub(super) fn tool_request<'i>(
 ) -> Result<CallRequest<'i>, Fault<'i>> {
     let name = name_param(p)?;
     let args = arguments_param(p)?;
-    #[cfg(feature = "mrtr")]
+    #[cfg(feature = "input-required")]
     let input = super::rounds::input_context(p, Method::ToolsCall, name.raw(), config, now)?;
-    #[cfg(not(feature = "mrtr"))]
+    #[cfg(not(feature = "input-required"))]
     let _ = (config, now);
     Ok(CallRequest {
         tool: index,
@@ -54,7 +54,7 @@ pub(super) fn tool_request<'i>(
         version: ctx.version,
         has_progress: p.meta.progress.and_then(RequestId::from_json).is_some(),
         caps: ctx.caps,
-        #[cfg(feature = "mrtr")]
+        #[cfg(feature = "input-required")]
         input,
     })
 }

@@ -91,12 +91,12 @@ impl<'i> Params<'i> {
                 },
                 "arguments",
                 "cursor",
-                if cfg!(feature = "mrtr") {
+                if cfg!(feature = "input-required") {
                     "inputResponses"
                 } else {
                     NONE
                 },
-                if cfg!(feature = "mrtr") {
+                if cfg!(feature = "input-required") {
                     "requestState"
                 } else {
                     NONE

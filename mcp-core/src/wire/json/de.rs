@@ -311,7 +311,8 @@ impl<'a> ValueDe<'a, '_> {
                 // Both bounds are powers of two, exact in f64; inside them the cast is exact.
                 if (0.0..340_282_366_920_938_463_463_374_607_431_768_211_456.0).contains(&f) {
                     T::try_from(f as u128).map_err(|_| out_of_range(text, exp))
-                } else if (-170_141_183_460_469_231_731_687_303_715_884_105_728.0..0.0).contains(&f) {
+                } else if (-170_141_183_460_469_231_731_687_303_715_884_105_728.0..0.0).contains(&f)
+                {
                     T::try_from(f as i128).map_err(|_| out_of_range(text, exp))
                 } else {
                     Err(out_of_range(text, exp))

@@ -208,7 +208,7 @@ impl<'b> JsonWriter<'b> {
     /// buffer (overflow) or the room after it is too small; the caller then writes the value
     /// again. Cheaper than a second rendering for a value that appears both as text and as
     /// JSON (`structuredContent`).
-    #[cfg(feature = "speed")]
+    #[cfg(feature = "render-once")]
     pub(crate) fn value_unescaped_from(&mut self, from: usize, to: usize) -> bool {
         if self.overflowed() || self.string_mode || from > to || to > self.len {
             return false;
@@ -727,7 +727,7 @@ mod tests {
     }
 
     #[test]
-    #[cfg(feature = "speed")]
+    #[cfg(feature = "render-once")]
     fn value_unescaped_from_matches_a_second_rendering() {
         let value = |w: &mut JsonWriter<'_>| {
             w.begin_object();
