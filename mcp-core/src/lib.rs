@@ -16,6 +16,7 @@
 //! | [`model`] | what a server offers: tools, prompts, resources, completion, content, the result envelope, [`ServerHandler`] |
 //! | [`typed`] | the runtime of the derives: [`typed::ToolArgs`], [`typed::ToolOutput`], prompt arguments, template variables, patterns |
 //! | [`session`] | the state machine: [`Session`], deferred calls ([`CallToken`]), requests to the client |
+//! | [`pump`] | one exchange of a drive loop: a frame in, replies, calls, queued frames and events out |
 //!
 //! The types a server needs are re-exported here, at the crate root.
 //!
@@ -78,6 +79,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod model;
+pub mod pump;
 #[cfg(feature = "macros")]
 pub use mcp_rs_macros::{
     prompts, resources, tools, PromptArgs, TemplateVars, ToolArgs, ToolOutput,
@@ -90,7 +92,7 @@ pub mod wire;
 
 pub use model::common::{CacheScope, ClientCaps, DefinitionError, Dispatch, ServerInfo};
 pub use model::content::{Annotations, Content, Icon, ResourceLink, Role};
-pub use model::handler::ServerHandler;
+pub use model::handler::{ServerHandler, ToolsOnly};
 pub use model::logging::LogLevel;
 pub use model::tools::{CallRequest, Tool, ToolAnnotations, ToolResult, ToolSet};
 pub use session::error::{CallError, HandleError};

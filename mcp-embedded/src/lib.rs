@@ -53,9 +53,10 @@
 
 use core::fmt;
 
+use mcp_rs_core::pump::{Output, Pump};
 use mcp_rs_core::wire::framing::{Frame, LineFramer};
 use mcp_rs_core::wire::jsonrpc::code;
-use mcp_rs_core::{Incoming, Session, ToolSet, MIN_OUTPUT};
+use mcp_rs_core::{Session, ToolSet, ToolsOnly, MIN_OUTPUT};
 
 pub use embedded_io::ErrorKind;
 
@@ -223,25 +224,28 @@ impl<'b> Core<'b> {
     }
 }
 
-/// The frames one input frame produces, written one at a time into the transmit buffer:
-/// the reply, error replies to deferred calls, then whatever the core queued.
+/// One exchange through the core's [`Pump`]: the runners' policy on top of it (deferred
+/// calls are failed: these runners answer tools inline) and their statistics.
 struct Exchange<'i> {
-    input: Option<Frame<'i>>,
+    pump: Pump<'i>,
+    /// Not yet counted: the frame (`Some(len)` for an oversized line).
+    fresh: Option<Option<usize>>,
     limit: usize,
-    incoming: Option<Incoming<'i>>,
 }
 
 impl<'i> Exchange<'i> {
     fn new(frame: Frame<'i>, limit: usize) -> Self {
         Exchange {
-            input: Some(frame),
+            fresh: Some(match frame {
+                Frame::Oversized { len } => Some(len),
+                Frame::Line(_) => None,
+            }),
+            pump: Pump::frame(frame, limit, 0),
             limit,
-            incoming: None,
         }
     }
 
-    /// Writes the next outgoing frame into `tx` and returns its length, or `None` when the
-    /// exchange is over.
+    /// The length of the next frame to send from `tx`, or `None` when the exchange is over.
     fn next<T: ToolSet + ?Sized>(
         &mut self,
         session: &mut Session<'_>,
@@ -249,58 +253,43 @@ impl<'i> Exchange<'i> {
         tx: &mut [u8],
         stats: &mut Stats,
     ) -> Option<usize> {
-        if let Some(frame) = self.input.take() {
-            match frame {
-                Frame::Line(line) => {
-                    stats.messages = stats.messages.saturating_add(1);
-                    // Only fails for a transmit buffer below MIN_OUTPUT, which `Buffers` rules out.
-                    if let Ok(incoming) = session.handle_message(tools, line, tx) {
-                        let reply = incoming.transmit();
-                        self.incoming = Some(incoming);
-                        if let Some(t) = reply {
-                            return Some(t.len);
-                        }
+        match self.fresh.take() {
+            Some(Some(len)) => {
+                stats.oversized = stats.oversized.saturating_add(1);
+                log_warn!(
+                    "mcp: line of at least {=usize} bytes exceeds the {=usize}-byte buffer",
+                    len,
+                    self.limit
+                );
+                let _ = (len, self.limit);
+            }
+            Some(None) => stats.messages = stats.messages.saturating_add(1),
+            None => {}
+        }
+        loop {
+            match self.pump.poll(session, &mut ToolsOnly(tools), tx) {
+                Ok(Some(Output::Transmit(t))) => return Some(t.len),
+                Ok(Some(Output::Call(call))) => {
+                    match session.fail(
+                        call.token(),
+                        code::INTERNAL_ERROR,
+                        DEFERRED_CALL_MESSAGE,
+                        tx,
+                    ) {
+                        Ok(Some(t)) => return Some(t.len),
+                        Ok(None) => {}
+                        Err(_) => stats.tx_overflows = stats.tx_overflows.saturating_add(1),
                     }
                 }
-                Frame::Oversized { len } => {
-                    stats.oversized = stats.oversized.saturating_add(1);
-                    log_warn!(
-                        "mcp: line of at least {=usize} bytes exceeds the {=usize}-byte buffer",
-                        len,
-                        self.limit
-                    );
-                    let _ = len;
-                    if let Ok(t) = session.handle_oversized(self.limit, tx) {
-                        return Some(t.len);
-                    }
+                Ok(Some(Output::Event(event))) => {
+                    log_debug!("mcp: session event {=str}", event_name(&event));
+                    let _ = event;
                 }
+                Ok(Some(_)) => {}
+                Ok(None) => return None,
+                Err(_) => stats.tx_overflows = stats.tx_overflows.saturating_add(1),
             }
         }
-        if let Some(incoming) = self.incoming.as_mut() {
-            while let Some(call) = incoming.next_call(session) {
-                match session.fail(
-                    call.token(),
-                    code::INTERNAL_ERROR,
-                    DEFERRED_CALL_MESSAGE,
-                    tx,
-                ) {
-                    Ok(Some(t)) => return Some(t.len),
-                    Ok(None) => {}
-                    Err(_) => stats.tx_overflows = stats.tx_overflows.saturating_add(1),
-                }
-            }
-            self.incoming = None;
-        }
-        match session.poll_transmit(tx) {
-            Ok(Some(t)) => return Some(t.len),
-            Ok(None) => {}
-            Err(_) => stats.tx_overflows = stats.tx_overflows.saturating_add(1),
-        }
-        while let Some(event) = session.poll_event() {
-            log_debug!("mcp: session event {=str}", event_name(&event));
-            let _ = event;
-        }
-        None
     }
 }
 

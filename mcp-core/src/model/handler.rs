@@ -51,8 +51,10 @@ pub trait ServerHandler {
     }
 }
 
-/// Serves a bare [`ToolSet`] (what `handle_message` wraps its argument in).
-pub(crate) struct ToolsOnly<'t, T: ?Sized>(pub(crate) &'t mut T);
+/// Serves a bare [`ToolSet`] as a [`ServerHandler`] with tools only (what
+/// [`Session::handle_message`](crate::Session::handle_message) wraps its argument in).
+#[derive(Debug)]
+pub struct ToolsOnly<'t, T: ?Sized>(pub &'t mut T);
 
 impl<T: ToolSet + ?Sized> ToolSet for ToolsOnly<'_, T> {
     fn len(&self) -> usize {
