@@ -232,6 +232,15 @@ pub struct Transmit {
     pub route: Route,
 }
 
+impl Transmit {
+    /// What the frame is (a result, an error and its code, a notification, a request),
+    /// read from the first bytes of `out`, the buffer it was written to: how a transport
+    /// maps a reply to its own status without parsing it.
+    pub fn kind(&self, out: &[u8]) -> crate::wire::jsonrpc::FrameKind {
+        crate::wire::jsonrpc::frame_kind(out.get(..self.len).unwrap_or_default())
+    }
+}
+
 /// Something the application may want to know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]

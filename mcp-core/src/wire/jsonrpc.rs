@@ -275,6 +275,96 @@ pub fn begin_notification(w: &mut JsonWriter<'_>, method: &str) {
     w.key("params");
 }
 
+/// What a frame the core wrote is (see [`frame_kind`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FrameKind {
+    /// A response carrying `result`.
+    Result,
+    /// A response carrying `error`, with its code.
+    Error(i32),
+    /// A notification (`method`, no `id`).
+    Notification,
+    /// A request the server sends (`id` and `method`).
+    Request,
+    /// A batch of responses (a JSON array).
+    Batch,
+    /// Anything else (not a frame the core's writers produce).
+    Other,
+}
+
+/// What a frame is, read from its first bytes. The core's writers always begin with
+/// `{"jsonrpc":"2.0",`, then `"id":<id>,` when there is an id, then `"result":`,
+/// `"error":{"code":<n>,` or `"method":`; so the kind is known without walking a result of
+/// any size. Adapters use it to map replies to transport statuses.
+pub fn frame_kind(frame: &[u8]) -> FrameKind {
+    if frame.first() == Some(&b'[') {
+        return FrameKind::Batch;
+    }
+    let Some(rest) = frame.strip_prefix(br#"{"jsonrpc":"2.0","#) else {
+        return FrameKind::Other;
+    };
+    let (rest, has_id) = match rest.strip_prefix(br#""id":"#) {
+        Some(id) => {
+            // The id as the request had it: a number or a string.
+            let end = if id.first() == Some(&b'"') {
+                let mut i = 1;
+                loop {
+                    match id.get(i) {
+                        Some(b'\\') => i += 2,
+                        Some(b'"') => break Some(i + 1),
+                        Some(_) => i += 1,
+                        None => break None,
+                    }
+                }
+            } else {
+                id.iter().position(|&b| b == b',')
+            };
+            match end
+                .and_then(|e| id.get(e..))
+                .and_then(|r| r.strip_prefix(b","))
+            {
+                Some(r) => (r, true),
+                None => return FrameKind::Other,
+            }
+        }
+        None => (rest, false),
+    };
+    if rest.starts_with(br#""result":"#) {
+        return FrameKind::Result;
+    }
+    if rest.starts_with(br#""method":"#) {
+        return if has_id {
+            FrameKind::Request
+        } else {
+            FrameKind::Notification
+        };
+    }
+    let Some(code) = rest.strip_prefix(br#""error":{"code":"#) else {
+        return FrameKind::Other;
+    };
+    let (neg, digits) = match code.strip_prefix(b"-") {
+        Some(d) => (true, d),
+        None => (false, code),
+    };
+    let mut n: i32 = 0;
+    let mut any = false;
+    for &b in digits.iter().take_while(|b| b.is_ascii_digit()) {
+        any = true;
+        let Some(m) = n
+            .checked_mul(10)
+            .and_then(|m| m.checked_add(i32::from(b - b'0')))
+        else {
+            return FrameKind::Other;
+        };
+        n = m;
+    }
+    if !any {
+        return FrameKind::Other;
+    }
+    FrameKind::Error(if neg { -n } else { n })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -359,5 +449,72 @@ mod tests {
         let long = "9".repeat(MAX_ID_LEN + 1);
         assert!(StoredId::new(&long).is_none());
         assert!(StoredId::new(&long[..MAX_ID_LEN]).is_some());
+    }
+
+    #[test]
+    fn frame_kinds_of_what_the_core_writes() {
+        let kind = |f: &str| frame_kind(f.as_bytes());
+        assert_eq!(
+            kind(r#"{"jsonrpc":"2.0","id":1,"result":{"isError":true,"error":{"code":5}}}"#),
+            FrameKind::Result
+        );
+        assert_eq!(
+            kind(
+                r#"{"jsonrpc":"2.0","id":"a\",\"result\":","error":{"code":-32602,"message":"x"}}"#
+            ),
+            FrameKind::Error(-32602)
+        );
+        assert_eq!(
+            kind(
+                r#"{"jsonrpc":"2.0","id":-7,"error":{"code":-32601,"message":"Method not found"}}"#
+            ),
+            FrameKind::Error(-32601)
+        );
+        assert_eq!(
+            kind(r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#),
+            FrameKind::Error(-32700)
+        );
+        assert_eq!(
+            kind(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#),
+            FrameKind::Notification
+        );
+        assert_eq!(
+            kind(r#"{"jsonrpc":"2.0","id":3,"method":"roots/list"}"#),
+            FrameKind::Request
+        );
+        assert_eq!(
+            kind(r#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#),
+            FrameKind::Batch
+        );
+        assert_eq!(
+            kind(r#"{"id":1,"jsonrpc":"2.0","error":{"code":-32602}}"#),
+            FrameKind::Other
+        );
+        assert_eq!(
+            kind(r#"{"jsonrpc":"2.0","id":"unterminated"#),
+            FrameKind::Other
+        );
+        assert_eq!(
+            kind(r#"{"jsonrpc":"2.0","error":{"code":-99999999999}}"#),
+            FrameKind::Other
+        );
+        // every reply the writers produce reads back as what it is
+        let mut buf = [0u8; 128];
+        let mut w = JsonWriter::new(&mut buf);
+        write_error(
+            &mut w,
+            Some("\"x\""),
+            -32603,
+            &[StrPart::Text("boom")],
+            None,
+        );
+        let n = w.len();
+        assert_eq!(frame_kind(&buf[..n]), FrameKind::Error(-32603));
+        let mut w = JsonWriter::new(&mut buf);
+        begin_result(&mut w, "12");
+        w.raw_value("{}");
+        end_response(&mut w);
+        let n = w.len();
+        assert_eq!(frame_kind(&buf[..n]), FrameKind::Result);
     }
 }

@@ -8,6 +8,7 @@ pub mod json;
 pub mod jsonrpc;
 pub mod method;
 pub mod params;
+pub mod peek;
 #[cfg(test)]
 pub(crate) mod test_rng;
 pub mod uri_template;
