@@ -3,6 +3,7 @@
 //! ([`Dispatch`]), why a definition is refused ([`DefinitionError`]), and the envelope that
 //! ends every result (`resultType`, cache hints and `_meta` of 2026-07-28).
 
+use core::any::Any;
 use core::fmt;
 
 use crate::model::content::{write_icons, Icon};
@@ -77,6 +78,16 @@ impl CacheScope {
             CacheScope::Private => "private",
         }
     }
+}
+
+/// Data an adapter attaches to one incoming message (see
+/// [`Session::handle_with`](crate::Session::handle_with)): request views hand it back,
+/// downcast to the adapter's own type, through their `adapter_data` methods.
+pub type AdapterData<'i> = &'i (dyn Any + Send + Sync);
+
+/// `adapter_data` of a request view: the attached data as a `T`, if it is one.
+pub(crate) fn downcast<'i, T: Any>(data: Option<AdapterData<'i>>) -> Option<&'i T> {
+    data.and_then(|d| d.downcast_ref::<T>())
 }
 
 /// Client capabilities a tool needs. Calling it without them is refused with -32021 in

@@ -22,6 +22,7 @@ pub enum CompletionRef<'i> {
 /// A `completion/complete` request.
 #[derive(Clone, Copy, Debug)]
 pub struct CompleteRequest<'i> {
+    pub(crate) data: Option<crate::model::common::AdapterData<'i>>,
     pub(crate) reference: CompletionRef<'i>,
     pub(crate) argument: JsonStr<'i>,
     pub(crate) value: JsonStr<'i>,
@@ -30,6 +31,13 @@ pub struct CompleteRequest<'i> {
 }
 
 impl<'i> CompleteRequest<'i> {
+    /// What the adapter attached to the message (see
+    /// [`Session::handle_with`](crate::Session::handle_with)), as a `T`: the authenticated
+    /// principal of an HTTP request, for instance. `None` when nothing was attached or it
+    /// is not a `T`.
+    pub fn adapter_data<T: core::any::Any>(&self) -> Option<&'i T> {
+        crate::model::common::downcast(self.data)
+    }
     /// The prompt or template whose argument is completed.
     pub fn reference(&self) -> CompletionRef<'i> {
         self.reference

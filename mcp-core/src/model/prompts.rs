@@ -173,6 +173,7 @@ impl PromptSet for [Prompt<'_>] {
 /// A `prompts/get` request, already checked against the prompt's declared arguments.
 #[derive(Clone, Copy, Debug)]
 pub struct GetPromptRequest<'i> {
+    pub(crate) data: Option<crate::model::common::AdapterData<'i>>,
     pub(crate) index: usize,
     pub(crate) name: JsonStr<'i>,
     pub(crate) arguments: RawJson<'i>,
@@ -183,6 +184,13 @@ pub struct GetPromptRequest<'i> {
 }
 
 impl<'i> GetPromptRequest<'i> {
+    /// What the adapter attached to the message (see
+    /// [`Session::handle_with`](crate::Session::handle_with)), as a `T`: the authenticated
+    /// principal of an HTTP request, for instance. `None` when nothing was attached or it
+    /// is not a `T`.
+    pub fn adapter_data<T: core::any::Any>(&self) -> Option<&'i T> {
+        crate::model::common::downcast(self.data)
+    }
     /// Index of the prompt in the [`PromptSet`].
     pub fn prompt_index(&self) -> usize {
         self.index

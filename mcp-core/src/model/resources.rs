@@ -239,6 +239,7 @@ pub trait ResourceSet {
 /// A `resources/read` request. Borrowed from the incoming message.
 #[derive(Clone, Copy, Debug)]
 pub struct ReadRequest<'i> {
+    pub(crate) data: Option<crate::model::common::AdapterData<'i>>,
     pub(crate) uri: JsonStr<'i>,
     pub(crate) resource: Option<usize>,
     pub(crate) template: Option<usize>,
@@ -248,6 +249,13 @@ pub struct ReadRequest<'i> {
 }
 
 impl<'i> ReadRequest<'i> {
+    /// What the adapter attached to the message (see
+    /// [`Session::handle_with`](crate::Session::handle_with)), as a `T`: the authenticated
+    /// principal of an HTTP request, for instance. `None` when nothing was attached or it
+    /// is not a `T`.
+    pub fn adapter_data<T: core::any::Any>(&self) -> Option<&'i T> {
+        crate::model::common::downcast(self.data)
+    }
     /// The URI as sent (see [`JsonStr::text_in`] to decode escapes).
     pub fn uri(&self) -> JsonStr<'i> {
         self.uri

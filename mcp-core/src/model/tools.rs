@@ -148,6 +148,7 @@ impl<'a> Tool<'a> {
 /// A `tools/call` request as a handler sees it. Borrowed from the incoming message.
 #[derive(Clone, Copy, Debug)]
 pub struct CallRequest<'i> {
+    pub(crate) data: Option<crate::model::common::AdapterData<'i>>,
     pub(crate) tool: usize,
     pub(crate) name: JsonStr<'i>,
     pub(crate) args: RawJson<'i>,
@@ -159,6 +160,13 @@ pub struct CallRequest<'i> {
 }
 
 impl<'i> CallRequest<'i> {
+    /// What the adapter attached to the message (see
+    /// [`Session::handle_with`](crate::Session::handle_with)), as a `T`: the authenticated
+    /// principal of an HTTP request, for instance. `None` when nothing was attached or it
+    /// is not a `T`.
+    pub fn adapter_data<T: core::any::Any>(&self) -> Option<&'i T> {
+        crate::model::common::downcast(self.data)
+    }
     /// Index of the tool in the [`ToolSet`].
     pub fn tool_index(&self) -> usize {
         self.tool

@@ -71,6 +71,18 @@ impl<'i> Call<'i> {
     pub fn args(&self) -> RawJson<'i> {
         self.tool().map_or(RawJson { text: "{}" }, |t| t.args())
     }
+    /// What the adapter attached to the message (see [`Session::handle_with`]), as a `T`.
+    pub fn adapter_data<T: core::any::Any>(&self) -> Option<&'i T> {
+        match &self.request {
+            Request::Tool(t) => t.adapter_data(),
+            #[cfg(feature = "resources")]
+            Request::Read(r) => r.adapter_data(),
+            #[cfg(feature = "prompts")]
+            Request::Prompt(p) => p.adapter_data(),
+            #[cfg(feature = "completion")]
+            Request::Complete(c) => c.adapter_data(),
+        }
+    }
     /// The token for completing it.
     pub fn token(&self) -> CallToken {
         self.token
@@ -103,6 +115,7 @@ impl<'i> Incoming<'i> {
             };
             let p = Params::read(params);
             let ctx = Ctx {
+                data: self.data,
                 version: slot.version,
                 caps: slot.caps,
                 log_level: slot.log_level,
@@ -125,7 +138,7 @@ impl<'i> Incoming<'i> {
 fn rebuild<'i>(
     slot: &CallSlot,
     p: &Params<'i>,
-    ctx: Ctx,
+    ctx: Ctx<'i>,
     config: &super::Config,
     now: u64,
 ) -> Result<Request<'i>, Fault<'i>> {
@@ -238,7 +251,7 @@ impl<'a> Session<'a> {
         index: (u16, u16),
         id: RequestId<'i>,
         p: &Params<'i>,
-        ctx: Ctx,
+        ctx: Ctx<'i>,
         digest: u64,
         text: &'i str,
         incoming: &mut Incoming<'i>,

@@ -14,7 +14,7 @@ use crate::wire::{Method, Params};
 /// The `completion/complete` view of params.
 pub(super) fn complete_request_view<'i>(
     p: &Params<'i>,
-    ctx: Ctx,
+    ctx: Ctx<'i>,
 ) -> Result<CompleteRequest<'i>, Fault<'i>> {
     let invalid = |m| Fault::new(code::INVALID_PARAMS, m);
     let reference = p
@@ -58,6 +58,7 @@ pub(super) fn complete_request_view<'i>(
         .and_then(|c| c.get("arguments"))
         .filter(|a| a.kind() == Kind::Object);
     Ok(CompleteRequest {
+        data: ctx.data,
         reference,
         argument: name,
         value,
@@ -108,7 +109,7 @@ impl Session<'_> {
         &mut self,
         server: &mut S,
         id: RequestId<'i>,
-        ctx: Ctx,
+        ctx: Ctx<'i>,
         p: &Params<'i>,
         text: &'i str,
         w: &mut JsonWriter<'_>,

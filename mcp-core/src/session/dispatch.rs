@@ -179,7 +179,7 @@ impl Session<'_> {
     }
 
     /// Reads the 2026-07-28 per-request `_meta`. `Ok(None)`: not a modern request.
-    fn modern_ctx<'i>(p: &Params<'i>) -> Result<Option<Ctx>, Fault<'i>> {
+    fn modern_ctx<'i>(p: &Params<'i>) -> Result<Option<Ctx<'i>>, Fault<'i>> {
         let Some(meta) = p.meta.raw else {
             return Ok(None);
         };
@@ -232,6 +232,7 @@ impl Session<'_> {
             },
         };
         Ok(Some(Ctx {
+            data: None,
             version,
             caps,
             log_level,
@@ -261,8 +262,8 @@ impl Session<'_> {
         &self,
         row: Option<&'static Row>,
         method: JsonStr<'i>,
-        modern: Option<Ctx>,
-    ) -> Result<(Method, Ctx), Fault<'i>> {
+        modern: Option<Ctx<'i>>,
+    ) -> Result<(Method, Ctx<'i>), Fault<'i>> {
         let not_found =
             || Fault::new(code::METHOD_NOT_FOUND, "Method not found").with(Detail::Name(method));
         let Some(row) = row else {
@@ -303,6 +304,7 @@ impl Session<'_> {
         Ok((
             row.method,
             Ctx {
+                data: None,
                 version,
                 caps: self.client_caps,
                 log_level: None,
@@ -335,7 +337,8 @@ impl Session<'_> {
                 Fault::new(code::METHOD_NOT_FOUND, "Method not found").with(Detail::Name(method))
             );
         }
-        let (m, ctx) = self.admit(row, method, modern)?;
+        let (m, mut ctx) = self.admit(row, method, modern)?;
+        ctx.data = incoming.data;
         match m {
             Method::Initialize => self.initialize(server, id, params, w),
             Method::Ping => Self::empty_result(id, w),

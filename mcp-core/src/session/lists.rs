@@ -140,7 +140,7 @@ impl Session<'_> {
         server: &mut S,
         kind: ListKind,
         id: RequestId<'i>,
-        ctx: Ctx,
+        ctx: Ctx<'i>,
         p: &Params<'i>,
         w: &mut JsonWriter<'_>,
     ) -> Reply<'i> {

@@ -37,7 +37,7 @@ use crate::token::mac::SecretKey;
 use crate::wire::json::{self, JsonWriter};
 use crate::wire::version::ProtocolVersion;
 
-use crate::model::common::{CacheScope, ServerInfo};
+use crate::model::common::{AdapterData, CacheScope, ServerInfo};
 pub use calls::{Call, Request};
 #[cfg(feature = "requests")]
 pub use outgoing::{ClientMethod, ClientOutcome, ClientResponse};
@@ -265,6 +265,8 @@ pub enum Event {
 #[must_use]
 pub struct Incoming<'i> {
     msg: &'i str,
+    /// What the adapter attached (see [`Session::handle_with`]).
+    data: Option<AdapterData<'i>>,
     transmit: Option<Transmit>,
     deferred: usize,
     /// Client responses waiting to be taken with `next_response`.
@@ -317,7 +319,9 @@ enum Phase {
 
 /// Per-request context: which revision and what the client declared.
 #[derive(Clone, Copy, Debug)]
-struct Ctx {
+struct Ctx<'i> {
+    /// What the adapter attached to the message (see [`Session::handle_with`]).
+    data: Option<AdapterData<'i>>,
     version: ProtocolVersion,
     caps: ClientCaps,
     #[cfg_attr(not(feature = "deferred"), allow(dead_code))]
@@ -485,6 +489,23 @@ impl<'a> Session<'a> {
         msg: &'i [u8],
         out: &mut [u8],
     ) -> Result<Incoming<'i>, HandleError> {
+        self.handle_with(server, now_ms, msg, None, out)
+    }
+
+    /// [`handle`](Self::handle), with data the adapter attaches to this message (the
+    /// authenticated principal of an HTTP request, a connection's identity): every request
+    /// view the message produces, inline or deferred, hands it back through
+    /// `adapter_data` ([`CallRequest::adapter_data`](crate::CallRequest::adapter_data), and
+    /// the same on prompt, read and completion requests and on [`Call`]). The core never
+    /// looks at it.
+    pub fn handle_with<'i, S: ServerHandler + ?Sized>(
+        &mut self,
+        server: &mut S,
+        now_ms: u64,
+        msg: &'i [u8],
+        data: Option<AdapterData<'i>>,
+        out: &mut [u8],
+    ) -> Result<Incoming<'i>, HandleError> {
         if out.len() < MIN_OUTPUT {
             return Err(HandleError::OutputTooSmall {
                 required: MIN_OUTPUT,
@@ -496,6 +517,7 @@ impl<'a> Session<'a> {
         let text = core::str::from_utf8(msg).unwrap_or("");
         let mut incoming = Incoming {
             msg: text,
+            data,
             transmit: None,
             deferred: 0,
             responses: 0,

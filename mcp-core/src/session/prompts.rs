@@ -15,7 +15,7 @@ use crate::wire::{Method, Params};
 /// The `prompts/get` view of checked params, for the prompt at `index`.
 pub(super) fn prompt_request<'i>(
     p: &Params<'i>,
-    ctx: Ctx,
+    ctx: Ctx<'i>,
     index: usize,
     config: &super::Config,
     now: u64,
@@ -27,6 +27,7 @@ pub(super) fn prompt_request<'i>(
     #[cfg(not(feature = "input-required"))]
     let _ = (config, now);
     Ok(GetPromptRequest {
+        data: ctx.data,
         index,
         name,
         arguments,
@@ -65,7 +66,7 @@ impl Session<'_> {
         &mut self,
         server: &mut S,
         id: RequestId<'i>,
-        ctx: Ctx,
+        ctx: Ctx<'i>,
         p: &Params<'i>,
         text: &'i str,
         w: &mut JsonWriter<'_>,

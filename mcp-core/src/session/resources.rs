@@ -59,7 +59,7 @@ fn locate(resources: &dyn ResourceSet, uri: JsonStr<'_>) -> (Option<usize>, Opti
 /// The `resources/read` view of checked params.
 pub(super) fn read_request<'i>(
     p: &Params<'i>,
-    ctx: Ctx,
+    ctx: Ctx<'i>,
     index: (u16, u16),
     config: &super::Config,
     now: u64,
@@ -71,6 +71,7 @@ pub(super) fn read_request<'i>(
     let _ = (config, now);
     let opt = |i: u16| (i != u16::MAX).then_some(usize::from(i));
     Ok(ReadRequest {
+        data: ctx.data,
         uri,
         resource: opt(index.0),
         template: opt(index.1),
@@ -86,7 +87,7 @@ impl Session<'_> {
         &mut self,
         server: &mut S,
         id: RequestId<'i>,
-        ctx: Ctx,
+        ctx: Ctx<'i>,
         p: &Params<'i>,
         text: &'i str,
         w: &mut JsonWriter<'_>,
@@ -139,7 +140,7 @@ impl Session<'_> {
         &mut self,
         server: &mut S,
         id: RequestId<'i>,
-        ctx: Ctx,
+        ctx: Ctx<'i>,
         p: &Params<'i>,
         on: bool,
         w: &mut JsonWriter<'_>,

@@ -36,7 +36,7 @@ pub(super) fn arguments_param<'i>(p: &Params<'i>) -> Result<RawJson<'i>, Fault<'
 /// The `tools/call` view of checked params, for the tool at `index`.
 pub(super) fn tool_request<'i>(
     p: &Params<'i>,
-    ctx: Ctx,
+    ctx: Ctx<'i>,
     index: usize,
     config: &super::Config,
     now: u64,
@@ -48,6 +48,7 @@ pub(super) fn tool_request<'i>(
     #[cfg(not(feature = "input-required"))]
     let _ = (config, now);
     Ok(CallRequest {
+        data: ctx.data,
         tool: index,
         name,
         args,
@@ -60,7 +61,7 @@ pub(super) fn tool_request<'i>(
 }
 
 /// The fault for a request that needs client capabilities it did not declare.
-pub(super) fn missing_caps<'i>(ctx: Ctx, required: ClientCaps) -> Result<(), Fault<'i>> {
+pub(super) fn missing_caps<'i>(ctx: Ctx<'i>, required: ClientCaps) -> Result<(), Fault<'i>> {
     if ctx.caps.contains(required) {
         return Ok(());
     }
@@ -82,7 +83,7 @@ impl Session<'_> {
         &mut self,
         server: &mut S,
         id: RequestId<'i>,
-        ctx: Ctx,
+        ctx: Ctx<'i>,
         p: &Params<'i>,
         text: &'i str,
         w: &mut JsonWriter<'_>,
