@@ -13,8 +13,11 @@
 //!
 //! Every [`Output::Transmit`] describes bytes in the output buffer passed to that `poll`:
 //! send them (with the transport's delimiter) before polling again, since the next `poll`
-//! writes over them. An output buffer too small for a queued frame yields `Err` once (the
-//! frame is dropped, as [`Session::poll_transmit`] does); polling again goes on.
+//! writes over them. An output buffer too small for a queued frame yields
+//! `Err(HandleError::OutputTooSmall { required })` and the frame stays queued: poll again
+//! with at least `required` bytes (a growable buffer), or end the exchange there (a fixed
+//! buffer; the frame is offered again by the next exchange). Polling again with the same
+//! small buffer yields the same error.
 //!
 //! A pump with no input ([`Pump::drain`]) runs steps 4 to 6: what a loop does after
 //! completing a call, sending progress or announcing a list change.

@@ -287,7 +287,12 @@ impl<'i> Exchange<'i> {
                 }
                 Ok(Some(_)) => {}
                 Ok(None) => return None,
-                Err(_) => stats.tx_overflows = stats.tx_overflows.saturating_add(1),
+                // A queued frame larger than the transmit buffer stays queued: counted, and
+                // the exchange ends (the buffer cannot grow).
+                Err(_) => {
+                    stats.tx_overflows = stats.tx_overflows.saturating_add(1);
+                    return None;
+                }
             }
         }
     }
