@@ -1336,3 +1336,9 @@ pub fn init_logging() {
         tracing::warn!(rust_log = %value, error = %e, "RUST_LOG not understood, logging at info");
     }
 }
+
+/// The README's Rust code blocks, compiled by `cargo test -p mcp-examples --doc` (this crate
+/// is not published, so the README's path stays inside the repository).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

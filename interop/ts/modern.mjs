@@ -54,7 +54,7 @@ const INVALID_PARAMS = -32602;
 const METHOD_NOT_FOUND = -32601;
 const HEADER_MISMATCH = -32020;
 const MISSING_CAPABILITY = -32021;
-// README (Streamable HTTP): how 2026 protocol errors map to HTTP statuses.
+// docs/http.md: how 2026 protocol errors map to HTTP statuses.
 const STATUS_OF_ERROR = { [METHOD_NOT_FOUND]: 404, [INVALID_PARAMS]: 400, [HEADER_MISMATCH]: 400, [MISSING_CAPABILITY]: 400, [-32022]: 400 };
 const CACHEABLE = ['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'];
 const LIST_TTL_MS = 300000; // §12

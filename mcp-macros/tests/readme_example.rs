@@ -1,4 +1,4 @@
-//! The README's mcp-macros example, compiled and called.
+//! The mcp-macros example of docs/macros.md, compiled and called.
 
 use mcp_rs_core::wire::json::JsonStr;
 use mcp_rs_core::{tools, ToolArgs, ToolOutput};

@@ -82,7 +82,7 @@ pub struct Config {
     /// [`Session::handle`]), never minted. Nothing needs to change when the period ends: the
     /// key stops verifying by itself. A key listed here before any instance signs with it
     /// also lets a rolling change of the current key go without a window of refusals (see
-    /// the README's "Running several instances").
+    /// docs/cluster.md, "Running several instances").
     #[cfg(feature = "rotation")]
     pub previous_key: Option<crate::token::mac::PreviousKey>,
     /// How long a sealed `requestState` stays valid (default 10 minutes).
