@@ -1,5 +1,5 @@
 //! Invariant checks shared by the fuzz targets and `mcp-core/tests/corpus_replay.rs`
-//! (which includes `checks.rs` and `seeds.rs` with `#[path]`, so they must stay free of
+//! (which includes `checks/mod.rs` and `seeds.rs` with `#[path]`, so they must stay free of
 //! libFuzzer).
 pub mod checks;
 pub mod http_checks;

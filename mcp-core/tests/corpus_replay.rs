@@ -1,9 +1,9 @@
 //! Replays the fuzz corpora (`fuzz/corpus/<target>/`) on stable through the same invariant
-//! checks the cargo-fuzz targets run (`fuzz/src/checks.rs`), and validates every frame the
+//! checks the cargo-fuzz targets run (`fuzz/src/checks/`), and validates every frame the
 //! session emits against the official JSON schema of the revision it was emitted under
 //! (too slow inside libFuzzer, cheap here).
 
-#[path = "../../fuzz/src/checks.rs"]
+#[path = "../../fuzz/src/checks/mod.rs"]
 mod checks;
 
 #[path = "../../fuzz/src/seeds.rs"]
