@@ -69,6 +69,7 @@
 //! - `serde`: typed tool arguments ([`wire::json::from_json`], `CallRequest::parse_args`).
 //! - `alloc`, `std`: reserved for owned conveniences; never required.
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]

@@ -2,7 +2,8 @@
 //! maximum. Invariants: the limit answered when full is the maximum (not the slots
 //! allocated so far); tokens handed out before the storage grew stay valid after; a freed
 //! slot is reused before the storage grows again.
-#![cfg(feature = "alloc")]
+#[cfg(not(feature = "alloc"))]
+compile_error!("needs feature `alloc`: the self dev-dependency in mcp-core/Cargo.toml turns it on");
 
 use mcp_rs_core::{Config, ServerInfo, Session, Tool};
 use serde_json::Value;

@@ -48,6 +48,7 @@
 //! assert_eq!(&tx[..128 - left], b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
 //! ```
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -1,6 +1,6 @@
 //! # mcp-macros
 //!
-//! Compile-time code generation for [mcp-core](https://docs.rs/mcp-core), re-exported there
+//! Compile-time code generation for [mcp-rs-core](https://docs.rs/mcp-rs-core), re-exported there
 //! behind its `macros` feature (`mcp_rs_core::ToolArgs`, ...), and for mcp-tokio (its `macros`
 //! feature). Everything generated for mcp-core is plain `no_std`, allocation-free code
 //! against traits of `mcp_rs_core::typed` that can also be implemented by hand:
@@ -32,6 +32,7 @@
 //!
 //! The syntax of each is documented on the items of `mcp_rs_core` they implement and in the
 //! module docs of this crate's sources.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 use proc_macro::TokenStream;
 

@@ -32,6 +32,7 @@
 //! registrations from the methods of an `impl` block, `async fn` with a [`Context`] or not,
 //! with the tool definitions and their JSON Schemas built at compile time (the
 //! `ToolArgs`/`ToolOutput` derives of mcp-core, re-exported here).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 mod blocking;

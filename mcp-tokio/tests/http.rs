@@ -2,7 +2,8 @@
 //! both eras: the handshake and session id, JSON and SSE responses, progress, cancellation,
 //! list changes on the session stream, a stream the server closes mid-call and the client
 //! resumes, DELETE, and stateless 2026-07-28 requests.
-#![cfg(feature = "http")]
+#[cfg(not(feature = "http"))]
+compile_error!("needs feature `http`: the self dev-dependency in mcp-tokio/Cargo.toml turns it on");
 
 use std::time::Duration;
 

@@ -6,7 +6,8 @@
 //!
 //! Keys are fixed test-only pairs in `tests/fixtures/auth` (RSA, EC P-256, Ed25519, and an
 //! "attacker" RSA key); tokens are signed here with `jsonwebtoken`.
-#![cfg(feature = "jwt")]
+#[cfg(not(feature = "jwt"))]
+compile_error!("needs feature `jwt`: the self dev-dependency in mcp-tokio/Cargo.toml turns it on");
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

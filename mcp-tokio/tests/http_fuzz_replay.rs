@@ -1,7 +1,8 @@
 //! Replays the `http_headers` fuzz corpus (`fuzz/corpus/http_headers`) on stable, plus
 //! inputs decoded from a fixed pseudo-random stream, through the same invariant checks the
 //! fuzz target runs (`fuzz/src/http_checks.rs`).
-#![cfg(feature = "http")]
+#[cfg(not(feature = "http"))]
+compile_error!("needs feature `http`: the self dev-dependency in mcp-tokio/Cargo.toml turns it on");
 
 #[path = "../../fuzz/src/http_checks.rs"]
 mod http_checks;

@@ -4,7 +4,8 @@
 //! previous key, and are refused once A is retired (its grace period over, or dropped from
 //! the keys). Keys come from a file and are reloaded when it changes and on SIGHUP; a bad
 //! file keeps the old keys. Every response names its instance (`HttpConfig::response_headers`).
-#![cfg(feature = "http")]
+#[cfg(not(feature = "http"))]
+compile_error!("needs feature `http`: the self dev-dependency in mcp-tokio/Cargo.toml turns it on");
 
 use std::time::Duration;
 

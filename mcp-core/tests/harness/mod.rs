@@ -1,8 +1,8 @@
 //! Test support: validates messages the server emits against the official MCP JSON Schemas.
 //!
 //! Use from an integration test with `mod harness;`. The schemas are read from
-//! `$MCP_SPEC_DIR/<revision>/schema.json`, by default `<repo>/../shared/spec` (see that
-//! directory's README). Compiled validators are cached per revision and definition for the
+//! `$MCP_SPEC_DIR/<revision>/schema.json`, by default the copies in `mcp-core/tests/spec` (see
+//! that directory's README). Compiled validators are cached per revision and definition for the
 //! whole test binary.
 #![allow(dead_code)]
 
@@ -26,12 +26,12 @@ pub fn spec_revisions() -> &'static [&'static str] {
     REVISIONS
 }
 
-/// Directory holding `<revision>/schema.json`: `$MCP_SPEC_DIR`, else `../shared/spec` next to
-/// the repository.
+/// Directory holding `<revision>/schema.json`: `$MCP_SPEC_DIR`, else `mcp-core/tests/spec` (the
+/// packages that include this file sit one level below the repository root).
 pub fn spec_dir() -> PathBuf {
     match std::env::var_os("MCP_SPEC_DIR") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec"),
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../mcp-core/tests/spec"),
     }
 }
 
