@@ -20,10 +20,13 @@ use mcp_rs_core::framing::Frame;
 use mcp_rs_core::jsonrpc::code;
 use mcp_rs_core::Session;
 
+use crate::clock::now_ms;
 use crate::driver::PENDING_RETAIN;
+use crate::error::Error;
 use crate::lines::LineBuf;
-use crate::server::{note_list_changes, now_ms, Combined, Server};
-use crate::Error;
+use crate::registry::Snapshot;
+use crate::server::Server;
+use crate::state::{note_list_changes, Combined, Shared};
 
 impl Server {
     /// Serves stdin/stdout on the calling thread, without an async runtime, until stdin
@@ -126,8 +129,8 @@ struct Turn<'t, 's> {
 impl Turn<'_, '_> {
     fn message(
         &mut self,
-        shared: &crate::server::Shared,
-        snapshot: &mut crate::registry::Snapshot,
+        shared: &Shared,
+        snapshot: &mut Snapshot,
         line: &[u8],
     ) -> Result<(), Error> {
         let mut handler = Combined::new(shared, snapshot);

@@ -5,8 +5,7 @@ use mcp_rs_core::tools::ClientCaps;
 use mcp_rs_core::{CallError, CallToken, ClientMethod, LogLevel, ProtocolVersion};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::prompts::{ErrorReply, PromptOutput};
-use crate::registry::ToolOutput;
+use crate::output::{ErrorReply, PromptOutput, ToolOutput};
 
 /// What tool tasks send back to their connection's drive loop.
 pub(crate) enum Command {

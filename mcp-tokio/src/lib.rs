@@ -34,30 +34,47 @@
 //! `ToolArgs`/`ToolOutput` derives of mcp-core, re-exported here).
 #![forbid(unsafe_code)]
 
+// The module graph has no cycles (tests/module_graph.rs checks it): the user-facing
+// `server` (with `blocking` and `http` beside it) on top, then `driver` (one drive loop per
+// connection), the runtime state it shares (`state`, and for HTTP `routes` and
+// `principal`), the registries (`registry`, `prompts`) and `context`, and at the bottom
+// leaves that import nothing from the crate: `output`, `config`, `error`, `clock`, `lines`.
 mod blocking;
 #[cfg(feature = "client")]
 pub mod client;
+mod clock;
+mod config;
 mod context;
 mod driver;
+mod error;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod keys;
 mod lines;
 mod macro_support;
+pub mod output;
+#[cfg(feature = "http")]
+mod principal;
 mod prompts;
 mod registry;
+#[cfg(feature = "http")]
+mod routes;
 mod server;
+mod state;
 #[cfg(feature = "stdio")]
 mod stdio;
 
+pub use config::{Info, Limits};
 pub use context::{Context, RequestError};
-pub use keys::{KeySource, Keys, KeysError};
+pub use error::Error;
+pub use keys::{random_key, KeySource, Keys, KeysError};
 pub use mcp_rs_core::ClientMethod;
-pub use prompts::{ErrorReply, PromptFuture, PromptOutput, PromptRequest};
-pub use registry::{Annotations, Args, BoxFuture, Content, Handler, ToolDef, ToolOutput, Tools};
+pub use output::{Content, ErrorReply, PromptOutput, ToolOutput};
+pub use prompts::{PromptFuture, PromptRequest};
+pub use registry::{Annotations, Args, BoxFuture, Handler, ToolDef, Tools};
 #[cfg(any(feature = "socket", feature = "http"))]
 pub use server::{bind_tcp, LISTEN_BACKLOG};
-pub use server::{random_key, Info, Limits, Server, ShutdownHandle};
+pub use server::{Server, ShutdownHandle};
 
 /// `#[mcp_rs_tokio::tools]` on an `impl` block (feature `macros`): every method marked
 /// `#[tool(...)]`, `async fn` or not, becomes a tool, with its definition built at compile
@@ -175,19 +192,4 @@ pub mod __macro_support {
     //! Called by the code `#[mcp_rs_tokio::tools]` generates: not a stable API.
     pub use crate::macro_support::*;
     pub use mcp_rs_core;
-}
-
-/// Why a server stopped.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// The transport failed.
-    #[error("I/O error: {0}")]
-    Io(#[from] std::io::Error),
-    /// The core refused an operation (a local misuse, never the peer's fault).
-    #[error("core: {0}")]
-    Core(mcp_rs_core::HandleError),
-    /// An invariant of this crate broke.
-    #[error("internal error: {0}")]
-    Internal(&'static str),
 }

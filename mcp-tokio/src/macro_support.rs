@@ -12,7 +12,8 @@ use core::fmt;
 use mcp_rs_core::args::{ArgError, ToolArgs};
 use mcp_rs_core::json::{Limits, RawJson, MAX_DEPTH_LIMIT};
 
-use crate::registry::{Args, Content, ToolOutput};
+use crate::output::{Content, ToolOutput};
+use crate::registry::Args;
 
 /// The task's view of its arguments: validated again from the owned copy (the core
 /// validated them already, at no greater depth than the maximum allowed here).
@@ -72,7 +73,8 @@ mod tests {
     use mcp_rs_core::json::{JsonStr, JsonWriter, RawJson};
 
     use super::{failed, no_args, parse_args, raw_args, structured, text};
-    use crate::registry::{Args, Content, ToolOutput};
+    use crate::output::{Content, ToolOutput};
+    use crate::registry::Args;
 
     /// `{"name": string}`, borrowing the name (what the derive generates, by hand).
     struct Named<'i> {
