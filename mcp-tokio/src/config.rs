@@ -1,11 +1,9 @@
-//! What a server is ([`Info`]) and the bounds of its connections ([`Limits`]). A leaf: nothing
+//! What a server is ([`ServerInfo`]) and the bounds of its connections ([`Limits`]). A leaf: nothing
 //! here depends on the rest of this crate.
-
-use mcp_rs_core::ServerInfo;
 
 /// Owned server identity (see [`mcp_rs_core::ServerInfo`]).
 #[derive(Clone, Debug, Default)]
-pub struct Info {
+pub struct ServerInfo {
     /// Programmatic name.
     pub name: String,
     /// Version.
@@ -70,9 +68,9 @@ impl Default for Limits {
     }
 }
 
-impl Info {
-    pub(crate) fn core(&self) -> ServerInfo<'_> {
-        ServerInfo {
+impl ServerInfo {
+    pub(crate) fn core(&self) -> mcp_rs_core::ServerInfo<'_> {
+        mcp_rs_core::ServerInfo {
             name: &self.name,
             version: &self.version,
             title: self.title.as_deref(),

@@ -17,7 +17,7 @@ use crate::clock::now_ms;
 use crate::context::{Command, Context, RequestError};
 use crate::error::Error;
 use crate::lines::LineBuf;
-use crate::output::{ErrorReply, ToolOutput};
+use crate::output::{ErrorReply, ToolReply};
 use crate::prompts::PromptRequest;
 use crate::registry::{Args, Snapshot};
 use crate::state::{note_list_changes, Combined, Policy, Shared, Tracker};
@@ -308,7 +308,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                     let name = tool.name().to_string();
                     self.spawn(token, ctx.1, async move {
                         let output = guarded(&format!("tool {name}"), handler(args, ctx.0)).await;
-                        Command::Done(token, output.unwrap_or_else(ToolOutput::error))
+                        Command::Done(token, output.unwrap_or_else(ToolReply::error))
                     });
                 }
                 #[allow(unreachable_patterns)]

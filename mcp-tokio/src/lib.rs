@@ -7,7 +7,7 @@
 //! (stdio, sockets and HTTP).
 //!
 //! ```no_run
-//! use mcp_rs_tokio::{Handler, Info, Server, ToolDef, ToolOutput, Tools};
+//! use mcp_rs_tokio::{Handler, ServerInfo, Server, ToolDef, ToolReply, Tools};
 //!
 //! # async fn run() -> Result<(), mcp_rs_tokio::Error> {
 //! let tools = Tools::new();
@@ -20,10 +20,10 @@
 //!             tokio::time::sleep(std::time::Duration::from_millis(ms / 4)).await;
 //!             ctx.progress(step as f64, Some(4.0), None).await;
 //!         }
-//!         ToolOutput::text("done")
+//!         ToolReply::text("done")
 //!     }),
 //! );
-//! let info = Info { name: "demo".into(), version: "1.0.0".into(), ..Default::default() };
+//! let info = ServerInfo { name: "demo".into(), version: "1.0.0".into(), ..Default::default() };
 //! Server::new(info, tools).serve_stdio().await
 //! # }
 //! ```
@@ -64,14 +64,14 @@ mod state;
 #[cfg(feature = "stdio")]
 mod stdio;
 
-pub use config::{Info, Limits};
+pub use config::{Limits, ServerInfo};
 pub use context::{Context, RequestError};
 pub use error::Error;
 pub use keys::{random_key, KeySource, Keys, KeysError};
 pub use mcp_rs_core::ClientMethod;
-pub use output::{Content, ErrorReply, PromptOutput, ToolOutput};
+pub use output::{Content, ErrorReply, PromptOutput, ToolReply};
 pub use prompts::{PromptFuture, PromptRequest};
-pub use registry::{Annotations, Args, BoxFuture, Handler, ToolDef, Tools};
+pub use registry::{Args, BoxFuture, Handler, ToolAnnotations, ToolDef, Tools};
 #[cfg(any(feature = "socket", feature = "http"))]
 pub use server::{bind_tcp, LISTEN_BACKLOG};
 pub use server::{Server, ShutdownHandle};
@@ -93,9 +93,9 @@ pub use server::{Server, ShutdownHandle};
 ///   one arguments value (a `ToolArgs` type, which may borrow: the task parses its own copy
 ///   of the arguments, so `JsonStr<'_>` fields work; or `RawJson<'_>` with `input_schema`),
 ///   a [`Context`] or `&Context` (progress, logging, cancellation, client capabilities,
-///   requests to the client), and `&mut ToolOutput` (content blocks added before the
+///   requests to the client), and `&mut ToolReply` (content blocks added before the
 ///   returned value). It returns `()`, text (`&str`/`String`), a `ToolOutput`-derived value
-///   (`structuredContent`, its `SCHEMA` the `outputSchema`), a [`ToolOutput`](struct@ToolOutput), or `Result` of
+///   (`structuredContent`, its `SCHEMA` the `outputSchema`), a [`ToolReply`], or `Result` of
 ///   one of these with an error type implementing `Display` (`Err` becomes an `isError`
 ///   text block);
 /// - its arguments are checked before the task is spawned: invalid ones are answered at
@@ -181,9 +181,8 @@ pub use server::{Server, ShutdownHandle};
 #[cfg(feature = "macros")]
 pub use mcp_rs_macros::tokio_tools as tools;
 /// The derives of mcp-core's argument and output traits (feature `macros`; the generated
-/// code names `::mcp_rs_core`, so depend on it too). `ToolOutput` is also the name of this
-/// crate's owned result type: the derive lives in the macro namespace, the struct in the
-/// type namespace, and one `use mcp_rs_tokio::ToolOutput` imports both.
+/// code names `::mcp_rs_core`, so depend on it too). A `ToolOutput`-derived value is a tool's
+/// structured result; this crate's owned result as a whole is a [`ToolReply`].
 #[cfg(feature = "macros")]
 pub use mcp_rs_macros::{ToolArgs, ToolOutput};
 

@@ -7,7 +7,7 @@ use mcp_rs_core::json::JsonWriter;
 use mcp_rs_core::prompts::PromptResult;
 use mcp_rs_core::ToolResult;
 
-/// One owned content block of a [`ToolOutput`](struct@ToolOutput).
+/// One owned content block of a [`ToolReply`].
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum Content {
@@ -62,28 +62,28 @@ impl Content {
 /// The owned result of an async tool: content blocks, optional `structuredContent`, and
 /// whether it is an error.
 #[derive(Clone, Debug, Default)]
-pub struct ToolOutput {
+pub struct ToolReply {
     content: Vec<Content>,
     /// `structuredContent` as compact JSON text.
     structured: Option<String>,
     is_error: bool,
 }
 
-/// Bytes a [`ToolOutput::structured_output`] value is first rendered into on the stack; a
+/// Bytes a [`ToolReply::structured_output`] value is first rendered into on the stack; a
 /// larger value is rendered again into a buffer of its exact size.
 const OUTPUT_STACK: usize = 512;
 
-impl ToolOutput {
+impl ToolReply {
     /// A result with one text block.
     pub fn text(text: impl Into<String>) -> Self {
-        ToolOutput {
+        ToolReply {
             content: vec![Content::Text(text.into())],
             ..Default::default()
         }
     }
     /// An `isError` result with one text block (a tool failure the model should see).
     pub fn error(text: impl Into<String>) -> Self {
-        ToolOutput {
+        ToolReply {
             content: vec![Content::Text(text.into())],
             structured: None,
             is_error: true,
@@ -95,7 +95,7 @@ impl ToolOutput {
         self
     }
     /// Adds a content block (for a tool that builds its result in place, as an
-    /// `#[mcp_rs_tokio::tools]` method taking `&mut ToolOutput` does).
+    /// `#[mcp_rs_tokio::tools]` method taking `&mut ToolReply` does).
     pub fn push(&mut self, content: Content) -> &mut Self {
         self.content.push(content);
         self
@@ -148,7 +148,7 @@ impl ToolOutput {
     }
 }
 
-/// `value` as compact JSON text, written by its `ToolOutput::write`.
+/// `value` as compact JSON text, written by its `ToolReply::write`.
 fn render<T: mcp_rs_core::args::ToolOutput + ?Sized>(value: &T) -> String {
     let mut stack = [0u8; OUTPUT_STACK];
     let mut w = JsonWriter::new(&mut stack);

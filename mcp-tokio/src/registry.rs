@@ -9,12 +9,12 @@ use std::sync::{Arc, RwLock};
 
 use mcp_rs_core::content::Icon;
 use mcp_rs_core::json::JsonStr;
-use mcp_rs_core::{CallRequest, ClientCaps, Dispatch, Tool, ToolAnnotations, ToolResult, ToolSet};
+use mcp_rs_core::{CallRequest, ClientCaps, Dispatch, Tool, ToolResult, ToolSet};
 use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
 use crate::context::Context;
-use crate::output::ToolOutput;
+use crate::output::ToolReply;
 
 /// A tool definition: owned text, or text borrowed from a `'static` definition
 /// ([`from_static`](Self::from_static), what `#[mcp_rs_tokio::tools]` registers: nothing is
@@ -26,7 +26,7 @@ pub struct ToolDef {
     description: Option<Cow<'static, str>>,
     input_schema: Cow<'static, str>,
     output_schema: Option<Cow<'static, str>>,
-    annotations: Option<Annotations>,
+    annotations: Option<ToolAnnotations>,
     icons: &'static [Icon<'static>],
     meta: Option<Cow<'static, str>>,
     requires: ClientCaps,
@@ -34,7 +34,7 @@ pub struct ToolDef {
 
 /// Owned behaviour hints (see [`mcp_rs_core::ToolAnnotations`]).
 #[derive(Clone, Debug, Default)]
-pub struct Annotations {
+pub struct ToolAnnotations {
     /// Display title.
     pub title: Option<String>,
     /// Does not modify its environment.
@@ -76,7 +76,7 @@ impl ToolDef {
             description: t.description.map(owned),
             input_schema: owned(t.input_schema),
             output_schema: t.output_schema.map(owned),
-            annotations: t.annotations.map(|a| Annotations::from_core(&a)),
+            annotations: t.annotations.map(|a| ToolAnnotations::from_core(&a)),
             icons: &[],
             meta: t.meta.map(owned),
             requires: t.requires,
@@ -92,7 +92,7 @@ impl ToolDef {
             description: t.description.map(Cow::Borrowed),
             input_schema: Cow::Borrowed(t.input_schema),
             output_schema: t.output_schema.map(Cow::Borrowed),
-            annotations: t.annotations.map(|a| Annotations::from_core(&a)),
+            annotations: t.annotations.map(|a| ToolAnnotations::from_core(&a)),
             icons: t.icons,
             meta: t.meta.map(Cow::Borrowed),
             requires: t.requires,
@@ -114,7 +114,7 @@ impl ToolDef {
         self
     }
     /// Sets the behaviour hints.
-    pub fn annotations(mut self, annotations: Annotations) -> Self {
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
         self.annotations = Some(annotations);
         self
     }
@@ -145,13 +145,16 @@ impl ToolDef {
             description: self.description.as_deref(),
             input_schema: &self.input_schema,
             output_schema: self.output_schema.as_deref(),
-            annotations: self.annotations.as_ref().map(|a| ToolAnnotations {
-                title: a.title.as_deref(),
-                read_only_hint: a.read_only,
-                destructive_hint: a.destructive,
-                idempotent_hint: a.idempotent,
-                open_world_hint: a.open_world,
-            }),
+            annotations: self
+                .annotations
+                .as_ref()
+                .map(|a| mcp_rs_core::ToolAnnotations {
+                    title: a.title.as_deref(),
+                    read_only_hint: a.read_only,
+                    destructive_hint: a.destructive,
+                    idempotent_hint: a.idempotent,
+                    open_world_hint: a.open_world,
+                }),
             icons: self.icons,
             meta: self.meta.as_deref(),
             requires: self.requires,
@@ -159,9 +162,9 @@ impl ToolDef {
     }
 }
 
-impl Annotations {
-    fn from_core(a: &ToolAnnotations<'_>) -> Self {
-        Annotations {
+impl ToolAnnotations {
+    fn from_core(a: &mcp_rs_core::ToolAnnotations<'_>) -> Self {
+        ToolAnnotations {
             title: a.title.map(Into::into),
             read_only: a.read_only_hint,
             destructive: a.destructive_hint,
@@ -197,7 +200,7 @@ impl Args {
 
 type SyncFn = dyn Fn(&CallRequest<'_>, &mut ToolResult<'_, '_>) + Send + Sync;
 /// A boxed future returned by async handlers.
-pub type BoxFuture = Pin<Box<dyn Future<Output = ToolOutput> + Send>>;
+pub type BoxFuture = Pin<Box<dyn Future<Output = ToolReply> + Send>>;
 type AsyncFn = dyn Fn(Args, Context) -> BoxFuture + Send + Sync;
 
 /// How a tool runs.
@@ -237,7 +240,7 @@ impl Handler {
     pub fn async_fn<F, Fut>(f: F) -> Self
     where
         F: Fn(Args, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = ToolOutput> + Send + 'static,
+        Fut: Future<Output = ToolReply> + Send + 'static,
     {
         Handler::Async(Arc::new(move |args, ctx| Box::pin(f(args, ctx))))
     }
@@ -247,7 +250,7 @@ impl Handler {
     where
         S: Fn(&CallRequest<'_>, &mut ToolResult<'_, '_>) -> Dispatch + Send + Sync + 'static,
         F: Fn(Args, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = ToolOutput> + Send + 'static,
+        Fut: Future<Output = ToolReply> + Send + 'static,
     {
         Handler::Mixed(
             Arc::new(inline),

@@ -16,7 +16,7 @@ use tokio::sync::Semaphore;
 
 #[cfg(feature = "socket")]
 use crate::clock::now_ms;
-use crate::config::{Info, Limits};
+use crate::config::{Limits, ServerInfo};
 use crate::context::Context;
 use crate::driver::Connection;
 use crate::error::Error;
@@ -43,7 +43,7 @@ type Hangup = ();
 
 impl Server {
     /// A server with default config (and a [`random_key`]) and limits.
-    pub fn new(info: Info, tools: Tools) -> Self {
+    pub fn new(info: ServerInfo, tools: Tools) -> Self {
         Self::with(info, Config::new(random_key()), Limits::default(), tools)
     }
 
@@ -89,7 +89,7 @@ impl Server {
     }
 
     /// A server with explicit session config and limits.
-    pub fn with(info: Info, config: Config, limits: Limits, tools: Tools) -> Self {
+    pub fn with(info: ServerInfo, config: Config, limits: Limits, tools: Tools) -> Self {
         let (shutdown, _) = watch::channel(false);
         let (lists, _) = watch::channel([0; 3]);
         Server {

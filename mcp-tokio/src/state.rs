@@ -9,7 +9,7 @@ use mcp_rs_core::{Config, ListKind, ServerHandler, Session, ToolSet};
 use tokio::sync::watch;
 
 use crate::clock::now_ms;
-use crate::config::{Info, Limits};
+use crate::config::{Limits, ServerInfo};
 use crate::keys::Keys;
 use crate::prompts::PromptFn;
 use crate::registry::{Snapshot, Tools};
@@ -19,7 +19,7 @@ use crate::registry::{Snapshot, Tools};
 type Provider = Arc<std::sync::Mutex<dyn ServerHandler + Send>>;
 
 pub(crate) struct Shared {
-    pub(crate) info: Info,
+    pub(crate) info: ServerInfo,
     /// Session policy; its keys are those of `keys` at creation (see `session_config`).
     pub(crate) config: Config,
     /// The keys new sessions get: replaced by [`Server::set_keys`].

@@ -312,7 +312,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The top-level modules declared in `lib.rs`, and the module each root re-export comes
-/// from (`pub use config::{Info, Limits};` maps `Info` and `Limits` to `config`).
+/// from (`pub use config::{ServerInfo, Limits};` maps `ServerInfo` and `Limits` to `config`).
 fn crate_root(lib: &str) -> (BTreeSet<String>, BTreeMap<String, String>) {
     let code = code_only(lib);
     let mut modules = BTreeSet::new();
