@@ -69,7 +69,7 @@ pub use context::{Context, RequestError};
 pub use error::Error;
 pub use keys::{random_key, KeySource, Keys, KeysError};
 pub use mcp_rs_core::ClientMethod;
-pub use output::{Content, ErrorReply, PromptOutput, ToolReply};
+pub use output::{Annotations, Content, ErrorReply, PromptOutput, ResourceLink, ToolReply};
 pub use prompts::{PromptFuture, PromptRequest};
 pub use registry::{Args, BoxFuture, Handler, ToolAnnotations, ToolDef, Tools};
 #[cfg(any(feature = "socket", feature = "http"))]

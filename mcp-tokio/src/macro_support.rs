@@ -103,7 +103,6 @@ mod tests {
 
     fn text_of(out: &ToolReply) -> Vec<&str> {
         out.content()
-            .iter()
             .map(|c| match c {
                 Content::Text(t) => t.as_str(),
                 _ => "(not text)",
