@@ -20,7 +20,7 @@ use crate::lines::LineBuf;
 use crate::output::{ErrorReply, ToolReply};
 use crate::prompts::PromptRequest;
 use crate::registry::{Args, Snapshot};
-use crate::state::{note_list_changes, Combined, Policy, Shared, Tracker};
+use crate::state::{note_list_changes, Combined, OwnProvider, Policy, Shared, Tracker};
 
 pub(crate) struct Running {
     abort: AbortHandle,
@@ -84,6 +84,9 @@ pub(crate) struct Connection<'s, W> {
     /// The thread's output buffer while lent ([`lend`](Self::lend)); empty otherwise.
     out: Vec<u8>,
     snapshot: Snapshot,
+    /// The connection's own provider ([`Shared::own_provider`]), if the server makes one
+    /// per connection.
+    own: Option<OwnProvider>,
     running: HashMap<CallToken, Running>,
     /// Calls waiting for the client's answer to their request.
     waiting: HashMap<CallToken, oneshot::Sender<Result<serde_json::Value, RequestError>>>,
@@ -118,6 +121,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             pending: Vec::new(),
             out: Vec::new(),
             snapshot: shared.tools.snapshot(),
+            own: shared.own_provider(),
             running: HashMap::new(),
             waiting: HashMap::new(),
             tx,
@@ -272,7 +276,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
     /// Handles one incoming line.
     fn message(&mut self, session: &mut Session<'_>, line: &[u8]) -> Result<(), Error> {
         self.lend();
-        let mut handler = Combined::new(self.shared, &mut self.snapshot);
+        let mut handler = Combined::new(self.shared, &mut self.snapshot, self.own.as_deref_mut());
         let mut incoming = session
             .handle(&mut handler, now_ms(), line, &mut self.out)
             .map_err(Error::Core)?;
@@ -766,6 +770,7 @@ impl Connection<'_, tokio::io::Sink> {
             pending: Vec::new(),
             out: Vec::new(),
             snapshot: shared.tools.snapshot(),
+            own: shared.own_provider(),
             running: HashMap::new(),
             waiting: HashMap::new(),
             tx,

@@ -24,7 +24,7 @@ use crate::keys::{random_key, KeySource, Keys};
 use crate::output::{ErrorReply, PromptOutput};
 use crate::prompts::PromptRequest;
 use crate::registry::Tools;
-use crate::state::{Policy, Shared, COUNTED_LISTS};
+use crate::state::{OwnProvider, Policy, Provider, Shared, COUNTED_LISTS};
 #[cfg(feature = "socket")]
 use crate::state::{Tracker, SHED_MIN_IDLE};
 
@@ -49,12 +49,39 @@ impl Server {
 
     /// Adds resources, prompts and completion (the [`ServerHandler`] methods other than
     /// `tools`, answered inside each connection's drive loop; deferred answers are not
-    /// supported for them yet). Call before cloning the server.
+    /// supported for resources and completion yet). Call before cloning the server.
+    ///
+    /// One instance serves every connection, **serialised**: it is locked for each message
+    /// that reaches it, so connections wait for each other there. A provider that can be
+    /// made per connection (e.g. a handle on shared, internally synchronised state) runs
+    /// without that lock through [`provider_factory`](Self::provider_factory).
     pub fn provide(mut self, provider: impl ServerHandler + Send + 'static) -> Self {
         if let Some(shared) = Arc::get_mut(&mut self.inner) {
-            shared.provider = Some(Arc::new(std::sync::Mutex::new(provider)));
+            shared.provider = Some(Provider::Shared(Arc::new(std::sync::Mutex::new(provider))));
         } else {
             tracing::error!("Server::provide called after the server was cloned; ignored");
+        }
+        self
+    }
+
+    /// Like [`provide`](Self::provide), without a lock shared by connections: `factory` makes
+    /// one provider for each connection when it starts (for each socket or stdio connection,
+    /// each legacy HTTP session, and each stateless 2026-07-28 HTTP request), and only that
+    /// connection's drive loop calls it, so connections never wait for each other. State
+    /// that all connections must see lives behind the instances (an `Arc` they share), with
+    /// its own synchronisation. Replaces an earlier [`provide`](Self::provide). Call before
+    /// cloning the server.
+    pub fn provider_factory<P, F>(mut self, factory: F) -> Self
+    where
+        F: Fn() -> P + Send + Sync + 'static,
+        P: ServerHandler + Send + 'static,
+    {
+        if let Some(shared) = Arc::get_mut(&mut self.inner) {
+            shared.provider = Some(Provider::PerConnection(Arc::new(move || {
+                Box::new(factory()) as OwnProvider
+            })));
+        } else {
+            tracing::error!("Server::provider_factory called after the server was cloned; ignored");
         }
         self
     }

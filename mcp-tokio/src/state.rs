@@ -14,9 +14,22 @@ use crate::keys::Keys;
 use crate::prompts::PromptFn;
 use crate::registry::{Snapshot, Tools};
 
+/// A connection's own provider instance.
+pub(crate) type OwnProvider = Box<dyn ServerHandler + Send>;
+
 /// The capabilities beyond tools (resources, prompts, completion), answered inside the
-/// drive loop; shared by every connection.
-type Provider = Arc<std::sync::Mutex<dyn ServerHandler + Send>>;
+/// drive loop.
+pub(crate) enum Provider {
+    /// One instance for every connection, locked for each message ([`Server::provide`]).
+    ///
+    /// [`Server::provide`]: crate::Server::provide
+    Shared(Arc<std::sync::Mutex<dyn ServerHandler + Send>>),
+    /// An instance per connection, made when it starts: no lock
+    /// ([`Server::provider_factory`]).
+    ///
+    /// [`Server::provider_factory`]: crate::Server::provider_factory
+    PerConnection(Arc<dyn Fn() -> OwnProvider + Send + Sync>),
+}
 
 pub(crate) struct Shared {
     pub(crate) info: ServerInfo,
@@ -46,6 +59,14 @@ impl std::fmt::Debug for Shared {
 }
 
 impl Shared {
+    /// A new connection's own provider, if the server makes one per connection.
+    pub(crate) fn own_provider(&self) -> Option<OwnProvider> {
+        match &self.provider {
+            Some(Provider::PerConnection(make)) => Some(make()),
+            _ => None,
+        }
+    }
+
     /// The config of a new session: the policy with the current keys.
     pub(crate) fn session_config(&self) -> Config {
         let mut config = self.config;
@@ -76,19 +97,45 @@ pub(crate) fn note_list_changes(session: &mut Session<'_>, now: [u64; 3], seen: 
     *seen = now;
 }
 
+/// The provider one message sees.
+enum Held<'a> {
+    /// The server's shared instance, locked for the message.
+    Locked(std::sync::MutexGuard<'a, dyn ServerHandler + Send + 'static>),
+    /// The connection's own instance.
+    Own(&'a mut (dyn ServerHandler + Send + 'static)),
+}
+
+impl Held<'_> {
+    fn get(&mut self) -> &mut (dyn ServerHandler + Send + 'static) {
+        match self {
+            Held::Locked(guard) => &mut **guard,
+            Held::Own(own) => &mut **own,
+        }
+    }
+}
+
 /// The tool snapshot of a connection plus the server's other providers, as one handler.
 pub(crate) struct Combined<'a> {
-    pub(crate) tools: &'a mut Snapshot,
-    pub(crate) provider: Option<std::sync::MutexGuard<'a, dyn ServerHandler + Send + 'static>>,
+    tools: &'a mut Snapshot,
+    provider: Option<Held<'a>>,
 }
 
 impl<'a> Combined<'a> {
-    /// The handler of one message: `tools` and the server's provider, locked for it.
-    pub(crate) fn new(shared: &'a Shared, tools: &'a mut Snapshot) -> Self {
-        let provider = shared.provider.as_ref().map(|p| {
+    /// The handler of one message: `tools` and the connection's own provider (`own`, from
+    /// [`Shared::own_provider`]), or else the server's shared one, locked for it.
+    pub(crate) fn new(
+        shared: &'a Shared,
+        tools: &'a mut Snapshot,
+        own: Option<&'a mut (dyn ServerHandler + Send + 'static)>,
+    ) -> Self {
+        let provider = match (own, &shared.provider) {
+            (Some(own), _) => Some(Held::Own(own)),
             // A provider that panicked keeps serving: its state is plain data.
-            p.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-        });
+            (None, Some(Provider::Shared(p))) => Some(Held::Locked(
+                p.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
+            )),
+            (None, _) => None,
+        };
         Combined { tools, provider }
     }
 }
@@ -98,13 +145,13 @@ impl ServerHandler for Combined<'_> {
         Some(self.tools)
     }
     fn resources(&mut self) -> Option<&mut dyn mcp_rs_core::resources::ResourceSet> {
-        self.provider.as_mut()?.resources()
+        self.provider.as_mut()?.get().resources()
     }
     fn prompts(&mut self) -> Option<&mut dyn mcp_rs_core::prompts::PromptSet> {
-        self.provider.as_mut()?.prompts()
+        self.provider.as_mut()?.get().prompts()
     }
     fn completions(&mut self) -> Option<&mut dyn mcp_rs_core::completion::Completions> {
-        self.provider.as_mut()?.completions()
+        self.provider.as_mut()?.get().completions()
     }
 }
 
