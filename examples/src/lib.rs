@@ -1234,7 +1234,7 @@ impl SlowCount {
         &self,
         args: SlowCountArgs,
         ctx: mcp_rs_tokio::Context,
-        out: &mut mcp_rs_tokio::ToolOutput,
+        out: &mut mcp_rs_tokio::ToolReply,
     ) -> Counted {
         let SlowCountArgs { n, delay_ms } = args;
         // A progress notification per step when the client asked for progress; a
@@ -1283,7 +1283,7 @@ pub fn calculator_tools(extra_tools: usize, seed: u64) -> mcp_rs_tokio::Tools {
 /// generous connection limits (the socket limits and timeouts from `options`).
 pub fn calculator_server(options: &Options) -> mcp_rs_tokio::Server {
     let info = server_info();
-    let info = mcp_rs_tokio::Info {
+    let info = mcp_rs_tokio::ServerInfo {
         name: info.name.into(),
         version: info.version.into(),
         title: info.title.map(Into::into),

@@ -95,9 +95,9 @@
 //! - A synchronous `fn` has the shapes above, except that it cannot return `Dispatch`.
 //! - An `async fn` takes, in any order: one arguments value (`ToolArgs`, possibly
 //!   borrowing; or `RawJson<'_>` with `input_schema`), `Context` or `&Context`, and
-//!   `&mut ToolOutput` (mcp-tokio's owned result, for blocks before the returned value).
+//!   `&mut ToolReply` (mcp-tokio's owned result, for blocks before the returned value).
 //!   It returns `()`, `&str`/`String`, a `ToolOutput`-derived value, mcp-tokio's
-//!   `ToolOutput` (recognised by that last path segment), or `Result` of one of these with
+//!   `ToolReply` (recognised by that last path segment), or `Result` of one of these with
 //!   `E: Display`. `&CallRequest` and `&mut ToolResult` are refused (a task outlives the
 //!   request), as are two `Context`s and a `Context` in a synchronous method.
 //! - `#[tool(inline = path)]` (async tools only): a

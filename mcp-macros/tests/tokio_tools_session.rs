@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use mcp_rs_core::wire::json::{JsonStr, RawJson};
 use mcp_rs_core::{CallRequest, Dispatch, LogLevel, ToolResult};
-use mcp_rs_tokio::{Content, Context, Info, Server, ToolArgs, ToolOutput, Tools};
+use mcp_rs_tokio::{Content, Context, Server, ServerInfo, ToolArgs, ToolOutput, ToolReply, Tools};
 use serde_json::{json, Value};
 use tokio::io::{split, WriteHalf};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf};
@@ -129,7 +129,7 @@ impl Demo {
         &self,
         args: Steps,
         ctx: Context,
-        out: &mut ToolOutput,
+        out: &mut ToolReply,
     ) -> Result<Number, Unlucky> {
         for i in 1..=args.n {
             tokio::time::sleep(Duration::from_millis(args.delay_ms)).await;
@@ -165,9 +165,9 @@ impl Demo {
 
     /// Answers at once when asked to, later otherwise.
     #[tool(inline = Self::quick)]
-    async fn maybe(&self, args: Mode) -> ToolOutput {
+    async fn maybe(&self, args: Mode) -> ToolReply {
         let _ = args.fast;
-        ToolOutput::text("slow path")
+        ToolReply::text("slow path")
     }
 
     /// Its arguments as sent.
@@ -217,7 +217,7 @@ impl Keys {
         requires = mcp_rs_core::ClientCaps::SAMPLING,
         output_schema = r#"{"type":"object"}"#
     )]
-    async fn all(&self, out: &mut ToolOutput) {
+    async fn all(&self, out: &mut ToolReply) {
         out.push(Content::Text("ok".into()));
     }
 }
@@ -227,7 +227,7 @@ async fn every_key_reaches_the_listing() {
     let tools = Tools::new();
     Arc::new(Keys).register(&tools);
     let server = Server::new(
-        Info {
+        ServerInfo {
             name: "keys".into(),
             version: "0".into(),
             ..Default::default()
@@ -318,7 +318,7 @@ async fn connect() -> (Peer, Arc<Demo>) {
     let demo = Arc::new(Demo::default());
     let tools = Tools::new();
     demo.clone().register(&tools);
-    let info = Info {
+    let info = ServerInfo {
         name: "demo".into(),
         version: "0".into(),
         ..Default::default()
@@ -506,7 +506,7 @@ async fn progress_and_logs_come_before_the_result() {
     assert_eq!(logs[2]["data"], "step 3");
     assert_eq!(logs[2]["logger"], "count");
     assert_eq!(logs[2]["level"], "info");
-    // A block added through `&mut ToolOutput`, then the structured value.
+    // A block added through `&mut ToolReply`, then the structured value.
     assert_eq!(texts(&r), ["counted to 3", r#"{"value":3.0}"#]);
     assert_eq!(r["structuredContent"], json!({"value": 3.0}));
 

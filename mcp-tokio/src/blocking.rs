@@ -18,12 +18,15 @@ use std::io::{ErrorKind, Read, Write};
 
 use mcp_rs_core::wire::framing::Frame;
 use mcp_rs_core::wire::jsonrpc::code;
-use mcp_rs_core::Session;
+use mcp_rs_core::{ServerHandler, Session};
 
+use crate::clock::now_ms;
 use crate::driver::PENDING_RETAIN;
+use crate::error::Error;
 use crate::lines::LineBuf;
-use crate::server::{note_list_changes, now_ms, Combined, Server};
-use crate::Error;
+use crate::registry::Snapshot;
+use crate::server::Server;
+use crate::state::{note_list_changes, Combined, Shared};
 
 impl Server {
     /// Serves stdin/stdout on the calling thread, without an async runtime, until stdin
@@ -55,6 +58,7 @@ impl Server {
         let mut out = vec![0u8; shared.limits.initial_response.max(mcp_rs_core::MIN_OUTPUT)];
         let mut pending = Vec::new();
         let mut snapshot = shared.tools.snapshot();
+        let mut own = shared.own_provider();
         let mut versions = shared.tools.watch();
         let lists = shared.lists.subscribe();
         let mut seen_lists = *lists.borrow();
@@ -88,7 +92,9 @@ impl Server {
                 };
                 let Some(frame) = frame else { break };
                 match frame {
-                    Frame::Line(line) => turn.message(shared, &mut snapshot, line)?,
+                    Frame::Line(line) => {
+                        turn.message(shared, &mut snapshot, own.as_deref_mut(), line)?
+                    }
                     Frame::Oversized { .. } => {
                         let limit = shared.limits.max_frame;
                         let tx = turn
@@ -126,11 +132,12 @@ struct Turn<'t, 's> {
 impl Turn<'_, '_> {
     fn message(
         &mut self,
-        shared: &crate::server::Shared,
-        snapshot: &mut crate::registry::Snapshot,
+        shared: &Shared,
+        snapshot: &mut Snapshot,
+        own: Option<&mut (dyn ServerHandler + Send + 'static)>,
         line: &[u8],
     ) -> Result<(), Error> {
-        let mut handler = Combined::new(shared, snapshot);
+        let mut handler = Combined::new(shared, snapshot, own);
         let mut incoming = self
             .session
             .handle(&mut handler, self.now, line, self.out)

@@ -13,16 +13,16 @@
 //!
 //! | bound | default | when exceeded |
 //! |---|---|---|
-//! | a write without progress | 30 s, [`ClientOptions::write_timeout`] | the connection closes; pending requests fail with [`Error::WriteTimeout`] |
-//! | a started incoming line | 30 s to complete, [`ClientOptions::line_timeout`] | the connection closes; pending requests fail with [`Error::LineTimeout`] |
-//! | an incoming line | 16 MiB, [`ClientOptions::max_line`] | the line is discarded; pending requests fail with [`Error::Oversized`]; the connection keeps working |
-//! | over HTTP, a JSON response body or SSE event | [`ClientOptions::max_line`] | not read further; the request fails with a -32603 [`Error::Protocol`] |
+//! | a write without progress | 30 s, [`ClientOptions::write_timeout`] | the connection closes; pending requests fail with [`ClientError::WriteTimeout`] |
+//! | a started incoming line | 30 s to complete, [`ClientOptions::line_timeout`] | the connection closes; pending requests fail with [`ClientError::LineTimeout`] |
+//! | an incoming line | 16 MiB, [`ClientOptions::max_line`] | the line is discarded; pending requests fail with [`ClientError::Oversized`]; the connection keeps working |
+//! | over HTTP, a JSON response body or SSE event | [`ClientOptions::max_line`] | not read further; the request fails with a -32603 [`ClientError::Protocol`] |
 //! | lines queued for a server that does not read | [`MAX_QUEUED_LINES`] | the connection closes |
 //! | answers to the server's requests queued | [`MAX_QUEUED_REPLY_BYTES`] | the connection closes |
 //! | [`notifications`](Client::notifications) not yet received | [`MAX_QUEUED_NOTIFICATIONS`] | further ones are dropped and counted ([`Client::dropped_notifications`]) |
 //! | progress in a bounded channel | its capacity | further ones are dropped and counted |
 //!
-//! After the connection closed, every call fails at once with [`Error::Closed`].
+//! After the connection closed, every call fails at once with [`ClientError::Closed`].
 //!
 //! Requests from the server are answered by the reader task: `ping` with `{}`, anything
 //! else (`roots/list`, `sampling/createMessage`, `elicitation/create`, ...) with -32601, so
@@ -30,11 +30,11 @@
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use mcp_rs_tokio::client::{CallOptions, Client, ClientOptions, Era, Error};
+//! use mcp_rs_tokio::client::{CallOptions, Client, ClientOptions, Era, ClientError};
 //! use serde_json::json;
 //! use tokio::process::Command;
 //!
-//! # async fn demo() -> Result<(), Error> {
+//! # async fn demo() -> Result<(), ClientError> {
 //! // Legacy era (initialize handshake, the default):
 //! let client = Client::spawn(Command::new("calculator")).await?;
 //! for tool in client.list_tools().await? {
@@ -92,7 +92,7 @@ use tokio::task::JoinHandle;
 
 use conn::Shared;
 pub use conn::{MAX_QUEUED_LINES, MAX_QUEUED_REPLY_BYTES};
-pub use error::{Error, Result};
+pub use error::{ClientError, Result};
 pub use types::{
     CallOptions, CallToolResult, ClientOptions, Era, Implementation, Notification, Progress,
     ProgressSink, ServerDetails, Tool, ToolsPage, LATEST_LEGACY_VERSION, LEGACY_VERSIONS,
@@ -130,7 +130,7 @@ struct Inner {
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        self.shared.close(&Error::Closed);
+        self.shared.close(&ClientError::Closed);
         for task in lock(&self.tasks).drain(..) {
             task.abort();
         }
@@ -167,7 +167,7 @@ impl<T> CallHandle<T> {
         self.id
     }
 
-    /// Cancels the request: awaiting the handle then gives [`Error::Cancelled`] and the server
+    /// Cancels the request: awaiting the handle then gives [`ClientError::Cancelled`] and the server
     /// is sent `notifications/cancelled` with `reason`. Returns whether it was still pending.
     pub fn cancel(&self, reason: Option<&str>) -> bool {
         self.shared.cancel(self.id, reason)
@@ -191,7 +191,7 @@ impl<T> std::fmt::Debug for CallHandle<T> {
 }
 
 fn decode<T: DeserializeOwned>(what: &str, value: Value) -> Result<T> {
-    serde_json::from_value(value).map_err(|e| Error::Malformed(format!("{what}: {e}")))
+    serde_json::from_value(value).map_err(|e| ClientError::Malformed(format!("{what}: {e}")))
 }
 
 impl Client {
@@ -215,7 +215,7 @@ impl Client {
             .kill_on_drop(true);
         let mut child = command.spawn()?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(Error::Io(std::io::Error::other(
+            return Err(ClientError::Io(std::io::Error::other(
                 "the child's stdin or stdout is not piped",
             )));
         };
@@ -258,7 +258,7 @@ impl Client {
     pub async fn connect_http_with(url: &str, options: ClientOptions) -> Result<Client> {
         let url: hyper::Uri = url
             .parse()
-            .map_err(|e| Error::Malformed(format!("invalid URL {url:?}: {e}")))?;
+            .map_err(|e| ClientError::Malformed(format!("invalid URL {url:?}: {e}")))?;
         let (client_side, bridge_side) = tokio::io::duplex(1 << 20);
         let (bridge_reader, bridge_writer) = tokio::io::split(bridge_side);
         let (client_reader, client_writer) = tokio::io::split(client_side);
@@ -404,10 +404,12 @@ impl Client {
         let chosen = result
             .get("protocolVersion")
             .and_then(Value::as_str)
-            .ok_or_else(|| Error::Malformed("initialize result without protocolVersion".into()))?
+            .ok_or_else(|| {
+                ClientError::Malformed("initialize result without protocolVersion".into())
+            })?
             .to_owned();
         if !LEGACY_VERSIONS.contains(&chosen.as_str()) {
-            return Err(Error::Version(format!(
+            return Err(ClientError::Version(format!(
                 "asked for {version}, the server chose {chosen}, which this client does not speak \
                  (it speaks {})",
                 LEGACY_VERSIONS.join(", ")
@@ -513,7 +515,7 @@ impl Client {
 
     /// Sends a notification (`params` of `Value::Null` sends none) and waits until it is
     /// written (at most [`ClientOptions::write_timeout`] without progress: then the connection
-    /// closes and this fails with [`Error::WriteTimeout`]).
+    /// closes and this fails with [`ClientError::WriteTimeout`]).
     pub async fn notify(&self, method: &str, params: Value) -> Result<()> {
         let mut msg = json!({"jsonrpc": "2.0", "method": method});
         if !params.is_null() {
@@ -524,7 +526,7 @@ impl Client {
         self.inner.shared.write_line(msg.to_string()).await
     }
 
-    /// Cancels the pending request `request_id`: its caller gets [`Error::Cancelled`] and the
+    /// Cancels the pending request `request_id`: its caller gets [`ClientError::Cancelled`] and the
     /// server `notifications/cancelled { requestId, reason }`. Returns whether it was pending.
     pub fn cancel(&self, request_id: u64, reason: Option<&str>) -> bool {
         self.inner.shared.cancel(request_id, reason)
@@ -580,7 +582,7 @@ impl Client {
         let supported_versions: Vec<String> = match result.get("supportedVersions") {
             Some(v) => decode("supportedVersions", v.clone())?,
             None => {
-                return Err(Error::Malformed(
+                return Err(ClientError::Malformed(
                     "server/discover result without supportedVersions".into(),
                 ))
             }
@@ -620,7 +622,7 @@ impl Client {
     }
 
     /// Every tool, following `nextCursor` until the last page. Fails with
-    /// [`Error::Malformed`] if the server repeats a cursor or after [`MAX_PAGES`] pages.
+    /// [`ClientError::Malformed`] if the server repeats a cursor or after [`MAX_PAGES`] pages.
     pub async fn list_tools(&self) -> Result<Vec<Tool>> {
         let mut tools = Vec::new();
         let mut seen = HashSet::new();
@@ -632,7 +634,7 @@ impl Client {
                 None => return Ok(tools),
                 Some(next) => {
                     if !seen.insert(next.clone()) {
-                        return Err(Error::Malformed(format!(
+                        return Err(ClientError::Malformed(format!(
                             "tools/list repeated the cursor {next:?}"
                         )));
                     }
@@ -640,13 +642,13 @@ impl Client {
                 }
             }
         }
-        Err(Error::Malformed(format!(
+        Err(ClientError::Malformed(format!(
             "tools/list did not end within {MAX_PAGES} pages"
         )))
     }
 
     /// Calls a tool (`arguments` of `Value::Null` sends none). A tool failure is `Ok` with
-    /// [`CallToolResult::is_error`]; an unknown tool is [`Error::Protocol`] (-32602).
+    /// [`CallToolResult::is_error`]; an unknown tool is [`ClientError::Protocol`] (-32602).
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
         self.call_tool_with(name, arguments, CallOptions::default())
             .await
@@ -680,8 +682,8 @@ impl Client {
     /// stdin), waiting at most [`ClientOptions::close_timeout`] (less if the server reads
     /// nothing for [`ClientOptions::write_timeout`]); then for a child waits up to
     /// `close_timeout` for it to exit, killing it after that. Requests still pending fail
-    /// with [`Error::Closed`] (or with what ended the connection first, such as
-    /// [`Error::WriteTimeout`]). Returns the child's exit status, if there is a child.
+    /// with [`ClientError::Closed`] (or with what ended the connection first, such as
+    /// [`ClientError::WriteTimeout`]). Returns the child's exit status, if there is a child.
     pub async fn close(self) -> Result<Option<ExitStatus>> {
         let inner = &self.inner;
         let grace = inner.options.close_timeout;
@@ -713,7 +715,7 @@ impl Client {
                 task.abort();
             }
         }
-        inner.shared.close(&Error::Closed);
+        inner.shared.close(&ClientError::Closed);
         Ok(status)
     }
 }

@@ -5,12 +5,11 @@ use mcp_rs_core::model::common::ClientCaps;
 use mcp_rs_core::{CallError, CallToken, ClientMethod, LogLevel, ProtocolVersion};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::prompts::{ErrorReply, PromptOutput};
-use crate::registry::ToolOutput;
+use crate::output::{ErrorReply, PromptOutput, ToolReply};
 
 /// What tool tasks send back to their connection's drive loop.
 pub(crate) enum Command {
-    Done(CallToken, ToolOutput),
+    Done(CallToken, ToolReply),
     PromptDone(CallToken, Result<PromptOutput, ErrorReply>),
     CloseStream(CallToken),
     Progress {

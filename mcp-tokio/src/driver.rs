@@ -3,8 +3,6 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
 use futures::FutureExt;
 use mcp_rs_core::model::common::ClientCaps;
@@ -15,102 +13,24 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
+use crate::clock::now_ms;
 use crate::context::{Command, Context, RequestError};
+use crate::error::Error;
 use crate::lines::LineBuf;
-use crate::prompts::{ErrorReply, PromptRequest};
-use crate::registry::{Args, Snapshot, ToolOutput};
-use crate::server::{note_list_changes, now_ms, Combined, Shared};
-use crate::Error;
+use crate::output::{ErrorReply, ToolReply};
+use crate::prompts::PromptRequest;
+use crate::registry::{Args, Snapshot};
+use crate::state::{note_list_changes, Combined, OwnProvider, Policy, Shared, Tracker};
 
 pub(crate) struct Running {
     abort: AbortHandle,
     cancel: watch::Sender<bool>,
 }
 
-/// Timeouts of a byte-stream connection (`None`: no limit), and how its accept loop sees it.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Policy {
-    write: Option<std::time::Duration>,
-    idle: Option<std::time::Duration>,
-    line: Option<std::time::Duration>,
-    /// Set by an accept loop that may shed this connection while it is idle.
-    pub(crate) tracker: Option<Arc<Tracker>>,
-}
-
-impl Policy {
-    /// The socket timeouts of `limits`.
-    pub(crate) fn sockets(limits: &crate::Limits) -> Policy {
-        Policy {
-            write: Some(limits.write_timeout),
-            idle: Some(limits.idle_timeout),
-            line: Some(limits.line_timeout),
-            tracker: None,
-        }
-    }
-}
-
-/// How long a connection must have been idle before it may be shed to make room for a new
-/// one at the connection limit.
-#[cfg_attr(not(feature = "socket"), allow(dead_code))]
-pub(crate) const SHED_MIN_IDLE: std::time::Duration = std::time::Duration::from_secs(1);
-
 /// After shutdown, how long a socket is still read (and the input dropped) after our side
 /// was closed, so that closing with unread input does not reset the connection and destroy
 /// replies the peer has not read yet.
 const LINGER: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// One connection as its accept loop sees it: whether it is idle (nothing buffered, asked
-/// or running) and since when, and a way to ask it to close.
-#[derive(Debug, Default)]
-pub(crate) struct Tracker {
-    /// Session-clock ms when it became idle; 0 while busy; [`Tracker::SHEDDING`] once chosen.
-    idle_since: AtomicU64,
-    shed: tokio::sync::Notify,
-}
-
-impl Tracker {
-    const SHEDDING: u64 = u64::MAX;
-
-    /// Records a change between busy and idle (the clock is read on a transition only).
-    fn set_idle(&self, idle: bool) {
-        let current = self.idle_since.load(Ordering::Relaxed);
-        if idle && current == 0 {
-            let _ = self.idle_since.compare_exchange(
-                0,
-                now_ms().max(1),
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            );
-        } else if !idle && current != 0 && current != Self::SHEDDING {
-            let _ =
-                self.idle_since
-                    .compare_exchange(current, 0, Ordering::Relaxed, Ordering::Relaxed);
-        }
-    }
-
-    /// When it became idle, if it is idle and not already being shed.
-    #[cfg_attr(not(feature = "socket"), allow(dead_code))]
-    pub(crate) fn idle_since(&self) -> Option<u64> {
-        match self.idle_since.load(Ordering::Relaxed) {
-            0 | Self::SHEDDING => None,
-            t => Some(t),
-        }
-    }
-
-    /// Asks the connection to close (it finishes what it is writing first). False if it
-    /// stopped being idle or was already chosen meanwhile.
-    #[cfg_attr(not(feature = "socket"), allow(dead_code))]
-    pub(crate) fn shed(&self, since: u64) -> bool {
-        let chosen = self
-            .idle_since
-            .compare_exchange(since, Self::SHEDDING, Ordering::Relaxed, Ordering::Relaxed)
-            .is_ok();
-        if chosen {
-            self.shed.notify_one();
-        }
-        chosen
-    }
-}
 
 /// Completes when the accept loop sheds this connection; never without a tracker.
 async fn shed(tracker: Option<&Tracker>) {
@@ -164,13 +84,16 @@ pub(crate) struct Connection<'s, W> {
     /// The thread's output buffer while lent ([`lend`](Self::lend)); empty otherwise.
     out: Vec<u8>,
     snapshot: Snapshot,
+    /// The connection's own provider ([`Shared::own_provider`]), if the server makes one
+    /// per connection.
+    own: Option<OwnProvider>,
     running: HashMap<CallToken, Running>,
     /// Calls waiting for the client's answer to their request.
     waiting: HashMap<CallToken, oneshot::Sender<Result<serde_json::Value, RequestError>>>,
     tx: mpsc::Sender<Command>,
     /// HTTP: which response each frame belongs to (`None`: one byte stream).
     #[cfg(feature = "http")]
-    routes: Option<crate::http::routes::Routes>,
+    routes: Option<crate::routes::Routes>,
 }
 
 impl<W: AsyncWrite + Unpin> Connection<'_, W> {
@@ -198,6 +121,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             pending: Vec::new(),
             out: Vec::new(),
             snapshot: shared.tools.snapshot(),
+            own: shared.own_provider(),
             running: HashMap::new(),
             waiting: HashMap::new(),
             tx,
@@ -352,7 +276,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
     /// Handles one incoming line.
     fn message(&mut self, session: &mut Session<'_>, line: &[u8]) -> Result<(), Error> {
         self.lend();
-        let mut handler = Combined::new(self.shared, &mut self.snapshot);
+        let mut handler = Combined::new(self.shared, &mut self.snapshot, self.own.as_deref_mut());
         let mut incoming = session
             .handle(&mut handler, now_ms(), line, &mut self.out)
             .map_err(Error::Core)?;
@@ -388,7 +312,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                     let name = tool.name().to_string();
                     self.spawn(token, ctx.1, async move {
                         let output = guarded(&format!("tool {name}"), handler(args, ctx.0)).await;
-                        Command::Done(token, output.unwrap_or_else(ToolOutput::error))
+                        Command::Done(token, output.unwrap_or_else(ToolReply::error))
                     });
                 }
                 #[allow(unreachable_patterns)]
@@ -517,7 +441,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
     ) {
         let done = self.tx.clone();
         #[cfg(feature = "http")]
-        let task = crate::http::auth::inherit(task);
+        let task = crate::principal::inherit(task);
         let task = tokio::spawn(async move {
             let _ = done.send(task.await).await;
         });
@@ -825,10 +749,10 @@ impl Connection<'_, tokio::io::Sink> {
     /// it is still pending.
     pub(crate) async fn run_http(
         shared: &Shared,
-        first: Option<crate::http::routes::Post>,
-        mut inbound: Option<mpsc::Receiver<crate::http::routes::Inbound>>,
+        first: Option<crate::routes::Post>,
+        mut inbound: Option<mpsc::Receiver<crate::routes::Inbound>>,
     ) -> Result<(), Error> {
-        use crate::http::routes::{Inbound, Routes};
+        use crate::routes::{Inbound, Routes};
         let info = shared.info.core();
         let mut session = Session::with_growing_slots(
             &info,
@@ -846,6 +770,7 @@ impl Connection<'_, tokio::io::Sink> {
             pending: Vec::new(),
             out: Vec::new(),
             snapshot: shared.tools.snapshot(),
+            own: shared.own_provider(),
             running: HashMap::new(),
             waiting: HashMap::new(),
             tx,
@@ -912,17 +837,13 @@ impl Connection<'_, tokio::io::Sink> {
 
     /// Handles one POST body: its frames go to its sink, and its outcome tells the HTTP
     /// layer how to answer.
-    fn post(
-        &mut self,
-        session: &mut Session<'_>,
-        post: crate::http::routes::Post,
-    ) -> Result<(), Error> {
+    fn post(&mut self, session: &mut Session<'_>, post: crate::routes::Post) -> Result<(), Error> {
         let version = session.negotiated_version();
         if let Some(r) = &mut self.routes {
             r.begin(post.sink, version);
         }
         // Handlers (and the tasks they start) see who sent the body.
-        let entered = crate::http::auth::enter(post.principal);
+        let entered = crate::principal::enter(post.principal);
         let handled = self.message(session, &post.body);
         drop(entered);
         handled?;
@@ -940,7 +861,7 @@ impl Connection<'_, tokio::io::Sink> {
         let open = self
             .routes
             .as_ref()
-            .map(crate::http::routes::Routes::open_calls)
+            .map(crate::routes::Routes::open_calls)
             .unwrap_or_default();
         for token in open {
             if let Ok(Some(tx)) = session.close_subscription(token, &mut self.out) {
@@ -957,7 +878,7 @@ impl Connection<'_, tokio::io::Sink> {
         let gone = self
             .routes
             .as_ref()
-            .map(crate::http::routes::Routes::abandoned)
+            .map(crate::routes::Routes::abandoned)
             .unwrap_or_default();
         for token in gone {
             if let Some(r) = self.running.remove(&token) {

@@ -54,6 +54,18 @@ use std::time::SystemTime;
 use mcp_rs_core::token::mac::PreviousKey;
 use mcp_rs_core::{Config, SecretKey};
 
+/// A fresh secret key from the operating system's entropy source (for
+/// [`Config::new`]): cursors and sealed request state of one server instance cannot be
+/// forged or replayed against another.
+pub fn random_key() -> SecretKey {
+    let mut key = [0u8; 16];
+    if getrandom::fill(&mut key).is_err() {
+        // No entropy source at all: refuse to run with a predictable key.
+        panic!("mcp-tokio: the operating system provided no randomness for the server key");
+    }
+    SecretKey(key)
+}
+
 /// The keys a server signs and verifies with: the current key and, during a rotation, the
 /// previous one with the end of its grace period.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,7 +137,7 @@ impl Keys {
     /// (a server nobody shares keys with).
     pub fn random() -> Keys {
         Keys {
-            current: crate::random_key(),
+            current: random_key(),
             previous: None,
         }
     }
@@ -189,7 +201,7 @@ impl Keys {
 
     fn warn_if_retired(&self, source: &str) {
         if let Some(p) = self.previous {
-            if !p.accepts_at(crate::server::now_ms()) {
+            if !p.accepts_at(crate::clock::now_ms()) {
                 tracing::warn!(
                     source,
                     "the previous key's previous_not_after has passed: it is no longer accepted"

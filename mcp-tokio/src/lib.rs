@@ -7,7 +7,7 @@
 //! (stdio, sockets and HTTP).
 //!
 //! ```no_run
-//! use mcp_rs_tokio::{Handler, Info, Server, ToolDef, ToolOutput, Tools};
+//! use mcp_rs_tokio::{Handler, ServerInfo, Server, ToolDef, ToolReply, Tools};
 //!
 //! # async fn run() -> Result<(), mcp_rs_tokio::Error> {
 //! let tools = Tools::new();
@@ -20,10 +20,10 @@
 //!             tokio::time::sleep(std::time::Duration::from_millis(ms / 4)).await;
 //!             ctx.progress(step as f64, Some(4.0), None).await;
 //!         }
-//!         ToolOutput::text("done")
+//!         ToolReply::text("done")
 //!     }),
 //! );
-//! let info = Info { name: "demo".into(), version: "1.0.0".into(), ..Default::default() };
+//! let info = ServerInfo { name: "demo".into(), version: "1.0.0".into(), ..Default::default() };
 //! Server::new(info, tools).serve_stdio().await
 //! # }
 //! ```
@@ -35,30 +35,47 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
+// The module graph has no cycles (tests/module_graph.rs checks it): the user-facing
+// `server` (with `blocking` and `http` beside it) on top, then `driver` (one drive loop per
+// connection), the runtime state it shares (`state`, and for HTTP `routes` and
+// `principal`), the registries (`registry`, `prompts`) and `context`, and at the bottom
+// leaves that import nothing from the crate: `output`, `config`, `error`, `clock`, `lines`.
 mod blocking;
 #[cfg(feature = "client")]
 pub mod client;
+mod clock;
+mod config;
 mod context;
 mod driver;
+mod error;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod keys;
 mod lines;
 mod macro_support;
+pub mod output;
+#[cfg(feature = "http")]
+mod principal;
 mod prompts;
 mod registry;
+#[cfg(feature = "http")]
+mod routes;
 mod server;
+mod state;
 #[cfg(feature = "stdio")]
 mod stdio;
 
+pub use config::{Limits, ServerInfo};
 pub use context::{Context, RequestError};
-pub use keys::{KeySource, Keys, KeysError};
+pub use error::Error;
+pub use keys::{random_key, KeySource, Keys, KeysError};
 pub use mcp_rs_core::ClientMethod;
-pub use prompts::{ErrorReply, PromptFuture, PromptOutput, PromptRequest};
-pub use registry::{Annotations, Args, BoxFuture, Content, Handler, ToolDef, ToolOutput, Tools};
+pub use output::{Annotations, Content, ErrorReply, PromptOutput, ResourceLink, ToolReply};
+pub use prompts::{PromptFuture, PromptRequest};
+pub use registry::{Args, BoxFuture, Handler, ToolAnnotations, ToolDef, Tools};
 #[cfg(any(feature = "socket", feature = "http"))]
 pub use server::{bind_tcp, LISTEN_BACKLOG};
-pub use server::{random_key, Info, Limits, Server, ShutdownHandle};
+pub use server::{Server, ShutdownHandle};
 
 /// `#[mcp_rs_tokio::tools]` on an `impl` block (feature `macros`): every method marked
 /// `#[tool(...)]`, `async fn` or not, becomes a tool, with its definition built at compile
@@ -77,9 +94,9 @@ pub use server::{random_key, Info, Limits, Server, ShutdownHandle};
 ///   one arguments value (a `ToolArgs` type, which may borrow: the task parses its own copy
 ///   of the arguments, so `JsonStr<'_>` fields work; or `RawJson<'_>` with `input_schema`),
 ///   a [`Context`] or `&Context` (progress, logging, cancellation, client capabilities,
-///   requests to the client), and `&mut ToolOutput` (content blocks added before the
+///   requests to the client), and `&mut ToolReply` (content blocks added before the
 ///   returned value). It returns `()`, text (`&str`/`String`), a `ToolOutput`-derived value
-///   (`structuredContent`, its `SCHEMA` the `outputSchema`), a [`ToolOutput`](struct@ToolOutput), or `Result` of
+///   (`structuredContent`, its `SCHEMA` the `outputSchema`), a [`ToolReply`], or `Result` of
 ///   one of these with an error type implementing `Display` (`Err` becomes an `isError`
 ///   text block);
 /// - its arguments are checked before the task is spawned: invalid ones are answered at
@@ -165,9 +182,8 @@ pub use server::{random_key, Info, Limits, Server, ShutdownHandle};
 #[cfg(feature = "macros")]
 pub use mcp_rs_macros::tokio_tools as tools;
 /// The derives of mcp-core's argument and output traits (feature `macros`; the generated
-/// code names `::mcp_rs_core`, so depend on it too). `ToolOutput` is also the name of this
-/// crate's owned result type: the derive lives in the macro namespace, the struct in the
-/// type namespace, and one `use mcp_rs_tokio::ToolOutput` imports both.
+/// code names `::mcp_rs_core`, so depend on it too). A `ToolOutput`-derived value is a tool's
+/// structured result; this crate's owned result as a whole is a [`ToolReply`].
 #[cfg(feature = "macros")]
 pub use mcp_rs_macros::{ToolArgs, ToolOutput};
 
@@ -176,19 +192,4 @@ pub mod __macro_support {
     //! Called by the code `#[mcp_rs_tokio::tools]` generates: not a stable API.
     pub use crate::macro_support::*;
     pub use mcp_rs_core;
-}
-
-/// Why a server stopped.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// The transport failed.
-    #[error("I/O error: {0}")]
-    Io(#[from] std::io::Error),
-    /// The core refused an operation (a local misuse, never the peer's fault).
-    #[error("core: {0}")]
-    Core(mcp_rs_core::HandleError),
-    /// An invariant of this crate broke.
-    #[error("internal error: {0}")]
-    Internal(&'static str),
 }

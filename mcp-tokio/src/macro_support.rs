@@ -12,56 +12,57 @@ use core::fmt;
 use mcp_rs_core::typed::{ArgError, ToolArgs};
 use mcp_rs_core::wire::json::{Limits, RawJson, MAX_DEPTH_LIMIT};
 
-use crate::registry::{Args, Content, ToolOutput};
+use crate::output::{Content, ToolReply};
+use crate::registry::Args;
 
 /// The task's view of its arguments: validated again from the owned copy (the core
 /// validated them already, at no greater depth than the maximum allowed here).
-fn json<'a>(tool: &str, args: &'a Args) -> Result<RawJson<'a>, ToolOutput> {
+fn json<'a>(tool: &str, args: &'a Args) -> Result<RawJson<'a>, ToolReply> {
     let limits = Limits {
         max_depth: MAX_DEPTH_LIMIT,
     };
     mcp_rs_core::wire::json::parse(args.raw().as_bytes(), limits)
-        .map_err(|e| ToolOutput::error(format!("Invalid arguments for tool {tool}: {e}")))
+        .map_err(|e| ToolReply::error(format!("Invalid arguments for tool {tool}: {e}")))
 }
 
 /// Parses the arguments into `T`, borrowing from `args`; a refusal is the `isError` result
 /// naming the argument, as mcp-core's `invalid_args` writes it.
-pub fn parse_args<'a, T: ToolArgs<'a>>(tool: &str, args: &'a Args) -> Result<T, ToolOutput> {
+pub fn parse_args<'a, T: ToolArgs<'a>>(tool: &str, args: &'a Args) -> Result<T, ToolReply> {
     T::parse(json(tool, args)?).map_err(|e| invalid_args(tool, &e))
 }
 
 /// The arguments as sent (a `RawJson<'_>` parameter), borrowing from `args`.
-pub fn raw_args<'a>(tool: &str, args: &'a Args) -> Result<RawJson<'a>, ToolOutput> {
+pub fn raw_args<'a>(tool: &str, args: &'a Args) -> Result<RawJson<'a>, ToolReply> {
     json(tool, args)
 }
 
 /// Checks that a tool without an arguments parameter got no arguments.
-pub fn no_args(tool: &str, args: &Args) -> Result<(), ToolOutput> {
+pub fn no_args(tool: &str, args: &Args) -> Result<(), ToolReply> {
     mcp_rs_core::typed::__macro_support::no_args(json(tool, args)?)
         .map_err(|e| invalid_args(tool, &e))
 }
 
 /// The `isError` result of refused arguments (the text of mcp-core's `invalid_args`).
-pub fn invalid_args(tool: &str, error: &ArgError<'_>) -> ToolOutput {
-    ToolOutput::error(format!("Invalid arguments for tool {tool}: {error}"))
+pub fn invalid_args(tool: &str, error: &ArgError<'_>) -> ToolReply {
+    ToolReply::error(format!("Invalid arguments for tool {tool}: {error}"))
 }
 
 /// Appends a returned text as a text block.
-pub fn text(mut output: ToolOutput, text: impl Into<String>) -> ToolOutput {
+pub fn text(mut output: ToolReply, text: impl Into<String>) -> ToolReply {
     output.push(Content::Text(text.into()));
     output
 }
 
 /// Sets a returned `ToolOutput` value as the structured result.
 pub fn structured<T: mcp_rs_core::typed::ToolOutput + ?Sized>(
-    output: ToolOutput,
+    output: ToolReply,
     value: &T,
-) -> ToolOutput {
+) -> ToolReply {
     output.structured_output(value)
 }
 
 /// A returned `Err(error)`: an `isError` text block after what the method added.
-pub fn failed(mut output: ToolOutput, error: &dyn fmt::Display) -> ToolOutput {
+pub fn failed(mut output: ToolReply, error: &dyn fmt::Display) -> ToolReply {
     output.set_error().push(Content::Text(error.to_string()));
     output
 }
@@ -72,7 +73,8 @@ mod tests {
     use mcp_rs_core::wire::json::{JsonStr, JsonWriter, RawJson};
 
     use super::{failed, no_args, parse_args, raw_args, structured, text};
-    use crate::registry::{Args, Content, ToolOutput};
+    use crate::output::{Content, ToolReply};
+    use crate::registry::Args;
 
     /// `{"name": string}`, borrowing the name (what the derive generates, by hand).
     struct Named<'i> {
@@ -100,9 +102,8 @@ mod tests {
         }
     }
 
-    fn text_of(out: &ToolOutput) -> Vec<&str> {
+    fn text_of(out: &ToolReply) -> Vec<&str> {
         out.content()
-            .iter()
             .map(|c| match c {
                 Content::Text(t) => t.as_str(),
                 _ => "(not text)",
@@ -157,7 +158,7 @@ mod tests {
     #[test]
     fn structured_values_of_any_size() {
         for n in [0, 10, 2000] {
-            let out = structured(ToolOutput::default(), &Big(n));
+            let out = structured(ToolReply::default(), &Big(n));
             let json: serde_json::Value =
                 serde_json::from_str(out.structured_json().unwrap()).unwrap();
             assert_eq!(json["text"].as_str().unwrap().chars().count(), n);
@@ -166,7 +167,7 @@ mod tests {
 
     #[test]
     fn text_and_errors_follow_what_was_added() {
-        let mut out = ToolOutput::default();
+        let mut out = ToolReply::default();
         out.push(Content::Text("first".into()));
         let out = text(out, "second");
         assert_eq!(text_of(&out), ["first", "second"]);

@@ -9,12 +9,12 @@ use std::sync::{Arc, RwLock};
 
 use mcp_rs_core::model::content::Icon;
 use mcp_rs_core::wire::json::JsonStr;
-use mcp_rs_core::wire::json::JsonWriter;
-use mcp_rs_core::{CallRequest, ClientCaps, Dispatch, Tool, ToolAnnotations, ToolResult, ToolSet};
+use mcp_rs_core::{CallRequest, ClientCaps, Dispatch, Tool, ToolResult, ToolSet};
 use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
 use crate::context::Context;
+use crate::output::ToolReply;
 
 /// A tool definition: owned text, or text borrowed from a `'static` definition
 /// ([`from_static`](Self::from_static), what `#[mcp_rs_tokio::tools]` registers: nothing is
@@ -26,7 +26,7 @@ pub struct ToolDef {
     description: Option<Cow<'static, str>>,
     input_schema: Cow<'static, str>,
     output_schema: Option<Cow<'static, str>>,
-    annotations: Option<Annotations>,
+    annotations: Option<ToolAnnotations>,
     icons: &'static [Icon<'static>],
     meta: Option<Cow<'static, str>>,
     requires: ClientCaps,
@@ -34,7 +34,7 @@ pub struct ToolDef {
 
 /// Owned behaviour hints (see [`mcp_rs_core::ToolAnnotations`]).
 #[derive(Clone, Debug, Default)]
-pub struct Annotations {
+pub struct ToolAnnotations {
     /// Display title.
     pub title: Option<String>,
     /// Does not modify its environment.
@@ -76,7 +76,7 @@ impl ToolDef {
             description: t.description.map(owned),
             input_schema: owned(t.input_schema),
             output_schema: t.output_schema.map(owned),
-            annotations: t.annotations.map(|a| Annotations::from_core(&a)),
+            annotations: t.annotations.map(|a| ToolAnnotations::from_core(&a)),
             icons: &[],
             meta: t.meta.map(owned),
             requires: t.requires,
@@ -92,7 +92,7 @@ impl ToolDef {
             description: t.description.map(Cow::Borrowed),
             input_schema: Cow::Borrowed(t.input_schema),
             output_schema: t.output_schema.map(Cow::Borrowed),
-            annotations: t.annotations.map(|a| Annotations::from_core(&a)),
+            annotations: t.annotations.map(|a| ToolAnnotations::from_core(&a)),
             icons: t.icons,
             meta: t.meta.map(Cow::Borrowed),
             requires: t.requires,
@@ -114,7 +114,7 @@ impl ToolDef {
         self
     }
     /// Sets the behaviour hints.
-    pub fn annotations(mut self, annotations: Annotations) -> Self {
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
         self.annotations = Some(annotations);
         self
     }
@@ -145,13 +145,16 @@ impl ToolDef {
             description: self.description.as_deref(),
             input_schema: &self.input_schema,
             output_schema: self.output_schema.as_deref(),
-            annotations: self.annotations.as_ref().map(|a| ToolAnnotations {
-                title: a.title.as_deref(),
-                read_only_hint: a.read_only,
-                destructive_hint: a.destructive,
-                idempotent_hint: a.idempotent,
-                open_world_hint: a.open_world,
-            }),
+            annotations: self
+                .annotations
+                .as_ref()
+                .map(|a| mcp_rs_core::ToolAnnotations {
+                    title: a.title.as_deref(),
+                    read_only_hint: a.read_only,
+                    destructive_hint: a.destructive,
+                    idempotent_hint: a.idempotent,
+                    open_world_hint: a.open_world,
+                }),
             icons: self.icons,
             meta: self.meta.as_deref(),
             requires: self.requires,
@@ -159,9 +162,9 @@ impl ToolDef {
     }
 }
 
-impl Annotations {
-    fn from_core(a: &ToolAnnotations<'_>) -> Self {
-        Annotations {
+impl ToolAnnotations {
+    fn from_core(a: &mcp_rs_core::ToolAnnotations<'_>) -> Self {
+        ToolAnnotations {
             title: a.title.map(Into::into),
             read_only: a.read_only_hint,
             destructive: a.destructive_hint,
@@ -195,170 +198,9 @@ impl Args {
     }
 }
 
-/// One owned content block of a [`ToolOutput`](struct@ToolOutput).
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub enum Content {
-    /// Text.
-    Text(String),
-    /// Base64 image data and MIME type.
-    Image {
-        /// Base64 bytes.
-        data: String,
-        /// MIME type.
-        mime_type: String,
-    },
-    /// Base64 audio data and MIME type.
-    Audio {
-        /// Base64 bytes.
-        data: String,
-        /// MIME type.
-        mime_type: String,
-    },
-    /// An embedded text resource.
-    Resource {
-        /// URI.
-        uri: String,
-        /// MIME type.
-        mime_type: Option<String>,
-        /// Text.
-        text: String,
-    },
-}
-
-impl Content {
-    /// The core's borrowed view of this block.
-    pub fn as_core(&self) -> mcp_rs_core::model::content::Content<'_> {
-        use mcp_rs_core::model::content::Content as C;
-        match self {
-            Content::Text(t) => C::Text(t),
-            Content::Image { data, mime_type } => C::Image { data, mime_type },
-            Content::Audio { data, mime_type } => C::Audio { data, mime_type },
-            Content::Resource {
-                uri,
-                mime_type,
-                text,
-            } => C::EmbeddedText {
-                uri,
-                mime_type: mime_type.as_deref(),
-                text,
-            },
-        }
-    }
-}
-
-/// The owned result of an async tool: content blocks, optional `structuredContent`, and
-/// whether it is an error.
-#[derive(Clone, Debug, Default)]
-pub struct ToolOutput {
-    content: Vec<Content>,
-    /// `structuredContent` as compact JSON text.
-    structured: Option<String>,
-    is_error: bool,
-}
-
-/// Bytes a [`ToolOutput::structured_output`] value is first rendered into on the stack; a
-/// larger value is rendered again into a buffer of its exact size.
-const OUTPUT_STACK: usize = 512;
-
-impl ToolOutput {
-    /// A result with one text block.
-    pub fn text(text: impl Into<String>) -> Self {
-        ToolOutput {
-            content: vec![Content::Text(text.into())],
-            ..Default::default()
-        }
-    }
-    /// An `isError` result with one text block (a tool failure the model should see).
-    pub fn error(text: impl Into<String>) -> Self {
-        ToolOutput {
-            content: vec![Content::Text(text.into())],
-            structured: None,
-            is_error: true,
-        }
-    }
-    /// Adds a content block.
-    pub fn with(mut self, content: Content) -> Self {
-        self.content.push(content);
-        self
-    }
-    /// Adds a content block (for a tool that builds its result in place, as an
-    /// `#[mcp_rs_tokio::tools]` method taking `&mut ToolOutput` does).
-    pub fn push(&mut self, content: Content) -> &mut Self {
-        self.content.push(content);
-        self
-    }
-    /// Marks the result as a tool execution error (`isError: true`).
-    pub fn set_error(&mut self) -> &mut Self {
-        self.is_error = true;
-        self
-    }
-    /// Sets `structuredContent` (also sent as a JSON text block, as the spec suggests).
-    pub fn structured(mut self, value: serde_json::Value) -> Self {
-        self.structured = Some(value.to_string());
-        self
-    }
-    /// Sets `structuredContent` from a type implementing mcp-core's
-    /// [`ToolOutput`](mcp_rs_core::typed::ToolOutput) trait (a `#[derive(ToolOutput)]` struct):
-    /// rendered now by its own writer (no serde), so it may borrow; sent exactly as
-    /// [`ToolResult::structured`] sends it (a JSON text block after the other blocks, and
-    /// `structuredContent`).
-    pub fn structured_output<T: mcp_rs_core::typed::ToolOutput + ?Sized>(
-        mut self,
-        value: &T,
-    ) -> Self {
-        self.structured = Some(render(value));
-        self
-    }
-    /// Whether this is an error result.
-    pub fn is_error(&self) -> bool {
-        self.is_error
-    }
-    /// The content blocks so far (without the JSON text block of `structuredContent`).
-    pub fn content(&self) -> &[Content] {
-        &self.content
-    }
-    /// `structuredContent` as compact JSON text, if set.
-    pub fn structured_json(&self) -> Option<&str> {
-        self.structured.as_deref()
-    }
-    /// Writes this output through the core's result builder.
-    pub fn write(&self, r: &mut ToolResult<'_, '_>) {
-        if self.is_error {
-            r.error();
-        }
-        for c in &self.content {
-            r.push(&c.as_core(), None, None);
-        }
-        if let Some(json) = &self.structured {
-            r.structured_raw(json);
-        }
-    }
-}
-
-/// `value` as compact JSON text, written by its `ToolOutput::write`.
-fn render<T: mcp_rs_core::typed::ToolOutput + ?Sized>(value: &T) -> String {
-    let mut stack = [0u8; OUTPUT_STACK];
-    let mut w = JsonWriter::new(&mut stack);
-    value.write(&mut w);
-    let bytes = match w.finish() {
-        Ok(n) => stack.get(..n).unwrap_or_default().to_vec(),
-        Err(too_small) => {
-            let mut heap = vec![0u8; too_small.required];
-            let mut w = JsonWriter::new(&mut heap);
-            value.write(&mut w);
-            let n = w.finish().unwrap_or(0);
-            heap.truncate(n);
-            heap
-        }
-    };
-    // The writer escapes every string it writes: its output is UTF-8.
-    String::from_utf8(bytes).unwrap_or_default()
-}
-
 type SyncFn = dyn Fn(&CallRequest<'_>, &mut ToolResult<'_, '_>) + Send + Sync;
 /// A boxed future returned by async handlers.
-pub type BoxFuture = Pin<Box<dyn Future<Output = ToolOutput> + Send>>;
+pub type BoxFuture = Pin<Box<dyn Future<Output = ToolReply> + Send>>;
 type AsyncFn = dyn Fn(Args, Context) -> BoxFuture + Send + Sync;
 
 /// How a tool runs.
@@ -398,7 +240,7 @@ impl Handler {
     pub fn async_fn<F, Fut>(f: F) -> Self
     where
         F: Fn(Args, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = ToolOutput> + Send + 'static,
+        Fut: Future<Output = ToolReply> + Send + 'static,
     {
         Handler::Async(Arc::new(move |args, ctx| Box::pin(f(args, ctx))))
     }
@@ -408,7 +250,7 @@ impl Handler {
     where
         S: Fn(&CallRequest<'_>, &mut ToolResult<'_, '_>) -> Dispatch + Send + Sync + 'static,
         F: Fn(Args, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = ToolOutput> + Send + 'static,
+        Fut: Future<Output = ToolReply> + Send + 'static,
     {
         Handler::Mixed(
             Arc::new(inline),

@@ -4,7 +4,7 @@
 use std::io;
 use std::sync::Arc;
 
-use mcp_rs_core::{Config, ListKind, SecretKey, ServerHandler, ServerInfo, Session, ToolSet};
+use mcp_rs_core::{Config, ListKind, ServerHandler};
 #[cfg(feature = "socket")]
 use std::time::Duration;
 #[cfg(feature = "socket")]
@@ -14,80 +14,19 @@ use tokio::sync::watch;
 #[cfg(feature = "socket")]
 use tokio::sync::Semaphore;
 
-use crate::driver::Connection;
 #[cfg(feature = "socket")]
-use crate::driver::{Tracker, SHED_MIN_IDLE};
-use crate::keys::{KeySource, Keys};
-use crate::prompts::{ErrorReply, PromptFn, PromptOutput, PromptRequest};
-use crate::registry::{Snapshot, Tools};
-use crate::{Context, Error};
-
-/// Owned server identity (see [`mcp_rs_core::ServerInfo`]).
-#[derive(Clone, Debug, Default)]
-pub struct Info {
-    /// Programmatic name.
-    pub name: String,
-    /// Version.
-    pub version: String,
-    /// Display title.
-    pub title: Option<String>,
-    /// Description.
-    pub description: Option<String>,
-    /// Website.
-    pub website_url: Option<String>,
-    /// Guidance for the model.
-    pub instructions: Option<String>,
-}
-
-/// Bounds of each connection.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    /// Longest accepted line (bytes); longer lines get one `-32600` and are discarded.
-    pub max_frame: usize,
-    /// Calls (and listen subscriptions) in flight per connection.
-    pub max_calls: usize,
-    /// Initial output buffer; it grows for large deferred results up to `max_response`.
-    pub initial_response: usize,
-    /// Largest response a deferred call may produce; larger ones get a `-32603`.
-    pub max_response: usize,
-    /// Concurrent socket connections. At the limit, the connection that has been idle
-    /// longest (nothing buffered, asked or running for at least 1 s) is closed to make room
-    /// for the new one; only when none is idle is the new one refused with a JSON-RPC error
-    /// line.
-    pub max_connections: usize,
-    /// After the peer closes its side (EOF), how long calls still running may take to
-    /// finish and be answered before the connection closes.
-    pub drain_timeout: std::time::Duration,
-    /// How long a request to the client ([`Context::request`]) may stay unanswered before
-    /// it is cancelled and fails with [`RequestError::TimedOut`](crate::RequestError::TimedOut).
-    pub request_timeout: std::time::Duration,
-    /// Sockets (not stdio): a write that makes no progress for this long closes the
-    /// connection, so a peer that sends but never reads cannot stall its drive loop.
-    pub write_timeout: std::time::Duration,
-    /// Sockets (not stdio): a connection with no request and nothing running for this long
-    /// is closed.
-    pub idle_timeout: std::time::Duration,
-    /// Sockets (not stdio): a line that has started must be complete within this long, or
-    /// the connection is closed (a trickling peer cannot hold a connection slot).
-    pub line_timeout: std::time::Duration,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_frame: 4 << 20,
-            max_calls: 256,
-            initial_response: 64 << 10,
-            max_response: 64 << 20,
-            max_connections: 1024,
-            drain_timeout: std::time::Duration::from_secs(1),
-            request_timeout: std::time::Duration::from_secs(60),
-            write_timeout: std::time::Duration::from_secs(30),
-            idle_timeout: std::time::Duration::from_secs(300),
-            line_timeout: std::time::Duration::from_secs(30),
-        }
-    }
-}
+use crate::clock::now_ms;
+use crate::config::{Limits, ServerInfo};
+use crate::context::Context;
+use crate::driver::Connection;
+use crate::error::Error;
+use crate::keys::{random_key, KeySource, Keys};
+use crate::output::{ErrorReply, PromptOutput};
+use crate::prompts::PromptRequest;
+use crate::registry::Tools;
+use crate::state::{OwnProvider, Policy, Provider, Shared, COUNTED_LISTS};
+#[cfg(feature = "socket")]
+use crate::state::{Tracker, SHED_MIN_IDLE};
 
 /// An MCP server: identity, session policy, limits and a shared tool registry. Cheap to
 /// clone; every connection gets its own session.
@@ -96,139 +35,53 @@ pub struct Server {
     pub(crate) inner: Arc<Shared>,
 }
 
-/// The capabilities beyond tools (resources, prompts, completion), answered inside the
-/// drive loop; shared by every connection.
-type Provider = Arc<std::sync::Mutex<dyn ServerHandler + Send>>;
-
-pub(crate) struct Shared {
-    pub(crate) info: Info,
-    /// Session policy; its keys are those of `keys` at creation (see `session_config`).
-    pub(crate) config: Config,
-    /// The keys new sessions get: replaced by [`Server::set_keys`].
-    pub(crate) keys: std::sync::RwLock<Keys>,
-    pub(crate) limits: Limits,
-    pub(crate) tools: Tools,
-    pub(crate) provider: Option<Provider>,
-    /// Renders the `prompts/get` requests the provider defers.
-    pub(crate) async_prompts: Option<PromptFn>,
-    /// Change counters of the prompt, resource and template lists (tool changes go through
-    /// the registry): connections announce each advance.
-    pub(crate) lists: watch::Sender<[u64; 3]>,
-    pub(crate) shutdown: watch::Sender<bool>,
-}
-
-impl std::fmt::Debug for Shared {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shared")
-            .field("info", &self.info)
-            .field("limits", &self.limits)
-            .field("tools", &self.tools)
-            .finish_non_exhaustive()
-    }
-}
-
-/// A fresh secret key from the operating system's entropy source (for
-/// [`Config::new`]): cursors and sealed request state of one server instance cannot be
-/// forged or replayed against another.
-pub fn random_key() -> SecretKey {
-    let mut key = [0u8; 16];
-    if getrandom::fill(&mut key).is_err() {
-        // No entropy source at all: refuse to run with a predictable key.
-        panic!("mcp-tokio: the operating system provided no randomness for the server key");
-    }
-    SecretKey(key)
-}
-
-impl Shared {
-    /// The config of a new session: the policy with the current keys.
-    pub(crate) fn session_config(&self) -> Config {
-        let mut config = self.config;
-        self.keys
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .apply(&mut config);
-        config
-    }
-}
-
 /// What tells a server to reload its keys besides file changes: SIGHUP on Unix.
 #[cfg(unix)]
 type Hangup = tokio::signal::unix::Signal;
 #[cfg(not(unix))]
 type Hangup = ();
 
-/// Milliseconds since the UNIX epoch: the time passed to the core.
-pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-/// The lists whose changes [`Shared::lists`] counts, in its order (tool changes go through
-/// the registry).
-const COUNTED_LISTS: [ListKind; 3] = [
-    ListKind::Prompts,
-    ListKind::Resources,
-    ListKind::ResourceTemplates,
-];
-
-/// Tells `session` which lists changed between the counters `seen` and `now`, and
-/// remembers `now`.
-pub(crate) fn note_list_changes(session: &mut Session<'_>, now: [u64; 3], seen: &mut [u64; 3]) {
-    for ((kind, new), old) in COUNTED_LISTS.into_iter().zip(now).zip(*seen) {
-        if new != old {
-            session.list_changed(kind);
-        }
-    }
-    *seen = now;
-}
-
-/// The tool snapshot of a connection plus the server's other providers, as one handler.
-pub(crate) struct Combined<'a> {
-    pub(crate) tools: &'a mut Snapshot,
-    pub(crate) provider: Option<std::sync::MutexGuard<'a, dyn ServerHandler + Send + 'static>>,
-}
-
-impl<'a> Combined<'a> {
-    /// The handler of one message: `tools` and the server's provider, locked for it.
-    pub(crate) fn new(shared: &'a Shared, tools: &'a mut Snapshot) -> Self {
-        let provider = shared.provider.as_ref().map(|p| {
-            // A provider that panicked keeps serving: its state is plain data.
-            p.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-        });
-        Combined { tools, provider }
-    }
-}
-
-impl ServerHandler for Combined<'_> {
-    fn tools(&mut self) -> Option<&mut dyn ToolSet> {
-        Some(self.tools)
-    }
-    fn resources(&mut self) -> Option<&mut dyn mcp_rs_core::model::resources::ResourceSet> {
-        self.provider.as_mut()?.resources()
-    }
-    fn prompts(&mut self) -> Option<&mut dyn mcp_rs_core::model::prompts::PromptSet> {
-        self.provider.as_mut()?.prompts()
-    }
-    fn completions(&mut self) -> Option<&mut dyn mcp_rs_core::model::completion::Completions> {
-        self.provider.as_mut()?.completions()
-    }
-}
-
 impl Server {
     /// A server with default config (and a [`random_key`]) and limits.
-    pub fn new(info: Info, tools: Tools) -> Self {
+    pub fn new(info: ServerInfo, tools: Tools) -> Self {
         Self::with(info, Config::new(random_key()), Limits::default(), tools)
     }
 
     /// Adds resources, prompts and completion (the [`ServerHandler`] methods other than
     /// `tools`, answered inside each connection's drive loop; deferred answers are not
-    /// supported for them yet). Call before cloning the server.
+    /// supported for resources and completion yet). Call before cloning the server.
+    ///
+    /// One instance serves every connection, **serialised**: it is locked for each message
+    /// that reaches it, so connections wait for each other there. A provider that can be
+    /// made per connection (e.g. a handle on shared, internally synchronised state) runs
+    /// without that lock through [`provider_factory`](Self::provider_factory).
     pub fn provide(mut self, provider: impl ServerHandler + Send + 'static) -> Self {
         if let Some(shared) = Arc::get_mut(&mut self.inner) {
-            shared.provider = Some(Arc::new(std::sync::Mutex::new(provider)));
+            shared.provider = Some(Provider::Shared(Arc::new(std::sync::Mutex::new(provider))));
         } else {
             tracing::error!("Server::provide called after the server was cloned; ignored");
+        }
+        self
+    }
+
+    /// Like [`provide`](Self::provide), without a lock shared by connections: `factory` makes
+    /// one provider for each connection when it starts (for each socket or stdio connection,
+    /// each legacy HTTP session, and each stateless 2026-07-28 HTTP request), and only that
+    /// connection's drive loop calls it, so connections never wait for each other. State
+    /// that all connections must see lives behind the instances (an `Arc` they share), with
+    /// its own synchronisation. Replaces an earlier [`provide`](Self::provide). Call before
+    /// cloning the server.
+    pub fn provider_factory<P, F>(mut self, factory: F) -> Self
+    where
+        F: Fn() -> P + Send + Sync + 'static,
+        P: ServerHandler + Send + 'static,
+    {
+        if let Some(shared) = Arc::get_mut(&mut self.inner) {
+            shared.provider = Some(Provider::PerConnection(Arc::new(move || {
+                Box::new(factory()) as OwnProvider
+            })));
+        } else {
+            tracing::error!("Server::provider_factory called after the server was cloned; ignored");
         }
         self
     }
@@ -263,7 +116,7 @@ impl Server {
     }
 
     /// A server with explicit session config and limits.
-    pub fn with(info: Info, config: Config, limits: Limits, tools: Tools) -> Self {
+    pub fn with(info: ServerInfo, config: Config, limits: Limits, tools: Tools) -> Self {
         let (shutdown, _) = watch::channel(false);
         let (lists, _) = watch::channel([0; 3]);
         Server {
@@ -411,7 +264,7 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin,
     {
-        let policy = crate::driver::Policy::sockets(&self.inner.limits);
+        let policy = Policy::sockets(&self.inner.limits);
         Connection::run(&self.inner, reader, writer, policy).await
     }
 
@@ -428,7 +281,7 @@ impl Server {
         let stdin = crate::stdio::ThreadStdin::spawn();
         let stdout = crate::stdio::ThreadStdout::spawn();
         // A person may type at a stdio server, and its client may go quiet for hours.
-        Connection::run(&self.inner, stdin, stdout, crate::driver::Policy::default()).await
+        Connection::run(&self.inner, stdin, stdout, Policy::default()).await
     }
 
     /// Accepts TCP connections until shutdown; one session per connection.
@@ -546,7 +399,7 @@ impl Server {
         S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
     {
         let (r, w) = tokio::io::split(stream);
-        let mut policy = crate::driver::Policy::sockets(&self.inner.limits);
+        let mut policy = Policy::sockets(&self.inner.limits);
         policy.tracker = Some(tracker);
         match Connection::run(&self.inner, r, w, policy).await {
             Ok(()) => tracing::debug!(%peer, "connection closed"),
@@ -611,19 +464,5 @@ impl ShutdownHandle {
     /// Requests shutdown.
     pub fn shutdown(&self) {
         self.server.shutdown();
-    }
-}
-
-impl Info {
-    pub(crate) fn core(&self) -> ServerInfo<'_> {
-        ServerInfo {
-            name: &self.name,
-            version: &self.version,
-            title: self.title.as_deref(),
-            description: self.description.as_deref(),
-            website_url: self.website_url.as_deref(),
-            icons: &[],
-            instructions: self.instructions.as_deref(),
-        }
     }
 }

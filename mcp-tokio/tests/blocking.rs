@@ -6,7 +6,7 @@
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
 
-use mcp_rs_tokio::{Handler, Info, Limits, Server, ToolDef, ToolOutput, Tools};
+use mcp_rs_tokio::{Handler, Limits, Server, ServerInfo, ToolDef, ToolReply, Tools};
 use serde_json::{json, Value};
 
 const OBJECT: &str = r#"{"type":"object"}"#;
@@ -67,7 +67,7 @@ fn serves_synchronous_tools_without_a_runtime() {
     );
     tools.add(
         ToolDef::new("later", OBJECT),
-        Handler::async_fn(|_, _| async { ToolOutput::text("never") }),
+        Handler::async_fn(|_, _| async { ToolReply::text("never") }),
     );
     tools.add(
         ToolDef::new("boom", OBJECT),
@@ -77,7 +77,7 @@ fn serves_synchronous_tools_without_a_runtime() {
         max_frame: 1024,
         ..Limits::default()
     };
-    let info = Info {
+    let info = ServerInfo {
         name: "blocking".into(),
         version: "0".into(),
         ..Default::default()

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use mcp_rs_tokio::client::{
-    CallOptions, Client, ClientOptions, Era, Error, Progress, MAX_QUEUED_LINES,
+    CallOptions, Client, ClientError, ClientOptions, Era, Progress, MAX_QUEUED_LINES,
     MAX_QUEUED_NOTIFICATIONS, MAX_QUEUED_REPLY_BYTES,
 };
 use serde_json::{json, Value};
@@ -120,16 +120,16 @@ fn big_arguments(mib: usize) -> Value {
     json!({"blob": "x".repeat(mib << 20)})
 }
 
-/// A later call fails at once with [`Error::Closed`].
+/// A later call fails at once with [`ClientError::Closed`].
 async fn later_calls_fail_fast(client: &Client) {
     let started = Instant::now();
     let err = client.ping().await.unwrap_err();
-    assert!(matches!(err, Error::Closed), "{err:?}");
+    assert!(matches!(err, ClientError::Closed), "{err:?}");
     let err = client
         .notify("notifications/roots/list_changed", Value::Null)
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::Closed), "{err:?}");
+    assert!(matches!(err, ClientError::Closed), "{err:?}");
     assert!(started.elapsed() < Duration::from_millis(100));
 }
 
@@ -210,7 +210,7 @@ async fn pings_with_huge_ids_that_are_never_read_close_the_connection() {
         let client = Client::connect_tcp_with(addr, options).await.unwrap();
         let waiting = client.request("tools/list", Value::Null);
         let err = waiting.await.unwrap_err();
-        let Error::Malformed(why) = &err else {
+        let ClientError::Malformed(why) = &err else {
             panic!("{err:?}");
         };
         assert!(why.contains("answers to its requests"), "{why}");
@@ -246,7 +246,7 @@ async fn a_server_that_stops_reading_is_closed_within_the_write_timeout() {
             .unwrap_err();
         let elapsed = started.elapsed();
         assert!(
-            matches!(err, Error::WriteTimeout(t) if t == Duration::from_millis(300)),
+            matches!(err, ClientError::WriteTimeout(t) if t == Duration::from_millis(300)),
             "{err:?}"
         );
         // The request timeout is 60 s: only the write timeout can have ended the call.
@@ -289,7 +289,7 @@ async fn close_returns_promptly_when_the_server_never_reads() {
         assert!(status.is_none(), "no child");
         assert!(elapsed < Duration::from_secs(3), "close took {elapsed:?}");
         let err = call.await.unwrap_err();
-        assert!(matches!(err, Error::WriteTimeout(_)), "{err:?}");
+        assert!(matches!(err, ClientError::WriteTimeout(_)), "{err:?}");
     })
     .await;
 }
@@ -313,7 +313,7 @@ async fn a_child_that_never_reads_its_stdin_cannot_hang_the_client() {
             .call_tool("echo", big_arguments(1))
             .await
             .unwrap_err();
-        assert!(matches!(err, Error::WriteTimeout(_)), "{err:?}");
+        assert!(matches!(err, ClientError::WriteTimeout(_)), "{err:?}");
         assert!(started.elapsed() < Duration::from_secs(5));
         later_calls_fail_fast(&client).await;
         // The child does not exit when its stdin closes: it is killed after close_timeout.
@@ -352,7 +352,7 @@ async fn a_server_that_trickles_a_line_is_closed_within_the_line_timeout() {
         let err = client.list_tools().await.unwrap_err();
         let elapsed = started.elapsed();
         assert!(
-            matches!(err, Error::LineTimeout(t) if t == Duration::from_millis(300)),
+            matches!(err, ClientError::LineTimeout(t) if t == Duration::from_millis(300)),
             "{err:?}"
         );
         assert!(
@@ -437,7 +437,10 @@ async fn an_over_long_line_fails_pending_requests_and_the_connection_goes_on() {
         };
         let client = Client::connect_tcp_with(addr, options).await.unwrap();
         let err = client.list_tools().await.unwrap_err();
-        assert!(matches!(err, Error::Oversized { limit: 1024 }), "{err:?}");
+        assert!(
+            matches!(err, ClientError::Oversized { limit: 1024 }),
+            "{err:?}"
+        );
         // The line was discarded; the next one is read as usual.
         client.ping().await.unwrap();
         assert!(!client.is_closed());
@@ -462,7 +465,10 @@ async fn an_over_long_line_that_never_ends_is_closed_within_the_line_timeout() {
         let client = Client::connect_tcp_with(addr, options).await.unwrap();
         // The request fails as soon as the line passes the limit...
         let err = client.list_tools().await.unwrap_err();
-        assert!(matches!(err, Error::Oversized { limit: 1024 }), "{err:?}");
+        assert!(
+            matches!(err, ClientError::Oversized { limit: 1024 }),
+            "{err:?}"
+        );
         // ...and the line the client is discarding must still end within the line timeout.
         let started = Instant::now();
         while !client.is_closed() {
@@ -626,7 +632,7 @@ async fn check_endless_http_answer(
         let err = Client::connect_http_with(&url, options).await.unwrap_err();
         // The request timeout is 60 s: the limit ended the handshake, long before that.
         assert!(started.elapsed() < Duration::from_secs(5));
-        let Error::Protocol { code, message, .. } = &err else {
+        let ClientError::Protocol { code, message, .. } = &err else {
             panic!("{err:?}");
         };
         assert_eq!(*code, -32603);

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_rs_tokio::client::{CallOptions, Client, ClientOptions, Era, Error, Progress};
+use mcp_rs_tokio::client::{CallOptions, Client, ClientError, ClientOptions, Era, Progress};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
@@ -127,7 +127,7 @@ async fn exercise(client: &Client) {
         )
         .await
         .unwrap_err();
-    assert!(matches!(timed_out, Error::Timeout), "{timed_out:?}");
+    assert!(matches!(timed_out, ClientError::Timeout), "{timed_out:?}");
     let after = client
         .call_tool(
             "calculate",
@@ -203,7 +203,7 @@ async fn tcp_explicit_cancel_stops_the_work() {
     let waiter = tokio::spawn(call);
     rx.recv().await.expect("progress");
     assert!(client.cancel(id, Some("enough")));
-    assert!(matches!(waiter.await.unwrap(), Err(Error::Cancelled)));
+    assert!(matches!(waiter.await.unwrap(), Err(ClientError::Cancelled)));
     // After a grace period for notifications in flight, the server sends no more progress.
     tokio::time::sleep(Duration::from_millis(200)).await;
     while notes.try_recv().is_ok() {}
@@ -222,7 +222,7 @@ async fn connection_refused_is_io() {
     let addr = listener.local_addr().unwrap();
     drop(listener);
     let err = Client::connect_tcp(addr).await.unwrap_err();
-    assert!(matches!(err, Error::Io(_)), "{err:?}");
+    assert!(matches!(err, ClientError::Io(_)), "{err:?}");
 }
 
 // ---- a loopback bridge to a calculator child, tapping client → server lines --------------
@@ -386,7 +386,7 @@ async fn timeout_and_drop_send_cancelled() {
         CallOptions::new().with_timeout(Duration::from_millis(100)),
     );
     let timed_id = timed.id();
-    assert!(matches!(timed.await, Err(Error::Timeout)));
+    assert!(matches!(timed.await, Err(ClientError::Timeout)));
 
     let dropped = client.call_tool_with(
         "slow_count",
@@ -404,7 +404,7 @@ async fn timeout_and_drop_send_cancelled() {
     );
     let explicit_id = explicit.id();
     assert!(explicit.cancel(Some("user")));
-    assert!(matches!(explicit.await, Err(Error::Cancelled)));
+    assert!(matches!(explicit.await, Err(ClientError::Cancelled)));
 
     // A completed call is not cancelled when its handle goes away.
     let done = client.call_tool_with(
@@ -447,10 +447,10 @@ async fn server_disconnect_fails_pending_requests() {
         .call_tool("add_numbers", json!({}))
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::Closed), "{err:?}");
+    assert!(matches!(err, ClientError::Closed), "{err:?}");
     assert!(client.is_closed());
     let again = client.ping().await.unwrap_err();
-    assert!(matches!(again, Error::Closed), "{again:?}");
+    assert!(matches!(again, ClientError::Closed), "{again:?}");
 }
 
 #[tokio::test]

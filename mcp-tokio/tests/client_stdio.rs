@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_rs_tokio::client::{
-    CallOptions, Client, ClientOptions, Era, Error, Notification, Progress, MODERN_VERSION,
+    CallOptions, Client, ClientError, ClientOptions, Era, Notification, Progress, MODERN_VERSION,
 };
 use serde_json::{json, Value};
 use tokio::process::Command;
@@ -95,7 +95,7 @@ async fn legacy_unknown_version_gets_a_counter_proposal() {
                 mcp_rs_tokio::client::LEGACY_VERSIONS.contains(&client.protocol_version().as_str())
             );
         }
-        Err(e) => assert!(matches!(e, Error::Version(_)), "{e:?}"),
+        Err(e) => assert!(matches!(e, ClientError::Version(_)), "{e:?}"),
     }
 }
 
@@ -136,12 +136,12 @@ async fn auto_era_picks_modern_with_a_dual_era_server() {
 #[tokio::test]
 async fn spawn_failures_are_errors() {
     let missing = Client::spawn(Command::new("/nonexistent/mcp-server")).await;
-    assert!(matches!(missing, Err(Error::Io(_))), "{missing:?}");
+    assert!(matches!(missing, Err(ClientError::Io(_))), "{missing:?}");
     // A server that exits at once (bad flag): the handshake sees the stream end.
     let exits = Client::spawn(calculator(&["--bogus"])).await;
     // (Or the write of `initialize` fails first, if the child is already gone.)
     assert!(
-        matches!(exits, Err(Error::Closed | Error::Io(_))),
+        matches!(exits, Err(ClientError::Closed | ClientError::Io(_))),
         "{exits:?}"
     );
 }
@@ -270,7 +270,7 @@ async fn check_errors(client: &Client) {
         .await
         .unwrap_err();
     match unknown {
-        Error::Protocol { code, message, .. } => {
+        ClientError::Protocol { code, message, .. } => {
             assert_eq!(code, -32602);
             assert!(!message.is_empty());
         }
@@ -381,7 +381,10 @@ async fn oversized_line_fails_pending_requests_but_not_the_connection() {
     let client = spawn(&["--extra-tools", "20"], options).await;
     // A tools/list page is several KiB: longer than the limit.
     let err = client.list_tools().await.unwrap_err();
-    assert!(matches!(err, Error::Oversized { limit: 1024 }), "{err:?}");
+    assert!(
+        matches!(err, ClientError::Oversized { limit: 1024 }),
+        "{err:?}"
+    );
     let r = client
         .call_tool("add_numbers", json!({"number1": 20, "number2": 22}))
         .await
@@ -398,7 +401,7 @@ async fn check_timeout(client: &Client) {
         .call_tool_with("slow_count", json!({"n": 100, "delay_ms": 100}), options)
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::Timeout), "{err:?}");
+    assert!(matches!(err, ClientError::Timeout), "{err:?}");
     assert!(started.elapsed() < Duration::from_secs(5));
     // The server keeps serving.
     let r = client
@@ -431,7 +434,7 @@ async fn default_timeout_applies_to_every_request() {
         .call_tool("slow_count", json!({"n": 10, "delay_ms": 100}))
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::Timeout), "{err:?}");
+    assert!(matches!(err, ClientError::Timeout), "{err:?}");
     let quick = client
         .call_tool_with(
             "slow_count",
@@ -538,7 +541,7 @@ async fn check_cancel(client: &Client) {
     assert!(client.cancel(id, Some("user asked")));
     assert!(!client.cancel(id, None), "no longer pending");
     let err = waiter.await.unwrap().unwrap_err();
-    assert!(matches!(err, Error::Cancelled), "{err:?}");
+    assert!(matches!(err, ClientError::Cancelled), "{err:?}");
     // The server stopped counting.
     assert_progress_stops(&mut notes).await;
     // And it keeps serving.
@@ -574,7 +577,7 @@ async fn handle_cancel_and_drop_cancel() {
     );
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert!(call.cancel(None));
-    assert!(matches!(call.await, Err(Error::Cancelled)));
+    assert!(matches!(call.await, Err(ClientError::Cancelled)));
 
     // Dropping the future of a call with progress cancels it: the server stops sending.
     let (tx, mut rx) = mpsc::unbounded_channel::<Progress>();
@@ -614,11 +617,11 @@ async fn close_ends_pending_requests_and_kills_a_lingering_child() {
     let status = client.close().await.unwrap().expect("child status");
     assert!(started.elapsed() < Duration::from_secs(3), "{status:?}");
     assert!(other.is_closed());
-    assert!(matches!(pending.await, Err(Error::Closed)));
+    assert!(matches!(pending.await, Err(ClientError::Closed)));
     let after = other
         .call_tool("add_numbers", json!({"number1": 1, "number2": 1}))
         .await;
-    assert!(matches!(after, Err(Error::Closed)), "{after:?}");
+    assert!(matches!(after, Err(ClientError::Closed)), "{after:?}");
 }
 
 #[tokio::test]

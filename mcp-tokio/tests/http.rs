@@ -8,7 +8,7 @@ compile_error!("needs feature `http`: the self dev-dependency in mcp-tokio/Cargo
 use std::time::Duration;
 
 use mcp_rs_tokio::client::{CallOptions, Client, ClientOptions, Era};
-use mcp_rs_tokio::{Handler, Info, Server, ToolDef, ToolOutput, Tools};
+use mcp_rs_tokio::{Handler, Server, ServerInfo, ToolDef, ToolReply, Tools};
 use serde_json::json;
 
 const OBJECT: &str = r#"{"type":"object"}"#;
@@ -28,7 +28,7 @@ async fn server() -> (Server, String, tokio::task::JoinHandle<()>) {
                 ctx.progress(f64::from(i), Some(3.0), None).await;
                 tokio::time::sleep(Duration::from_millis(30)).await;
             }
-            ToolOutput::text("slow done")
+            ToolReply::text("slow done")
         }),
     );
     tools.add(
@@ -36,7 +36,7 @@ async fn server() -> (Server, String, tokio::task::JoinHandle<()>) {
         Handler::async_fn(|_, ctx| async move {
             ctx.progress(1.0, None, None).await;
             tokio::time::sleep(Duration::from_secs(3600)).await;
-            ToolOutput::text("unreachable")
+            ToolReply::text("unreachable")
         }),
     );
     tools.add(
@@ -44,10 +44,10 @@ async fn server() -> (Server, String, tokio::task::JoinHandle<()>) {
         Handler::async_fn(|_, ctx| async move {
             ctx.close_stream().await;
             tokio::time::sleep(Duration::from_millis(50)).await;
-            ToolOutput::text("after the stream closed")
+            ToolReply::text("after the stream closed")
         }),
     );
-    let info = Info {
+    let info = ServerInfo {
         name: "http-test".into(),
         version: "0".into(),
         ..Default::default()
@@ -198,7 +198,7 @@ async fn idle_sessions_expire() {
             r.text("hi");
         }),
     );
-    let info = Info {
+    let info = ServerInfo {
         name: "expiry".into(),
         version: "0".into(),
         ..Default::default()

@@ -24,7 +24,7 @@ use mcp_rs_tokio::http::auth::{
 };
 use mcp_rs_tokio::http::jwt::{JwtConfig, JwtValidator, KeySet};
 use mcp_rs_tokio::http::HttpConfig;
-use mcp_rs_tokio::{Handler, Info, Server, ToolDef, ToolOutput, Tools};
+use mcp_rs_tokio::{Handler, Server, ServerInfo, ToolDef, ToolReply, Tools};
 use serde_json::{json, Value};
 
 const ISSUER: &str = "https://auth.example.test";
@@ -139,7 +139,7 @@ fn tools() -> Tools {
         ToolDef::new("whoami_async", OBJECT),
         Handler::async_fn(|_, _| async move {
             tokio::time::sleep(Duration::from_millis(1)).await;
-            ToolOutput::text(who())
+            ToolReply::text(who())
         }),
     );
     tools.add(
@@ -170,7 +170,7 @@ impl Running {
 
 /// A server whose authorization `auth` builds from the resource URI.
 async fn serve_with(auth: impl FnOnce(&str) -> Auth) -> Running {
-    let info = Info {
+    let info = ServerInfo {
         name: "auth-test".into(),
         version: "0".into(),
         ..Default::default()

@@ -12,7 +12,7 @@ use std::time::Duration;
 use mcp_rs_core::token::mac::PreviousKey;
 use mcp_rs_core::{Config, SecretKey};
 use mcp_rs_tokio::http::HttpConfig;
-use mcp_rs_tokio::{Handler, Info, KeySource, Keys, Limits, Server, ToolDef, Tools};
+use mcp_rs_tokio::{Handler, KeySource, Keys, Limits, Server, ServerInfo, ToolDef, Tools};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -59,7 +59,7 @@ async fn instance(name: &str, keys: Keys) -> (Server, std::net::SocketAddr) {
     let mut config = Config::new(A);
     config.page_size = 2;
     keys.apply(&mut config);
-    let info = Info {
+    let info = ServerInfo {
         name: "keys-test".into(),
         version: "0".into(),
         ..Default::default()

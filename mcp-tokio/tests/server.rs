@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_rs_tokio::{Handler, Info, Limits, Server, ToolDef, ToolOutput, Tools};
+use mcp_rs_tokio::{Handler, Limits, Server, ServerInfo, ToolDef, ToolReply, Tools};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, Lines};
 
@@ -41,8 +41,8 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Peer<R, W> {
     }
 }
 
-fn info() -> Info {
-    Info {
+fn info() -> ServerInfo {
+    ServerInfo {
         name: "test".into(),
         version: "0".into(),
         ..Default::default()
@@ -99,7 +99,7 @@ fn tools(flags: Arc<Flags>) -> Tools {
                 tokio::time::sleep(Duration::from_millis(ms / 2)).await;
                 ctx.progress(f64::from(i), Some(2.0), None).await;
             }
-            ToolOutput::text(format!("slept {ms}"))
+            ToolReply::text(format!("slept {ms}"))
         }),
     );
     let f = flags.clone();
@@ -111,7 +111,7 @@ fn tools(flags: Arc<Flags>) -> Tools {
                 f.started.fetch_add(1, Ordering::SeqCst);
                 let _guard = DropFlag(f);
                 std::future::pending::<()>().await;
-                ToolOutput::text("unreachable")
+                ToolReply::text("unreachable")
             }
         }),
     );
@@ -407,7 +407,7 @@ fn timed_server(t: Duration) -> Server {
         ToolDef::new("nap", OBJECT),
         Handler::async_fn(|_, _| async {
             tokio::time::sleep(Duration::from_millis(600)).await;
-            ToolOutput::text("rested")
+            ToolReply::text("rested")
         }),
     );
     let limits = Limits {

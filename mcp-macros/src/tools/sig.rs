@@ -21,7 +21,7 @@ pub(super) enum Receiver {
 pub(super) enum Param {
     /// mcp-tokio's `Context` (async tools): by value, or `&Context` when `true`.
     Context(bool),
-    /// `&mut ToolOutput` (async tools): mcp-tokio's owned result, built in place.
+    /// `&mut ToolReply` (async tools): mcp-tokio's owned result, built in place.
     Output,
     /// A type implementing `ToolArgs`: parsed from the arguments.
     Args(Box<Type>),
@@ -42,7 +42,7 @@ pub(super) enum Value {
     /// A type implementing `ToolOutput`: the structured result; its `SCHEMA` is the
     /// `outputSchema`.
     Output(Type),
-    /// mcp-tokio's owned `ToolOutput` (`#[mcp_rs_tokio::tools]` only): the whole result.
+    /// mcp-tokio's owned `ToolReply` (`#[mcp_rs_tokio::tools]` only): the whole result.
     Owned(Type),
 }
 
@@ -133,7 +133,7 @@ fn value(ty: &Type, form: Form) -> syn::Result<Value> {
     if is_text(ty) {
         return Ok(Value::Text(ty.clone()));
     }
-    if form == Form::Tokio && last_ident(ty).is_some_and(|i| i == "ToolOutput") {
+    if form == Form::Tokio && last_ident(ty).is_some_and(|i| i == "ToolReply") {
         return Ok(Value::Owned(ty.clone()));
     }
     match bare(ty) {
@@ -156,7 +156,7 @@ fn value(ty: &Type, form: Form) -> syn::Result<Value> {
                 }
                 Form::Tokio => {
                     "unsupported return type: a tool returns `()`, a type implementing \
-                     `ToolOutput`, `&str`/`String` (a text block), mcp-tokio's `ToolOutput`, \
+                     `ToolOutput`, `&str`/`String` (a text block), mcp-tokio's `ToolReply`, \
                      or `Result` of one of these with an error type implementing `Display`"
                 }
             },
@@ -166,7 +166,7 @@ fn value(ty: &Type, form: Form) -> syn::Result<Value> {
 
 const ASYNC_PARAMS_HELP: &str = "an async tool method takes, after `&self`: at most one \
     arguments value (a type implementing `ToolArgs`, or `RawJson<'_>` with `input_schema`), \
-    `Context` (or `&Context`) and `&mut ToolOutput`";
+    `Context` (or `&Context`) and `&mut ToolReply`";
 
 /// Reads a tool method's signature (`form`: which attribute is reading it).
 pub(super) fn shape(sig: &Signature, form: Form) -> syn::Result<Shape> {
@@ -282,7 +282,7 @@ pub(super) fn shape(sig: &Signature, form: Form) -> syn::Result<Shape> {
                             ty,
                             "an async tool cannot write into the core's `ToolResult`: it runs \
                              as a task. Return the result, or add blocks to a `&mut \
-                             ToolOutput` parameter",
+                             ToolReply` parameter",
                         );
                     }
                     if r.mutability.is_none() {
@@ -299,16 +299,16 @@ pub(super) fn shape(sig: &Signature, form: Form) -> syn::Result<Shape> {
                         Param::Context(true)
                     }
                 }
-                Some(i) if i == "ToolOutput" && form == Form::Tokio => {
+                Some(i) if i == "ToolReply" && form == Form::Tokio => {
                     if !is_async {
                         return err_at(
                             ty,
                             "a synchronous tool writes into `&mut ToolResult<'_, '_>` (or \
-                             returns a `ToolOutput`)",
+                             returns a `ToolReply`)",
                         );
                     }
                     if r.mutability.is_none() {
-                        return err_at(ty, "take the output as `&mut ToolOutput`");
+                        return err_at(ty, "take the output as `&mut ToolReply`");
                     }
                     Param::Output
                 }
@@ -408,7 +408,7 @@ pub(super) fn shape(sig: &Signature, form: Form) -> syn::Result<Shape> {
     {
         let mut e = syn::Error::new_spanned(
             at,
-            "this tool returns a `ToolOutput`: it does not also take `&mut ToolOutput` (return \
+            "this tool returns a `ToolReply`: it does not also take `&mut ToolReply` (return \
              `()` or a value to build the result in place)",
         );
         e.combine(syn::Error::new_spanned(owned, "returned here"));

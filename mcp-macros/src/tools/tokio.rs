@@ -207,7 +207,7 @@ fn async_handler(k: &syn::Path, t: &syn::Path, def: &ToolDef) -> TokenStream {
                 async move {
                     #prepare
                     #[allow(unused_mut)]
-                    let mut output = #t::ToolOutput::default();
+                    let mut output = #t::ToolReply::default();
                     #run
                 }
             }

@@ -1,5 +1,5 @@
 use mcp_rs_core::{CallRequest, ToolResult};
-use mcp_rs_tokio::{Context, ToolOutput};
+use mcp_rs_tokio::{Context, ToolReply};
 
 struct T;
 
@@ -23,11 +23,11 @@ impl T {
 
     /// The output taken twice.
     #[tool]
-    async fn outputs(&self, a: &mut ToolOutput, b: &mut ToolOutput) {}
+    async fn outputs(&self, a: &mut ToolReply, b: &mut ToolReply) {}
 
     /// A shared output.
     #[tool]
-    async fn shared_output(&self, a: &ToolOutput) {}
+    async fn shared_output(&self, a: &ToolReply) {}
 
     /// A mutable context.
     #[tool]

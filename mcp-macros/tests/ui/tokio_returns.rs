@@ -1,5 +1,5 @@
 use mcp_rs_core::Dispatch;
-use mcp_rs_tokio::ToolOutput;
+use mcp_rs_tokio::ToolReply;
 
 struct T;
 
@@ -19,8 +19,8 @@ impl T {
 
     /// A whole result, and a result to build.
     #[tool]
-    async fn both(&self, out: &mut ToolOutput) -> Result<ToolOutput, String> {
-        Ok(ToolOutput::default())
+    async fn both(&self, out: &mut ToolReply) -> Result<ToolReply, String> {
+        Ok(ToolReply::default())
     }
 
     /// A tuple.

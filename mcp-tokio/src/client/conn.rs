@@ -13,7 +13,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
-use super::error::{Error, Result};
+use super::error::{ClientError, Result};
 use super::types::{Notification, Progress, ProgressSink};
 
 /// Bytes read from the transport per `read` call.
@@ -130,7 +130,7 @@ impl Shared {
         let queued = self.queued.fetch_add(1, Ordering::Relaxed) + 1;
         if queued > MAX_QUEUED_LINES {
             tracing::warn!("the server reads nothing: {queued} messages queued; closing");
-            self.close(&Error::Malformed(format!(
+            self.close(&ClientError::Malformed(format!(
                 "the server stopped reading ({MAX_QUEUED_LINES} messages queued)"
             )));
             return false;
@@ -141,7 +141,7 @@ impl Shared {
                 tracing::warn!(
                     "the server reads nothing: {before} bytes of answers to its requests queued; closing"
                 );
-                self.close(&Error::Malformed(format!(
+                self.close(&ClientError::Malformed(format!(
                     "the server stopped reading ({before} bytes of answers to its requests queued)"
                 )));
                 return false;
@@ -185,7 +185,7 @@ impl Shared {
         tracing::trace!(target: "mcp_rs_tokio::client", "→ {line}");
         let (ack, done) = oneshot::channel();
         if !self.admit(0) {
-            return Err(Error::Closed);
+            return Err(ClientError::Closed);
         }
         self.out
             .send(Outgoing::Line {
@@ -193,8 +193,8 @@ impl Shared {
                 ack: Some(ack),
                 reply: 0,
             })
-            .map_err(|_| Error::Closed)?;
-        done.await.unwrap_or(Err(Error::Closed))
+            .map_err(|_| ClientError::Closed)?;
+        done.await.unwrap_or(Err(ClientError::Closed))
     }
 
     /// Asks the writer to shut down its half and waits for it.
@@ -220,7 +220,7 @@ impl Shared {
         lock(&self.state).pending.remove(&id)
     }
 
-    /// Cancels a pending request: it fails with [`Error::Cancelled`] and the server is sent
+    /// Cancels a pending request: it fails with [`ClientError::Cancelled`] and the server is sent
     /// `notifications/cancelled`. Returns whether the request was pending.
     pub(crate) fn cancel(&self, id: u64, reason: Option<&str>) -> bool {
         match self.take_pending(id) {
@@ -229,7 +229,7 @@ impl Shared {
                 if cancellable(&pending.method) {
                     self.send_cancel(id, reason);
                 }
-                let _ = pending.tx.send(Err(Error::Cancelled));
+                let _ = pending.tx.send(Err(ClientError::Cancelled));
                 true
             }
             None => false,
@@ -238,7 +238,7 @@ impl Shared {
 
     /// Marks the connection closed, fails every pending request with `error` and stops the
     /// reader and writer tasks (what is still queued for the server is dropped).
-    pub(crate) fn close(&self, error: &Error) {
+    pub(crate) fn close(&self, error: &ClientError) {
         let pending: Vec<Pending> = {
             let mut state = lock(&self.state);
             state.closed = true;
@@ -252,7 +252,7 @@ impl Shared {
     }
 
     /// Fails every pending request with `error`, leaving the connection open.
-    fn fail_pending(&self, error: &Error) {
+    fn fail_pending(&self, error: &ClientError) {
         let pending: Vec<Pending> = lock(&self.state).pending.drain().map(|(_, p)| p).collect();
         for p in pending {
             let _ = p.tx.send(Err(error.duplicate()));
@@ -263,7 +263,7 @@ impl Shared {
     ///
     /// The future owns a guard: dropping it before the response arrives sends
     /// `notifications/cancelled`. When `timeout` expires it sends `notifications/cancelled`
-    /// with reason `"timeout"` and resolves to [`Error::Timeout`].
+    /// with reason `"timeout"` and resolves to [`ClientError::Timeout`].
     pub(crate) fn start_request(
         self: &Arc<Self>,
         method: &str,
@@ -283,7 +283,7 @@ impl Shared {
             {
                 let mut state = lock(&self.state);
                 if state.closed {
-                    return Err(Error::Closed);
+                    return Err(ClientError::Closed);
                 }
                 state.pending.insert(
                     id,
@@ -299,8 +299,8 @@ impl Shared {
             if self.send_line(line) {
                 Ok(())
             } else {
-                self.close(&Error::Closed);
-                Err(Error::Closed)
+                self.close(&ClientError::Closed);
+                Err(ClientError::Closed)
             }
         });
         let guard = Guard {
@@ -314,17 +314,17 @@ impl Shared {
             let mut rx = rx;
             match tokio::time::timeout(timeout, &mut rx).await {
                 Ok(Ok(result)) => result,
-                Ok(Err(_)) => Err(Error::Closed),
+                Ok(Err(_)) => Err(ClientError::Closed),
                 Err(_elapsed) => {
                     if let Some(pending) = guard.shared.take_pending(guard.id) {
                         tracing::debug!("request {} timed out after {timeout:?}", guard.id);
                         if cancellable(&pending.method) {
                             guard.shared.send_cancel(guard.id, Some("timeout"));
                         }
-                        Err(Error::Timeout)
+                        Err(ClientError::Timeout)
                     } else {
                         // The response won the race.
-                        rx.try_recv().unwrap_or(Err(Error::Timeout))
+                        rx.try_recv().unwrap_or(Err(ClientError::Timeout))
                     }
                 }
             }
@@ -361,7 +361,7 @@ impl Shared {
                 None | Some(Value::Null) => Map::new(),
                 Some(Value::Object(obj)) => obj,
                 Some(other) => {
-                    return Err(Error::Malformed(format!(
+                    return Err(ClientError::Malformed(format!(
                         "request params must be an object, not {other}"
                     )))
                 }
@@ -370,7 +370,9 @@ impl Shared {
                 .entry("_meta")
                 .or_insert_with(|| Value::Object(Map::new()));
             let Value::Object(meta) = meta else {
-                return Err(Error::Malformed("params._meta must be an object".into()));
+                return Err(ClientError::Malformed(
+                    "params._meta must be an object".into(),
+                ));
             };
             for (k, v) in extra_meta {
                 meta.entry(k).or_insert(v);
@@ -428,7 +430,7 @@ impl Shared {
         } else if let Some(result) = obj.remove("result") {
             Ok(result)
         } else {
-            Err(Error::Malformed(
+            Err(ClientError::Malformed(
                 "response without result or error".to_owned(),
             ))
         };
@@ -519,16 +521,16 @@ fn cancellable(method: &str) -> bool {
     method != "initialize"
 }
 
-fn protocol_error(error: Value) -> Error {
+fn protocol_error(error: Value) -> ClientError {
     let code = error.get("code").and_then(Value::as_i64);
     let message = error.get("message").and_then(Value::as_str);
     match (code, message) {
-        (Some(code), Some(message)) => Error::Protocol {
+        (Some(code), Some(message)) => ClientError::Protocol {
             code,
             message: message.to_owned(),
             data: error.get("data").cloned(),
         },
-        _ => Error::Malformed(format!("malformed JSON-RPC error object: {error}")),
+        _ => ClientError::Malformed(format!("malformed JSON-RPC error object: {error}")),
     }
 }
 
@@ -573,7 +575,7 @@ async fn read_by<R: AsyncRead + Unpin>(
 
 /// The reader task: frames lines with a bounded [`LineFramer`] and dispatches them. A line
 /// that has started must end within `line_timeout`, or the connection is closed with
-/// [`Error::LineTimeout`]. Stops when the connection closes.
+/// [`ClientError::LineTimeout`]. Stops when the connection closes.
 pub(crate) async fn read_loop<R>(
     mut reader: R,
     shared: Arc<Shared>,
@@ -591,7 +593,7 @@ pub(crate) async fn read_loop<R>(
         Frame::Line(line) => shared.on_line(line),
         Frame::Oversized { len } => {
             tracing::warn!("the server sent a line longer than {limit} bytes ({len}+): discarded");
-            shared.fail_pending(&Error::Oversized { limit });
+            shared.fail_pending(&ClientError::Oversized { limit });
         }
     };
     // When the line now in the framer (or being discarded) must have ended.
@@ -608,14 +610,14 @@ pub(crate) async fn read_loop<R>(
                 tracing::warn!(
                     "a line from the server did not complete within {line_timeout:?}: closing"
                 );
-                break Some(Error::LineTimeout(line_timeout));
+                break Some(ClientError::LineTimeout(line_timeout));
             }
-            Some(Ok(0)) => break Some(Error::Closed),
+            Some(Ok(0)) => break Some(ClientError::Closed),
             Some(Ok(n)) => n,
             Some(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
             Some(Err(e)) => {
                 tracing::warn!("reading from the server failed: {e}");
-                break Some(Error::Io(e));
+                break Some(ClientError::Io(e));
             }
         };
         let mut rest = chunk.get(..n).unwrap_or_default();
@@ -638,7 +640,7 @@ pub(crate) async fn read_loop<R>(
     let Some(end) = end else {
         return; // Closed elsewhere.
     };
-    if !matches!(end, Error::LineTimeout(_)) {
+    if !matches!(end, ClientError::LineTimeout(_)) {
         // A last line without its newline (never the one that timed out).
         while let Some(frame) = framer.finish() {
             on_frame(frame);
@@ -648,7 +650,7 @@ pub(crate) async fn read_loop<R>(
     shared.close(&end);
 }
 
-/// Writes all of `buf` and flushes; fails with [`Error::WriteTimeout`] when a write or the
+/// Writes all of `buf` and flushes; fails with [`ClientError::WriteTimeout`] when a write or the
 /// flush makes no progress for `limit`.
 async fn write_within<W: AsyncWrite + Unpin>(
     writer: &mut W,
@@ -657,21 +659,21 @@ async fn write_within<W: AsyncWrite + Unpin>(
 ) -> Result<()> {
     while !buf.is_empty() {
         match tokio::time::timeout(limit, writer.write(buf)).await {
-            Err(_elapsed) => return Err(Error::WriteTimeout(limit)),
-            Ok(Ok(0)) => return Err(Error::Io(io::ErrorKind::WriteZero.into())),
+            Err(_elapsed) => return Err(ClientError::WriteTimeout(limit)),
+            Ok(Ok(0)) => return Err(ClientError::Io(io::ErrorKind::WriteZero.into())),
             Ok(Ok(n)) => buf = buf.get(n..).unwrap_or_default(),
             Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
-            Ok(Err(e)) => return Err(Error::Io(e)),
+            Ok(Err(e)) => return Err(ClientError::Io(e)),
         }
     }
     match tokio::time::timeout(limit, writer.flush()).await {
-        Err(_elapsed) => Err(Error::WriteTimeout(limit)),
-        Ok(r) => r.map_err(Error::Io),
+        Err(_elapsed) => Err(ClientError::WriteTimeout(limit)),
+        Ok(r) => r.map_err(ClientError::Io),
     }
 }
 
 /// The writer task: writes each queued line plus `\n` and flushes. A write that makes no
-/// progress for `write_timeout` closes the connection with [`Error::WriteTimeout`]. Stops
+/// progress for `write_timeout` closes the connection with [`ClientError::WriteTimeout`]. Stops
 /// when the connection closes (dropping what is still queued) or after a shutdown.
 pub(crate) async fn write_loop<W>(
     mut writer: W,
@@ -700,20 +702,20 @@ pub(crate) async fn write_loop<W>(
                 line.push('\n');
                 let result = tokio::select! {
                     biased;
-                    () = async { let _ = stop.wait_for(|s| *s).await; } => Err(Error::Closed),
+                    () = async { let _ = stop.wait_for(|s| *s).await; } => Err(ClientError::Closed),
                     result = write_within(&mut writer, line.as_bytes(), write_timeout) => result,
                 };
                 shared.queued.fetch_sub(1, Ordering::Relaxed);
                 if reply > 0 {
                     shared.reply_bytes.fetch_sub(reply, Ordering::Relaxed);
                 }
-                let failed = result.as_ref().err().map(Error::duplicate);
+                let failed = result.as_ref().err().map(ClientError::duplicate);
                 if let Some(ack) = ack {
                     let _ = ack.send(result);
                 }
                 match failed {
                     None => {}
-                    Some(Error::Closed) => return,
+                    Some(ClientError::Closed) => return,
                     Some(e) => {
                         tracing::warn!("writing to the server failed: {e}");
                         shared.close(&e);
@@ -723,8 +725,8 @@ pub(crate) async fn write_loop<W>(
             }
             Outgoing::Shutdown(ack) => {
                 let result = match tokio::time::timeout(write_timeout, writer.shutdown()).await {
-                    Err(_elapsed) => Err(Error::WriteTimeout(write_timeout)),
-                    Ok(r) => r.map_err(Error::Io),
+                    Err(_elapsed) => Err(ClientError::WriteTimeout(write_timeout)),
+                    Ok(r) => r.map_err(ClientError::Io),
                 };
                 drop(writer);
                 let _ = ack.send(result);

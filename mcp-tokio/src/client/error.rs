@@ -6,7 +6,7 @@ use serde_json::Value;
 
 /// Everything a client operation can fail with.
 #[derive(Debug, thiserror::Error)]
-pub enum Error {
+pub enum ClientError {
     /// Reading from or writing to the transport failed, or the child process could not be
     /// started or waited for.
     #[error("I/O error: {0}")]
@@ -29,7 +29,7 @@ pub enum Error {
     #[error("the request was cancelled")]
     Cancelled,
     /// The connection is closed (end of stream, [`Client::close`](super::Client::close), the
-    /// client was dropped, or an earlier failure such as [`Error::WriteTimeout`] ended it).
+    /// client was dropped, or an earlier failure such as [`ClientError::WriteTimeout`] ended it).
     #[error("the connection is closed")]
     Closed,
     /// A message from the server, or a result inside one, does not have the expected shape.
@@ -51,51 +51,51 @@ pub enum Error {
     /// The server took in none of the client's output for
     /// [`ClientOptions::write_timeout`](super::ClientOptions::write_timeout) (it stopped
     /// reading): the client closed the connection. Every request pending at that moment fails
-    /// with this error; later calls fail at once with [`Error::Closed`].
+    /// with this error; later calls fail at once with [`ClientError::Closed`].
     #[error("the server read nothing for {0:?}: connection closed")]
     WriteTimeout(Duration),
     /// A line from the server that had started did not end within
     /// [`ClientOptions::line_timeout`](super::ClientOptions::line_timeout) (a stalled or
     /// trickling server): the client closed the connection. Every request pending at that
-    /// moment fails with this error; later calls fail at once with [`Error::Closed`].
+    /// moment fails with this error; later calls fail at once with [`ClientError::Closed`].
     #[error("a message from the server did not complete within {0:?}: connection closed")]
     LineTimeout(Duration),
 }
 
-impl Error {
-    /// The JSON-RPC error code, for [`Error::Protocol`].
+impl ClientError {
+    /// The JSON-RPC error code, for [`ClientError::Protocol`].
     pub fn code(&self) -> Option<i64> {
         match self {
-            Error::Protocol { code, .. } => Some(*code),
+            ClientError::Protocol { code, .. } => Some(*code),
             _ => None,
         }
     }
 
     /// A copy of this error (an [`std::io::Error`] is copied as its kind and message), used
     /// when one failure ends several pending requests.
-    pub(crate) fn duplicate(&self) -> Error {
+    pub(crate) fn duplicate(&self) -> ClientError {
         match self {
-            Error::Io(e) => Error::Io(std::io::Error::new(e.kind(), e.to_string())),
-            Error::Protocol {
+            ClientError::Io(e) => ClientError::Io(std::io::Error::new(e.kind(), e.to_string())),
+            ClientError::Protocol {
                 code,
                 message,
                 data,
-            } => Error::Protocol {
+            } => ClientError::Protocol {
                 code: *code,
                 message: message.clone(),
                 data: data.clone(),
             },
-            Error::Timeout => Error::Timeout,
-            Error::Cancelled => Error::Cancelled,
-            Error::Closed => Error::Closed,
-            Error::Malformed(m) => Error::Malformed(m.clone()),
-            Error::Version(m) => Error::Version(m.clone()),
-            Error::Oversized { limit } => Error::Oversized { limit: *limit },
-            Error::WriteTimeout(t) => Error::WriteTimeout(*t),
-            Error::LineTimeout(t) => Error::LineTimeout(*t),
+            ClientError::Timeout => ClientError::Timeout,
+            ClientError::Cancelled => ClientError::Cancelled,
+            ClientError::Closed => ClientError::Closed,
+            ClientError::Malformed(m) => ClientError::Malformed(m.clone()),
+            ClientError::Version(m) => ClientError::Version(m.clone()),
+            ClientError::Oversized { limit } => ClientError::Oversized { limit: *limit },
+            ClientError::WriteTimeout(t) => ClientError::WriteTimeout(*t),
+            ClientError::LineTimeout(t) => ClientError::LineTimeout(*t),
         }
     }
 }
 
 /// The client's result type.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+pub type Result<T, E = ClientError> = std::result::Result<T, E>;

@@ -107,9 +107,9 @@ pub struct ClientOptions {
     /// request with [`CallOptions::with_timeout`].
     pub request_timeout: Duration,
     /// Longest accepted incoming line in bytes, without the newline (default 16 MiB); see
-    /// [`Error::Oversized`](super::Error::Oversized). Over HTTP, also the longest JSON
+    /// [`ClientError::Oversized`](super::ClientError::Oversized). Over HTTP, also the longest JSON
     /// response body or SSE event read: a longer one is dropped unread and its request fails
-    /// with a -32603 [`Error::Protocol`](super::Error::Protocol) naming the limit.
+    /// with a -32603 [`ClientError::Protocol`](super::ClientError::Protocol) naming the limit.
     pub max_line: usize,
     /// How long [`Client::close`](super::Client::close) waits for the queued output to be
     /// written and for a child process to exit after closing its stdin, before killing it
@@ -117,14 +117,14 @@ pub struct ClientOptions {
     pub close_timeout: Duration,
     /// How long a write to the server may make no progress (not one byte taken) before the
     /// client closes the connection (default 30 s): pending requests fail with
-    /// [`Error::WriteTimeout`](super::Error::WriteTimeout), later calls with
-    /// [`Error::Closed`](super::Error::Closed). A server that stops reading cannot hang a call,
+    /// [`ClientError::WriteTimeout`](super::ClientError::WriteTimeout), later calls with
+    /// [`ClientError::Closed`](super::ClientError::Closed). A server that stops reading cannot hang a call,
     /// a [`notify`](super::Client::notify) or [`close`](super::Client::close). Applies to
     /// every transport (over HTTP, to the local bridge, which never stalls that long).
     pub write_timeout: Duration,
     /// How long a line from the server may take to complete once its first byte has arrived
     /// (default 30 s); then the client closes the connection and pending requests fail with
-    /// [`Error::LineTimeout`](super::Error::LineTimeout). A server that stalls or trickles
+    /// [`ClientError::LineTimeout`](super::ClientError::LineTimeout). A server that stalls or trickles
     /// in the middle of a message cannot hold the client. Time between messages is not
     /// limited (that is [`request_timeout`](Self::request_timeout)'s job).
     pub line_timeout: Duration,
@@ -217,7 +217,7 @@ pub struct ToolsPage {
 }
 
 /// The result of `tools/call`. A tool failure is a result with `is_error` set, not an
-/// [`Error`](super::Error).
+/// [`ClientError`](super::ClientError).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallToolResult {

@@ -22,7 +22,6 @@ pub mod auth;
 pub mod headers;
 #[cfg(feature = "jwt")]
 pub mod jwt;
-pub(crate) mod routes;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -40,8 +39,9 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::driver::Connection;
-use crate::{Error, Server};
-use routes::{Event, Inbound, Post};
+use crate::error::Error;
+use crate::routes::{self, Event, Inbound, Post};
+use crate::server::Server;
 
 /// Settings of the HTTP transport (see [`Server::serve_http_with`]).
 #[derive(Clone, Debug)]

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use mcp_rs_core::typed::ToolArgs as _;
 use mcp_rs_core::{ToolArgs, ToolOutput};
 use mcp_rs_tokio::http::HttpConfig;
-use mcp_rs_tokio::{Handler, Info, Limits, Server, ToolDef, Tools};
+use mcp_rs_tokio::{Handler, Limits, Server, ServerInfo, ToolDef, Tools};
 
 /// The arguments of `add`.
 #[derive(ToolArgs)]
@@ -47,10 +47,10 @@ fn server() -> Server {
             }
         }),
     );
-    let info = Info {
+    let info = ServerInfo {
         name: "mcp-rs-http-bench".into(),
         version: env!("CARGO_PKG_VERSION").into(),
-        ..Info::default()
+        ..ServerInfo::default()
     };
     let limits = Limits {
         max_connections: 4096,

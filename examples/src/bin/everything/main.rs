@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use mcp_rs_core::{Config, LogLevel};
 use mcp_rs_tokio::http::HttpConfig;
-use mcp_rs_tokio::{Info, KeySource, Keys, Limits, Server, Tools};
+use mcp_rs_tokio::{KeySource, Keys, Limits, Server, ServerInfo, Tools};
 
 mod auth;
 mod catalog;
@@ -66,12 +66,12 @@ const KEY_FILE_POLL: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The fixture server.
 fn server(page_size: u16, keys: Keys) -> Server {
-    let info = Info {
+    let info = ServerInfo {
         name: "mcp-rs-everything".into(),
         version: env!("CARGO_PKG_VERSION").into(),
         title: Some("mcp-rs everything".into()),
         description: Some("The MCP conformance suite's fixtures".into()),
-        ..Info::default()
+        ..ServerInfo::default()
     };
     let mut config = Config::new(keys.current);
     keys.apply(&mut config);

@@ -12,7 +12,7 @@ use mcp_rs_core::model::common::{ClientCaps, Dispatch};
 use mcp_rs_core::typed::{str_eq, ToolArgs as Args};
 use mcp_rs_core::wire::json::{JsonStr, RawJson};
 use mcp_rs_core::{CallRequest, ListKind, LogLevel, ToolResult};
-use mcp_rs_tokio::{Context, Server, ToolArgs, ToolOutput, Tools};
+use mcp_rs_tokio::{Context, Server, ToolArgs, ToolReply, Tools};
 use serde_json::{json, Value};
 
 use crate::fixtures::{
@@ -171,27 +171,27 @@ impl Fixtures {
 
     /// Asks the client's model to complete the prompt
     #[tool(requires = ClientCaps::SAMPLING, inline = Self::answer)]
-    async fn test_sampling(&self, args: SamplingArgs<'_>, ctx: Context) -> ToolOutput {
+    async fn test_sampling(&self, args: SamplingArgs<'_>, ctx: Context) -> ToolReply {
         let args = json!({ "prompt": args.prompt.to_string() });
         legacy("test_sampling", &args, &ctx).await
     }
 
     /// Asks the user for a username and an email
     #[tool(requires = ClientCaps::ELICITATION, inline = Self::answer)]
-    async fn test_elicitation(&self, args: ElicitationArgs<'_>, ctx: Context) -> ToolOutput {
+    async fn test_elicitation(&self, args: ElicitationArgs<'_>, ctx: Context) -> ToolReply {
         let args = json!({ "message": args.message.to_string() });
         legacy("test_elicitation", &args, &ctx).await
     }
 
     /// Elicitation with defaults (SEP-1034)
     #[tool(requires = ClientCaps::ELICITATION, inline = Self::answer)]
-    async fn test_elicitation_sep1034_defaults(&self, _: AnyArgs, ctx: Context) -> ToolOutput {
+    async fn test_elicitation_sep1034_defaults(&self, _: AnyArgs, ctx: Context) -> ToolReply {
         legacy("test_elicitation_sep1034_defaults", &Value::Null, &ctx).await
     }
 
     /// Elicitation with enum forms (SEP-1330)
     #[tool(requires = ClientCaps::ELICITATION, inline = Self::answer)]
-    async fn test_elicitation_sep1330_enums(&self, _: AnyArgs, ctx: Context) -> ToolOutput {
+    async fn test_elicitation_sep1330_enums(&self, _: AnyArgs, ctx: Context) -> ToolReply {
         legacy("test_elicitation_sep1330_enums", &Value::Null, &ctx).await
     }
 
@@ -217,7 +217,7 @@ impl Fixtures {
 
     /// Asks the user for a value while it runs
     #[tool(requires = ClientCaps::ELICITATION, inline = Self::answer)]
-    async fn test_streaming_elicitation(&self, _: AnyArgs, ctx: Context) -> ToolOutput {
+    async fn test_streaming_elicitation(&self, _: AnyArgs, ctx: Context) -> ToolReply {
         legacy("test_streaming_elicitation", &Value::Null, &ctx).await
     }
 
@@ -249,19 +249,19 @@ impl Fixtures {
 
     /// Asks for the user's name
     #[tool(requires = ClientCaps::ELICITATION, inline = Self::answer)]
-    async fn test_input_required_result_elicitation(&self, _: AnyArgs, ctx: Context) -> ToolOutput {
+    async fn test_input_required_result_elicitation(&self, _: AnyArgs, ctx: Context) -> ToolReply {
         legacy("test_input_required_result_elicitation", &Value::Null, &ctx).await
     }
 
     /// Asks the client's model a question
     #[tool(requires = ClientCaps::SAMPLING, inline = Self::answer)]
-    async fn test_input_required_result_sampling(&self, _: AnyArgs, ctx: Context) -> ToolOutput {
+    async fn test_input_required_result_sampling(&self, _: AnyArgs, ctx: Context) -> ToolReply {
         legacy("test_input_required_result_sampling", &Value::Null, &ctx).await
     }
 
     /// Asks for the client's roots
     #[tool(requires = ClientCaps::ROOTS, inline = Self::answer)]
-    async fn test_input_required_result_list_roots(&self, _: AnyArgs, ctx: Context) -> ToolOutput {
+    async fn test_input_required_result_list_roots(&self, _: AnyArgs, ctx: Context) -> ToolReply {
         legacy("test_input_required_result_list_roots", &Value::Null, &ctx).await
     }
 
@@ -271,7 +271,7 @@ impl Fixtures {
         &self,
         _: AnyArgs,
         ctx: Context,
-    ) -> ToolOutput {
+    ) -> ToolReply {
         legacy(
             "test_input_required_result_request_state",
             &Value::Null,
@@ -286,7 +286,7 @@ impl Fixtures {
         &self,
         _: AnyArgs,
         ctx: Context,
-    ) -> ToolOutput {
+    ) -> ToolReply {
         legacy(
             "test_input_required_result_multiple_inputs",
             &Value::Null,
@@ -297,7 +297,7 @@ impl Fixtures {
 
     /// Asks two questions, one after the other
     #[tool(requires = ClientCaps::ELICITATION, inline = Self::answer)]
-    async fn test_input_required_result_multi_round(&self, _: AnyArgs, ctx: Context) -> ToolOutput {
+    async fn test_input_required_result_multi_round(&self, _: AnyArgs, ctx: Context) -> ToolReply {
         legacy("test_input_required_result_multi_round", &Value::Null, &ctx).await
     }
 
@@ -307,7 +307,7 @@ impl Fixtures {
         &self,
         _: AnyArgs,
         ctx: Context,
-    ) -> ToolOutput {
+    ) -> ToolReply {
         legacy(
             "test_input_required_result_tampered_state",
             &Value::Null,
@@ -318,11 +318,7 @@ impl Fixtures {
 
     /// Asks only for what the client declared
     #[tool(inline = Self::answer)]
-    async fn test_input_required_result_capabilities(
-        &self,
-        _: AnyArgs,
-        ctx: Context,
-    ) -> ToolOutput {
+    async fn test_input_required_result_capabilities(&self, _: AnyArgs, ctx: Context) -> ToolReply {
         legacy(
             "test_input_required_result_capabilities",
             &Value::Null,
@@ -357,9 +353,9 @@ const ALL_INPUTS: ClientCaps = ClientCaps::ELICITATION
     .with(ClientCaps::ROOTS);
 
 /// The legacy era of an interactive fixture: [`input::drive`] on the call's task.
-async fn legacy(name: &str, args: &Value, ctx: &Context) -> ToolOutput {
+async fn legacy(name: &str, args: &Value, ctx: &Context) -> ToolReply {
     match input::drive(name, args, ctx).await {
-        Outcome::Text(t) => ToolOutput::text(t),
-        Outcome::Error(e) => ToolOutput::error(e),
+        Outcome::Text(t) => ToolReply::text(t),
+        Outcome::Error(e) => ToolReply::error(e),
     }
 }

@@ -43,7 +43,7 @@ pub(crate) struct Post {
     /// Told once the body has been handled.
     pub outcome: oneshot::Sender<Outcome>,
     /// Who sent it (with authorization): current while the body is handled.
-    pub principal: Option<std::sync::Arc<super::auth::Principal>>,
+    pub principal: Option<std::sync::Arc<crate::principal::Principal>>,
 }
 
 /// What a session's drive loop receives from the HTTP layer.

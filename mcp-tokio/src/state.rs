@@ -1,0 +1,236 @@
+//! The runtime state the drive loops share: the server's [`Shared`] part, the per-message
+//! handler ([`Combined`]), list-change counters, and how an accept loop sees a connection
+//! ([`Tracker`], [`Policy`]). Below the driver; above the registries and output types.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use mcp_rs_core::{Config, ListKind, ServerHandler, Session, ToolSet};
+use tokio::sync::watch;
+
+use crate::clock::now_ms;
+use crate::config::{Limits, ServerInfo};
+use crate::keys::Keys;
+use crate::prompts::PromptFn;
+use crate::registry::{Snapshot, Tools};
+
+/// A connection's own provider instance.
+pub(crate) type OwnProvider = Box<dyn ServerHandler + Send>;
+
+/// The capabilities beyond tools (resources, prompts, completion), answered inside the
+/// drive loop.
+pub(crate) enum Provider {
+    /// One instance for every connection, locked for each message ([`Server::provide`]).
+    ///
+    /// [`Server::provide`]: crate::Server::provide
+    Shared(Arc<std::sync::Mutex<dyn ServerHandler + Send>>),
+    /// An instance per connection, made when it starts: no lock
+    /// ([`Server::provider_factory`]).
+    ///
+    /// [`Server::provider_factory`]: crate::Server::provider_factory
+    PerConnection(Arc<dyn Fn() -> OwnProvider + Send + Sync>),
+}
+
+pub(crate) struct Shared {
+    pub(crate) info: ServerInfo,
+    /// Session policy; its keys are those of `keys` at creation (see `session_config`).
+    pub(crate) config: Config,
+    /// The keys new sessions get: replaced by [`Server::set_keys`].
+    pub(crate) keys: std::sync::RwLock<Keys>,
+    pub(crate) limits: Limits,
+    pub(crate) tools: Tools,
+    pub(crate) provider: Option<Provider>,
+    /// Renders the `prompts/get` requests the provider defers.
+    pub(crate) async_prompts: Option<PromptFn>,
+    /// Change counters of the prompt, resource and template lists (tool changes go through
+    /// the registry): connections announce each advance.
+    pub(crate) lists: watch::Sender<[u64; 3]>,
+    pub(crate) shutdown: watch::Sender<bool>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("info", &self.info)
+            .field("limits", &self.limits)
+            .field("tools", &self.tools)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shared {
+    /// A new connection's own provider, if the server makes one per connection.
+    pub(crate) fn own_provider(&self) -> Option<OwnProvider> {
+        match &self.provider {
+            Some(Provider::PerConnection(make)) => Some(make()),
+            _ => None,
+        }
+    }
+
+    /// The config of a new session: the policy with the current keys.
+    pub(crate) fn session_config(&self) -> Config {
+        let mut config = self.config;
+        self.keys
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .apply(&mut config);
+        config
+    }
+}
+
+/// The lists whose changes [`Shared::lists`] counts, in its order (tool changes go through
+/// the registry).
+pub(crate) const COUNTED_LISTS: [ListKind; 3] = [
+    ListKind::Prompts,
+    ListKind::Resources,
+    ListKind::ResourceTemplates,
+];
+
+/// Tells `session` which lists changed between the counters `seen` and `now`, and
+/// remembers `now`.
+pub(crate) fn note_list_changes(session: &mut Session<'_>, now: [u64; 3], seen: &mut [u64; 3]) {
+    for ((kind, new), old) in COUNTED_LISTS.into_iter().zip(now).zip(*seen) {
+        if new != old {
+            session.list_changed(kind);
+        }
+    }
+    *seen = now;
+}
+
+/// The provider one message sees.
+enum Held<'a> {
+    /// The server's shared instance, locked for the message.
+    Locked(std::sync::MutexGuard<'a, dyn ServerHandler + Send + 'static>),
+    /// The connection's own instance.
+    Own(&'a mut (dyn ServerHandler + Send + 'static)),
+}
+
+impl Held<'_> {
+    fn get(&mut self) -> &mut (dyn ServerHandler + Send + 'static) {
+        match self {
+            Held::Locked(guard) => &mut **guard,
+            Held::Own(own) => &mut **own,
+        }
+    }
+}
+
+/// The tool snapshot of a connection plus the server's other providers, as one handler.
+pub(crate) struct Combined<'a> {
+    tools: &'a mut Snapshot,
+    provider: Option<Held<'a>>,
+}
+
+impl<'a> Combined<'a> {
+    /// The handler of one message: `tools` and the connection's own provider (`own`, from
+    /// [`Shared::own_provider`]), or else the server's shared one, locked for it.
+    pub(crate) fn new(
+        shared: &'a Shared,
+        tools: &'a mut Snapshot,
+        own: Option<&'a mut (dyn ServerHandler + Send + 'static)>,
+    ) -> Self {
+        let provider = match (own, &shared.provider) {
+            (Some(own), _) => Some(Held::Own(own)),
+            // A provider that panicked keeps serving: its state is plain data.
+            (None, Some(Provider::Shared(p))) => Some(Held::Locked(
+                p.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
+            )),
+            (None, _) => None,
+        };
+        Combined { tools, provider }
+    }
+}
+
+impl ServerHandler for Combined<'_> {
+    fn tools(&mut self) -> Option<&mut dyn ToolSet> {
+        Some(self.tools)
+    }
+    fn resources(&mut self) -> Option<&mut dyn mcp_rs_core::model::resources::ResourceSet> {
+        self.provider.as_mut()?.get().resources()
+    }
+    fn prompts(&mut self) -> Option<&mut dyn mcp_rs_core::model::prompts::PromptSet> {
+        self.provider.as_mut()?.get().prompts()
+    }
+    fn completions(&mut self) -> Option<&mut dyn mcp_rs_core::model::completion::Completions> {
+        self.provider.as_mut()?.get().completions()
+    }
+}
+
+/// Timeouts of a byte-stream connection (`None`: no limit), and how its accept loop sees it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Policy {
+    pub(crate) write: Option<std::time::Duration>,
+    pub(crate) idle: Option<std::time::Duration>,
+    pub(crate) line: Option<std::time::Duration>,
+    /// Set by an accept loop that may shed this connection while it is idle.
+    pub(crate) tracker: Option<Arc<Tracker>>,
+}
+
+impl Policy {
+    /// The socket timeouts of `limits`.
+    pub(crate) fn sockets(limits: &Limits) -> Policy {
+        Policy {
+            write: Some(limits.write_timeout),
+            idle: Some(limits.idle_timeout),
+            line: Some(limits.line_timeout),
+            tracker: None,
+        }
+    }
+}
+
+/// How long a connection must have been idle before it may be shed to make room for a new
+/// one at the connection limit.
+#[cfg_attr(not(feature = "socket"), allow(dead_code))]
+pub(crate) const SHED_MIN_IDLE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// One connection as its accept loop sees it: whether it is idle (nothing buffered, asked
+/// or running) and since when, and a way to ask it to close.
+#[derive(Debug, Default)]
+pub(crate) struct Tracker {
+    /// Session-clock ms when it became idle; 0 while busy; [`Tracker::SHEDDING`] once chosen.
+    idle_since: AtomicU64,
+    pub(crate) shed: tokio::sync::Notify,
+}
+
+impl Tracker {
+    const SHEDDING: u64 = u64::MAX;
+
+    /// Records a change between busy and idle (the clock is read on a transition only).
+    pub(crate) fn set_idle(&self, idle: bool) {
+        let current = self.idle_since.load(Ordering::Relaxed);
+        if idle && current == 0 {
+            let _ = self.idle_since.compare_exchange(
+                0,
+                now_ms().max(1),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+        } else if !idle && current != 0 && current != Self::SHEDDING {
+            let _ =
+                self.idle_since
+                    .compare_exchange(current, 0, Ordering::Relaxed, Ordering::Relaxed);
+        }
+    }
+
+    /// When it became idle, if it is idle and not already being shed.
+    #[cfg_attr(not(feature = "socket"), allow(dead_code))]
+    pub(crate) fn idle_since(&self) -> Option<u64> {
+        match self.idle_since.load(Ordering::Relaxed) {
+            0 | Self::SHEDDING => None,
+            t => Some(t),
+        }
+    }
+
+    /// Asks the connection to close (it finishes what it is writing first). False if it
+    /// stopped being idle or was already chosen meanwhile.
+    #[cfg_attr(not(feature = "socket"), allow(dead_code))]
+    pub(crate) fn shed(&self, since: u64) -> bool {
+        let chosen = self
+            .idle_since
+            .compare_exchange(since, Self::SHEDDING, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok();
+        if chosen {
+            self.shed.notify_one();
+        }
+        chosen
+    }
+}
