@@ -16,9 +16,10 @@
 
 use std::io::{ErrorKind, Read, Write};
 
+use mcp_rs_core::pump::{Output, Pump};
 use mcp_rs_core::wire::framing::Frame;
 use mcp_rs_core::wire::jsonrpc::code;
-use mcp_rs_core::{ServerHandler, Session};
+use mcp_rs_core::{HandleError, ServerHandler, Session};
 
 use crate::clock::now_ms;
 use crate::driver::PENDING_RETAIN;
@@ -91,20 +92,7 @@ impl Server {
                     lines.next_frame()
                 };
                 let Some(frame) = frame else { break };
-                match frame {
-                    Frame::Line(line) => {
-                        turn.message(shared, &mut snapshot, own.as_deref_mut(), line)?
-                    }
-                    Frame::Oversized { .. } => {
-                        let limit = shared.limits.max_frame;
-                        let tx = turn
-                            .session
-                            .handle_oversized(limit, turn.out)
-                            .map_err(Error::Core)?;
-                        turn.send(tx.len)?;
-                    }
-                }
-                turn.drain()?;
+                turn.exchange(shared, &mut snapshot, own.as_deref_mut(), frame)?;
             }
             if !turn.pending.is_empty() {
                 writer.write_all(turn.pending)?;
@@ -130,51 +118,41 @@ struct Turn<'t, 's> {
 }
 
 impl Turn<'_, '_> {
-    fn message(
+    /// One frame through the core's pump: the reply, then whatever the session queued.
+    /// Deferred calls are refused (nothing here can run them), and the output buffer grows
+    /// when a queued frame needs more room.
+    fn exchange(
         &mut self,
         shared: &Shared,
         snapshot: &mut Snapshot,
         own: Option<&mut (dyn ServerHandler + Send + 'static)>,
-        line: &[u8],
+        frame: Frame<'_>,
     ) -> Result<(), Error> {
         let mut handler = Combined::new(shared, snapshot, own);
-        let mut incoming = self
-            .session
-            .handle(&mut handler, self.now, line, self.out)
-            .map_err(Error::Core)?;
-        drop(handler);
-        if let Some(tx) = incoming.transmit() {
-            self.send(tx.len)?;
-        }
-        // (A `subscriptions/listen` stream stays open until cancelled or the input ends; its
-        // notifications come out of `drain`.)
-        while let Some(call) = incoming.next_call(self.session) {
-            let why = "This server runs without an async runtime (serve_blocking): \
-                       handlers that answer asynchronously cannot run";
-            let token = call.token();
-            if let Ok(Some(tx)) = self
-                .session
-                .fail(token, code::INTERNAL_ERROR, why, self.out)
-            {
-                self.send(tx.len)?;
-            }
-        }
-        // No request to the client is ever sent, so a response is never awaited.
-        while incoming.next_response(self.session).is_some() {}
-        Ok(())
-    }
-
-    /// Everything the session has to say after a message (notifications, list changes).
-    fn drain(&mut self) -> Result<(), Error> {
+        let mut pump = Pump::frame(frame, shared.limits.max_frame, self.now);
         loop {
-            match self.session.poll_transmit(self.out) {
-                Ok(Some(tx)) => self.send(tx.len)?,
-                Ok(None) => break,
-                Err(e) => self.out.resize(e.required, 0),
+            match pump.poll(self.session, &mut handler, self.out) {
+                Ok(Some(Output::Transmit(tx))) => self.send(tx.len)?,
+                Ok(Some(Output::Call(call))) => {
+                    let why = "This server runs without an async runtime (serve_blocking): \
+                               handlers that answer asynchronously cannot run";
+                    if let Ok(Some(tx)) =
+                        self.session
+                            .fail(call.token(), code::INTERNAL_ERROR, why, self.out)
+                    {
+                        self.send(tx.len)?;
+                    }
+                }
+                // No request to the client is ever sent, so no response is awaited; events
+                // need no action here.
+                Ok(Some(_)) => {}
+                Ok(None) => return Ok(()),
+                Err(HandleError::OutputTooSmall { required }) if required > self.out.len() => {
+                    self.out.resize(required, 0);
+                }
+                Err(e) => return Err(Error::Core(e)),
             }
         }
-        while self.session.poll_event().is_some() {}
-        Ok(())
     }
 
     fn send(&mut self, len: usize) -> Result<(), Error> {
