@@ -20,7 +20,9 @@ use crate::lines::LineBuf;
 use crate::output::{ErrorReply, ToolReply};
 use crate::prompts::PromptRequest;
 use crate::registry::{Args, Snapshot};
-use crate::state::{note_list_changes, Combined, OwnProvider, Policy, Shared, Tracker};
+use crate::state::{
+    note_list_changes, Combined, ListCounters, OwnProvider, Policy, Shared, Tracker,
+};
 
 pub(crate) struct Running {
     abort: AbortHandle,
@@ -375,7 +377,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         first: Command,
         rx: &mut mpsc::Receiver<Command>,
         versions: &mut watch::Receiver<u64>,
-        lists: (&mut watch::Receiver<[u64; 3]>, &mut [u64; 3]),
+        lists: (&mut watch::Receiver<ListCounters>, &mut ListCounters),
     ) -> Result<(), Error> {
         self.lend();
         if versions.has_changed().unwrap_or(false) {
@@ -404,8 +406,8 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
     fn lists_changed(
         &mut self,
         session: &mut Session<'_>,
-        lists: &mut watch::Receiver<[u64; 3]>,
-        seen: &mut [u64; 3],
+        lists: &mut watch::Receiver<ListCounters>,
+        seen: &mut ListCounters,
     ) -> Result<(), Error> {
         self.lend();
         note_list_changes(session, *lists.borrow_and_update(), seen);

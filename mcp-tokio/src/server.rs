@@ -103,22 +103,20 @@ impl Server {
         self
     }
 
-    /// Announces that a prompt, resource or template list changed: every connected
-    /// session marks its cursors stale and notifies its client (legacy sessions, and
-    /// 2026-07-28 listen streams that opted in). Tool changes are announced by the
-    /// [`Tools`] registry.
+    /// Announces that a list changed: every connected session marks its cursors of that
+    /// list stale and notifies its client (legacy sessions, and 2026-07-28 listen streams
+    /// that opted in). Changes made through the [`Tools`] registry are announced by it;
+    /// this is for tool sets of a provider, prompts, resources and templates.
     pub fn list_changed(&self, kind: ListKind) {
-        let index = COUNTED_LISTS
-            .iter()
-            .position(|k| *k == kind)
-            .unwrap_or(COUNTED_LISTS.len() - 1);
-        self.inner.lists.send_modify(|c| c[index] += 1);
+        if let Some(index) = COUNTED_LISTS.iter().position(|k| *k == kind) {
+            self.inner.lists.send_modify(|c| c[index] += 1);
+        }
     }
 
     /// A server with explicit session config and limits.
     pub fn with(info: ServerInfo, config: Config, limits: Limits, tools: Tools) -> Self {
         let (shutdown, _) = watch::channel(false);
-        let (lists, _) = watch::channel([0; 3]);
+        let (lists, _) = watch::channel([0; COUNTED_LISTS.len()]);
         Server {
             inner: Arc::new(Shared {
                 info,

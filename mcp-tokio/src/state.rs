@@ -44,7 +44,7 @@ pub(crate) struct Shared {
     pub(crate) async_prompts: Option<PromptFn>,
     /// Change counters of the prompt, resource and template lists (tool changes go through
     /// the registry): connections announce each advance.
-    pub(crate) lists: watch::Sender<[u64; 3]>,
+    pub(crate) lists: watch::Sender<ListCounters>,
     pub(crate) shutdown: watch::Sender<bool>,
 }
 
@@ -80,7 +80,11 @@ impl Shared {
 
 /// The lists whose changes [`Shared::lists`] counts, in its order (tool changes go through
 /// the registry).
-pub(crate) const COUNTED_LISTS: [ListKind; 3] = [
+/// One change counter per list of [`COUNTED_LISTS`].
+pub(crate) type ListCounters = [u64; COUNTED_LISTS.len()];
+
+pub(crate) const COUNTED_LISTS: [ListKind; 4] = [
+    ListKind::Tools,
     ListKind::Prompts,
     ListKind::Resources,
     ListKind::ResourceTemplates,
@@ -88,7 +92,11 @@ pub(crate) const COUNTED_LISTS: [ListKind; 3] = [
 
 /// Tells `session` which lists changed between the counters `seen` and `now`, and
 /// remembers `now`.
-pub(crate) fn note_list_changes(session: &mut Session<'_>, now: [u64; 3], seen: &mut [u64; 3]) {
+pub(crate) fn note_list_changes(
+    session: &mut Session<'_>,
+    now: ListCounters,
+    seen: &mut ListCounters,
+) {
     for ((kind, new), old) in COUNTED_LISTS.into_iter().zip(now).zip(*seen) {
         if new != old {
             session.list_changed(kind);

@@ -241,6 +241,23 @@ async fn runtime_tool_changes_notify_connected_clients() {
 }
 
 #[tokio::test]
+async fn list_changed_announces_the_list_it_names() {
+    // Regression: `list_changed(ListKind::Tools)` used to announce a template change.
+    let server = Server::new(info(), tools(flags()));
+    let (mut peer, _task) = pipe(&server);
+    peer.initialize().await;
+    server.list_changed(mcp_rs_core::ListKind::Tools);
+    assert_eq!(
+        peer.recv().await["method"],
+        "notifications/tools/list_changed"
+    );
+    // the notification came from the announcement, not from a later message
+    peer.send(json!({"jsonrpc":"2.0","id":9,"method":"ping"}))
+        .await;
+    assert_eq!(peer.recv().await["id"], 9);
+}
+
+#[tokio::test]
 async fn eof_lets_running_calls_finish() {
     let server = Server::new(info(), tools(flags()));
     let (mut peer, task) = pipe(&server);
