@@ -8,6 +8,7 @@ use std::pin::Pin;
 use std::sync::{Arc, RwLock};
 
 use mcp_rs_core::model::content::Icon;
+use mcp_rs_core::wire::json::DeError;
 use mcp_rs_core::wire::json::JsonStr;
 use mcp_rs_core::{CallRequest, ClientCaps, Dispatch, Tool, ToolResult, ToolSet};
 use serde::de::DeserializeOwned;
@@ -188,9 +189,20 @@ impl Args {
     pub fn raw(&self) -> &str {
         &self.raw
     }
-    /// Deserializes into `T`.
-    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(&self.raw)
+    /// Deserializes into `T` with the core's deserializer, so the rules are those of the
+    /// derives and of `CallRequest::parse_args`: a whole number written `2.0` or `1e3` is an
+    /// integer (JSON Schema's rule), `2.5` is not.
+    #[allow(clippy::result_large_err)] // the core's fixed-size error: no allocation
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, DeError> {
+        use mcp_rs_core::wire::json::{self, Limits, MAX_DEPTH_LIMIT};
+        let limits = Limits {
+            max_depth: MAX_DEPTH_LIMIT,
+        };
+        let value = json::parse(self.raw.as_bytes(), limits)
+            .map_err(|e| DeError::from_fmt(format_args!("invalid arguments: {e}")))?;
+        // Decoded (escaped) strings need room; none is longer than the text itself.
+        let mut scratch = vec![0u8; self.raw.len()];
+        json::from_json(value, &mut scratch)
     }
     /// As a `serde_json::Value`.
     pub fn value(&self) -> serde_json::Value {
@@ -424,5 +436,35 @@ impl ToolSet for Snapshot {
             }
             _ => Dispatch::Defer,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Args;
+
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Count {
+        n: u8,
+        label: String,
+    }
+
+    #[test]
+    #[allow(clippy::result_large_err)]
+    fn args_follow_the_number_rule_of_the_derives() {
+        let parse = |raw: &str| Args::new(raw.to_string()).parse::<Count>();
+        let ok = Count {
+            n: 2,
+            label: "a\"b".into(),
+        };
+        assert_eq!(parse(r#"{"n":2,"label":"a\"b"}"#).unwrap(), ok);
+        assert_eq!(parse(r#"{"n":2.0,"label":"a\"b"}"#).unwrap(), ok);
+        assert_eq!(parse(r#"{"n":0.2e1,"label":"a\u0022b"}"#).unwrap(), ok);
+        assert!(parse(r#"{"n":2.5,"label":""}"#).is_err());
+        assert!(parse(r#"{"n":256,"label":""}"#).is_err());
+        assert!(parse(r#"{"n":1"#)
+            .unwrap_err()
+            .message()
+            .starts_with("invalid arguments"));
     }
 }
