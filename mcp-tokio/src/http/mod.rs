@@ -644,12 +644,16 @@ async fn delete(
 /// did not start a session (no `initialize`, no session id): 400.
 fn status_for(frame: &[u8], modern: bool, sessionless: bool) -> StatusCode {
     use mcp_rs_core::wire::jsonrpc::code as c;
-    let code = match envelope_error(frame) {
-        Some(code) => code,
-        // Zero-copy: a result of any size is scanned, never built into a tree.
-        None => mcp_rs_core::wire::json::parse(frame, mcp_rs_core::wire::json::Limits::default())
-            .ok()
-            .and_then(|v| v.get("error")?.get("code")?.as_i64()),
+    use mcp_rs_core::wire::jsonrpc::{frame_kind, FrameKind};
+    let code = match frame_kind(frame) {
+        FrameKind::Error(code) => Some(i64::from(code)),
+        // Not a shape the core writes: read it (zero-copy; a result is scanned, never built).
+        FrameKind::Other => {
+            mcp_rs_core::wire::json::parse(frame, mcp_rs_core::wire::json::Limits::default())
+                .ok()
+                .and_then(|v| v.get("error")?.get("code")?.as_i64())
+        }
+        _ => None,
     };
     let bad_request = [
         c::PARSE_ERROR,
@@ -666,42 +670,6 @@ fn status_for(frame: &[u8], modern: bool, sessionless: bool) -> StatusCode {
         Some(_) if sessionless && !modern => StatusCode::BAD_REQUEST,
         Some(_) => StatusCode::OK,
     }
-}
-
-/// The error code of a reply as the core writes it (`mcp_rs_core::wire::jsonrpc::begin_result` and
-/// `write_error`: `{"jsonrpc":"2.0","id":<id>,` then `"result":` or `"error":{"code":<n>,`),
-/// read from its first bytes without walking the result: `Some(None)` for a result,
-/// `Some(Some(code))` for an error, `None` for any other shape (then the frame is parsed).
-fn envelope_error(frame: &[u8]) -> Option<Option<i64>> {
-    let rest = frame.strip_prefix(br#"{"jsonrpc":"2.0","#)?;
-    let rest = match rest.strip_prefix(br#""id":"#) {
-        Some(id) => {
-            // The id is a number or a string (as the request had it).
-            let end = if id.first() == Some(&b'"') {
-                let mut i = 1;
-                loop {
-                    match id.get(i)? {
-                        b'\\' => i += 2,
-                        b'"' => break i + 1,
-                        _ => i += 1,
-                    }
-                }
-            } else {
-                id.iter().position(|&b| b == b',')?
-            };
-            id.get(end..)?.strip_prefix(b",")?
-        }
-        None => rest,
-    };
-    if rest.starts_with(br#""result":"#) {
-        return Some(None);
-    }
-    let code = rest.strip_prefix(br#""error":{"code":"#)?;
-    let len = code
-        .iter()
-        .position(|&b| !(b.is_ascii_digit() || b == b'-'))?;
-    let code = std::str::from_utf8(code.get(..len)?).ok()?.parse().ok()?;
-    Some(Some(code))
 }
 
 fn session_id_new() -> String {
@@ -800,7 +768,8 @@ mod tests {
     }
 
     #[test]
-    fn envelope_error_reads_the_cores_replies() {
+    fn statuses_follow_the_cores_frame_kinds() {
+        use mcp_rs_core::wire::jsonrpc::{frame_kind, FrameKind};
         let cases: &[&[u8]] = &[
             br#"{"jsonrpc":"2.0","id":1,"result":{"isError":true,"error":{"code":5}}}"#,
             br#"{"jsonrpc":"2.0","id":"a\",\"result\":","error":{"code":-32602,"message":"x"}}"#,
@@ -809,7 +778,11 @@ mod tests {
             br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#,
         ];
         for frame in cases {
-            let fast = envelope_error(frame).expect("the core's shape is read directly");
+            let fast = match frame_kind(frame) {
+                FrameKind::Error(code) => Some(i64::from(code)),
+                FrameKind::Result => None,
+                other => panic!("{other:?}: {}", String::from_utf8_lossy(frame)),
+            };
             assert_eq!(
                 fast,
                 parsed_code(frame),
@@ -817,20 +790,6 @@ mod tests {
                 String::from_utf8_lossy(frame)
             );
         }
-        // Anything else falls back to the full parse.
-        assert_eq!(
-            envelope_error(br#"{"id":1,"jsonrpc":"2.0","result":{}}"#),
-            None
-        );
-        assert_eq!(
-            envelope_error(br#"{"jsonrpc": "2.0","id":1,"result":{}}"#),
-            None
-        );
-        assert_eq!(
-            envelope_error(br#"{"jsonrpc":"2.0","id":"unterminated"#),
-            None
-        );
-        assert_eq!(envelope_error(b""), None);
         let odd = br#"{"id":1,"jsonrpc":"2.0","error":{"code":-32602,"message":"x"}}"#;
         assert_eq!(
             status_for(odd, true, false),
