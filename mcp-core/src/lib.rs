@@ -72,7 +72,6 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
-#![warn(unreachable_pub)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;

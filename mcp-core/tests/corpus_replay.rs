@@ -3,9 +3,13 @@
 //! session emits against the official JSON schema of the revision it was emitted under
 //! (too slow inside libFuzzer, cheap here).
 
+// The fuzz crate exports these to its targets; here they are private.
+#[allow(unreachable_pub)]
 #[path = "../../fuzz/src/checks/mod.rs"]
 mod checks;
 
+// The fuzz crate exports these to its targets; here they are private.
+#[allow(unreachable_pub)]
 #[path = "../../fuzz/src/seeds.rs"]
 mod seeds;
 

@@ -118,7 +118,7 @@ fn generic_impls() {
 }
 
 mod reexport {
-    pub use mcp_rs_core as core_again;
+    pub(crate) use mcp_rs_core as core_again;
 }
 
 struct Renamed;

@@ -280,7 +280,7 @@ impl Handler {
 
 /// A registered tool.
 #[derive(Debug)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub(crate) def: ToolDef,
     pub(crate) handler: Handler,
     /// `(argument, header name)` of the input schema's `x-mcp-header` parameters

@@ -4,6 +4,8 @@
 #[cfg(not(feature = "http"))]
 compile_error!("needs feature `http`: the self dev-dependency in mcp-tokio/Cargo.toml turns it on");
 
+// The fuzz crate exports these to its targets; here they are private.
+#[allow(unreachable_pub)]
 #[path = "../../fuzz/src/http_checks.rs"]
 mod http_checks;
 

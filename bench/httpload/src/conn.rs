@@ -15,7 +15,7 @@ use crate::mcp;
 
 /// Where the server is.
 #[derive(Clone, Debug)]
-pub struct Target {
+pub(crate) struct Target {
     /// The socket address.
     pub addr: SocketAddr,
     /// `host:port` for the `Host` header.
@@ -26,7 +26,7 @@ pub struct Target {
 
 impl Target {
     /// Parses `http://HOST:PORT/PATH` (an IP address: the generator does no DNS).
-    pub fn parse(url: &str) -> Result<Target, String> {
+    pub(crate) fn parse(url: &str) -> Result<Target, String> {
         let rest = url
             .strip_prefix("http://")
             .ok_or_else(|| format!("{url:?}: only http:// URLs are supported"))?;
@@ -47,7 +47,7 @@ impl Target {
 
 /// Why an exchange failed.
 #[derive(Debug)]
-pub enum Failure {
+pub(crate) enum Failure {
     /// The connection broke or could not be made: the client must reconnect.
     Connection(String),
     /// No complete answer within the timeout (the connection is then dropped too).
@@ -58,7 +58,7 @@ pub enum Failure {
 
 impl Failure {
     /// A short category, for counting.
-    pub fn kind(&self) -> String {
+    pub(crate) fn kind(&self) -> String {
         match self {
             Failure::Connection(_) => "connection".into(),
             Failure::Timeout => "timeout".into(),
@@ -70,7 +70,7 @@ impl Failure {
         }
     }
     /// Whether the connection must be replaced.
-    pub fn breaks_connection(&self) -> bool {
+    pub(crate) fn breaks_connection(&self) -> bool {
         !matches!(self, Failure::Answer(_))
     }
 }
@@ -86,7 +86,7 @@ impl std::fmt::Display for Failure {
 }
 
 /// An HTTP answer, fully read.
-pub struct Reply {
+pub(crate) struct Reply {
     pub status: StatusCode,
     pub content_type: Option<String>,
     pub session: Option<String>,
@@ -95,27 +95,27 @@ pub struct Reply {
 
 /// A legacy session: its id and negotiated revision.
 #[derive(Clone, Debug)]
-pub struct Session {
+pub(crate) struct Session {
     pub id: String,
     pub version: String,
 }
 
 /// What every call sends: the tool name (as a JSON string) and the request shape.
 #[derive(Clone, Debug)]
-pub struct CallSpec {
+pub(crate) struct CallSpec {
     pub tool: String,
     pub tool_json: String,
     pub timeout: Duration,
 }
 
 /// One client connection.
-pub struct Conn {
+pub(crate) struct Conn {
     sender: SendRequest<Full<Bytes>>,
 }
 
 impl Conn {
     /// Connects (TCP_NODELAY, within `timeout`) and completes the HTTP/1.1 handshake.
-    pub async fn open(target: &Target, timeout: Duration) -> Result<Conn, Failure> {
+    pub(crate) async fn open(target: &Target, timeout: Duration) -> Result<Conn, Failure> {
         let stream = tokio::time::timeout(timeout, tokio::net::TcpStream::connect(target.addr))
             .await
             .map_err(|_| Failure::Timeout)?
@@ -198,7 +198,7 @@ impl Conn {
 
     /// One `tools/call` of `a + b` (2026-07-28 without a session, legacy within one),
     /// checked.
-    pub async fn call(
+    pub(crate) async fn call(
         &mut self,
         target: &Target,
         spec: &CallSpec,
@@ -236,7 +236,7 @@ impl Conn {
 
     /// A legacy handshake: `initialize` (200, an `Mcp-Session-Id`, a result) and
     /// `notifications/initialized` (202).
-    pub async fn initialize(
+    pub(crate) async fn initialize(
         &mut self,
         target: &Target,
         spec: &CallSpec,
@@ -273,7 +273,7 @@ impl Conn {
     }
 
     /// DELETE of a session (any 2xx).
-    pub async fn delete(
+    pub(crate) async fn delete(
         &mut self,
         target: &Target,
         spec: &CallSpec,

@@ -13,7 +13,7 @@ use crate::procfs;
 
 /// How clients talk to the server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// 2026-07-28 requests: no handshake, no session.
     Stateless,
     /// A legacy session per client (`initialize`, `Mcp-Session-Id`), deleted at the end.
@@ -21,7 +21,7 @@ pub enum Mode {
 }
 
 impl Mode {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Mode::Stateless => "stateless",
             Mode::Session => "session",
@@ -31,7 +31,7 @@ impl Mode {
 
 /// The settings of a run.
 #[derive(Clone, Debug)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub target: Target,
     pub mode: Mode,
     pub spec: CallSpec,
@@ -47,21 +47,21 @@ pub struct Settings {
 
 /// Errors by kind, with the first few messages.
 #[derive(Default, Debug)]
-pub struct Errors {
+pub(crate) struct Errors {
     pub total: u64,
     pub kinds: BTreeMap<String, u64>,
     pub examples: Vec<String>,
 }
 
 impl Errors {
-    pub fn add(&mut self, what: &str, f: &Failure) {
+    pub(crate) fn add(&mut self, what: &str, f: &Failure) {
         self.total += 1;
         *self.kinds.entry(f.kind()).or_default() += 1;
         if self.examples.len() < 5 {
             self.examples.push(format!("{what}: {f}"));
         }
     }
-    pub fn merge(&mut self, other: Errors) {
+    pub(crate) fn merge(&mut self, other: Errors) {
         self.total += other.total;
         for (k, n) in other.kinds {
             *self.kinds.entry(k).or_default() += n;
@@ -72,7 +72,7 @@ impl Errors {
             }
         }
     }
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         json!(self.kinds)
     }
 }
@@ -111,7 +111,7 @@ fn sample(pid: Option<u32>) -> Sample {
 /// Runs `clients` concurrent clients, each on its own connection, calling in a closed loop:
 /// set-up (connections, sessions), `warmup`, then the measured `duration`. Returns one JSON
 /// object of results.
-pub async fn run_level(s: &Arc<Settings>, clients: usize, hz: u64) -> Value {
+pub(crate) async fn run_level(s: &Arc<Settings>, clients: usize, hz: u64) -> Value {
     let phase = Arc::new(AtomicU8::new(SETUP));
     let (go_tx, go_rx) = tokio::sync::watch::channel(SETUP);
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
@@ -300,7 +300,7 @@ async fn client(
 /// `settle` the server's RSS is read again. The growth over the RSS before (taken after a
 /// warm-up of the same steps on `warm` sessions, deleted again) divided by `sessions` is the
 /// figure. Afterwards every session must still answer a call (checked), and is deleted.
-pub async fn run_idle(
+pub(crate) async fn run_idle(
     s: &Arc<Settings>,
     sessions: usize,
     conns: usize,

@@ -10,13 +10,13 @@
 use serde_json::Value;
 
 /// The stateless revision: every request carries its version, no session.
-pub const MODERN: &str = "2026-07-28";
+pub(crate) const MODERN: &str = "2026-07-28";
 
 /// The client's name and version, sent as `clientInfo`.
 const CLIENT_INFO: &str = r#"{"name":"mcp-httpload","version":"0.1.0"}"#;
 
 /// A 2026-07-28 `tools/call`: version, capabilities and client info in `_meta`.
-pub fn modern_call(id: u64, tool_json: &str, a: i64, b: i64) -> Vec<u8> {
+pub(crate) fn modern_call(id: u64, tool_json: &str, a: i64, b: i64) -> Vec<u8> {
     format!(
         concat!(
             r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":{},"#,
@@ -31,7 +31,7 @@ pub fn modern_call(id: u64, tool_json: &str, a: i64, b: i64) -> Vec<u8> {
 }
 
 /// A legacy (session) `tools/call`.
-pub fn legacy_call(id: u64, tool_json: &str, a: i64, b: i64) -> Vec<u8> {
+pub(crate) fn legacy_call(id: u64, tool_json: &str, a: i64, b: i64) -> Vec<u8> {
     format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":{tool_json},"arguments":{{"a":{a},"b":{b}}}}}}}"#
     )
@@ -39,7 +39,7 @@ pub fn legacy_call(id: u64, tool_json: &str, a: i64, b: i64) -> Vec<u8> {
 }
 
 /// The `initialize` request of a legacy session asking for `version`.
-pub fn initialize(id: u64, version: &str) -> Vec<u8> {
+pub(crate) fn initialize(id: u64, version: &str) -> Vec<u8> {
     format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{CLIENT_INFO}}}}}"#
     )
@@ -47,10 +47,10 @@ pub fn initialize(id: u64, version: &str) -> Vec<u8> {
 }
 
 /// The notification that completes a legacy handshake.
-pub const INITIALIZED: &[u8] = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+pub(crate) const INITIALIZED: &[u8] = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
 /// The JSON-RPC response with id `id` in a response body of type `content_type`.
-pub fn response(content_type: Option<&str>, body: &[u8], id: u64) -> Result<Value, String> {
+pub(crate) fn response(content_type: Option<&str>, body: &[u8], id: u64) -> Result<Value, String> {
     let ct = content_type.unwrap_or("");
     if ct.starts_with("application/json") {
         let msg: Value = serde_json::from_slice(body)
@@ -83,7 +83,7 @@ pub fn response(content_type: Option<&str>, body: &[u8], id: u64) -> Result<Valu
 /// The `data` of every complete SSE event (WHATWG rules: lines end with LF, CRLF or CR; an
 /// event ends at an empty line; `data:` lines are joined with LF; one leading space of a
 /// value is dropped).
-pub fn sse_data(body: &[u8]) -> Vec<String> {
+pub(crate) fn sse_data(body: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(body);
     let mut events = Vec::new();
     let mut data: Option<String> = None;
@@ -130,7 +130,7 @@ fn check_envelope(msg: Value, id: u64) -> Result<Value, String> {
 }
 
 /// A `tools/call` result carrying `sum`.
-pub fn check_sum(result: &Value, sum: f64) -> Result<(), String> {
+pub(crate) fn check_sum(result: &Value, sum: f64) -> Result<(), String> {
     if result.get("isError").and_then(Value::as_bool) == Some(true) {
         return Err(format!("isError result: {}", short(result)));
     }
@@ -175,7 +175,7 @@ pub fn check_sum(result: &Value, sum: f64) -> Result<(), String> {
 }
 
 /// The negotiated version of an `initialize` result.
-pub fn negotiated(result: &Value) -> Result<String, String> {
+pub(crate) fn negotiated(result: &Value) -> Result<String, String> {
     result
         .get("protocolVersion")
         .and_then(Value::as_str)
@@ -193,7 +193,7 @@ fn short(v: &Value) -> String {
 }
 
 /// The first 200 bytes of a body, for error messages.
-pub fn preview(body: &[u8]) -> String {
+pub(crate) fn preview(body: &[u8]) -> String {
     let s = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
     if body.len() > 200 {
         s + "..."

@@ -5,7 +5,7 @@
 use std::io;
 
 /// Clock ticks per second (`getconf CLK_TCK`; the kernel's USER_HZ).
-pub fn clock_ticks() -> io::Result<u64> {
+pub(crate) fn clock_ticks() -> io::Result<u64> {
     let out = std::process::Command::new("getconf")
         .arg("CLK_TCK")
         .output()?;
@@ -18,7 +18,7 @@ pub fn clock_ticks() -> io::Result<u64> {
 }
 
 /// `utime + stime` of a process (all its threads), in clock ticks. `pid` 0 is this process.
-pub fn cpu_ticks(pid: u32) -> io::Result<u64> {
+pub(crate) fn cpu_ticks(pid: u32) -> io::Result<u64> {
     let path = if pid == 0 {
         "/proc/self/stat".to_owned()
     } else {
@@ -42,7 +42,7 @@ pub fn cpu_ticks(pid: u32) -> io::Result<u64> {
 }
 
 /// A `Vm*` line of `/proc/<pid>/status` (e.g. `VmRSS`, `VmHWM`), in KiB.
-pub fn status_kib(pid: u32, key: &str) -> io::Result<u64> {
+pub(crate) fn status_kib(pid: u32, key: &str) -> io::Result<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
     status
         .lines()

@@ -110,7 +110,7 @@ fn read(files: &[String]) -> Result<Data, String> {
 }
 
 /// Prints the tables; exit 1 when any run had errors or nothing was read.
-pub fn main(files: &[String], subject: &str, baseline: &str, floor: &str) -> ExitCode {
+pub(crate) fn main(files: &[String], subject: &str, baseline: &str, floor: &str) -> ExitCode {
     let data = match read(files) {
         Ok(d) => d,
         Err(e) => {

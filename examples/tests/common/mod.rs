@@ -9,7 +9,7 @@ use std::thread;
 
 /// `VmHWM` (peak) and `VmRSS` (current), in KiB.
 #[derive(Clone, Copy, Debug)]
-pub struct Mem {
+pub(crate) struct Mem {
     pub hwm_kib: u64,
     pub rss_kib: u64,
 }
@@ -25,12 +25,12 @@ impl std::fmt::Display for Mem {
     }
 }
 
-pub fn mib(kib: u64) -> f64 {
+pub(crate) fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
 }
 
 /// The memory of process `pid`.
-pub fn memory(pid: u32) -> Mem {
+pub(crate) fn memory(pid: u32) -> Mem {
     let status =
         std::fs::read_to_string(format!("/proc/{pid}/status")).expect("read /proc/<pid>/status");
     let field = |name: &str| {
@@ -48,7 +48,7 @@ pub fn memory(pid: u32) -> Mem {
 
 /// Takes the child's stderr pipe and collects it on a thread (always draining it, so the
 /// child never blocks on a full pipe); read it with [`text`].
-pub fn collect_stderr(child: &mut Child) -> Arc<Mutex<String>> {
+pub(crate) fn collect_stderr(child: &mut Child) -> Arc<Mutex<String>> {
     let stderr = Arc::new(Mutex::new(String::new()));
     let mut pipe = child.stderr.take().expect("stderr");
     let sink = Arc::clone(&stderr);
@@ -67,6 +67,6 @@ pub fn collect_stderr(child: &mut Child) -> Arc<Mutex<String>> {
 }
 
 /// What was collected so far.
-pub fn text(collected: &Mutex<String>) -> String {
+pub(crate) fn text(collected: &Mutex<String>) -> String {
     collected.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }

@@ -22,13 +22,13 @@ const REVISIONS: &[&str] = &[
 ];
 
 /// The protocol revisions that have a schema, oldest first.
-pub fn spec_revisions() -> &'static [&'static str] {
+pub(crate) fn spec_revisions() -> &'static [&'static str] {
     REVISIONS
 }
 
 /// Directory holding `<revision>/schema.json`: `$MCP_SPEC_DIR`, else `mcp-core/tests/spec` (the
 /// packages that include this file sit one level below the repository root).
-pub fn spec_dir() -> PathBuf {
+pub(crate) fn spec_dir() -> PathBuf {
     match std::env::var_os("MCP_SPEC_DIR") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../mcp-core/tests/spec"),
@@ -90,7 +90,7 @@ fn spec(rev: &str) -> Result<Arc<Spec>, String> {
 }
 
 /// Whether revision `rev` has a definition named `def`.
-pub fn has_def(rev: &str, def: &str) -> bool {
+pub(crate) fn has_def(rev: &str, def: &str) -> bool {
     spec(rev).map(|s| s.has(def)).unwrap_or(false)
 }
 
@@ -128,7 +128,7 @@ fn validator(rev: &str, def: &str) -> Result<Arc<jsonschema::Validator>, String>
 ///
 /// The error names the revision, the definition and every validation error with its
 /// instance path (and schema path).
-pub fn validate_def(rev: &str, def: &str, value: &Value) -> Result<(), String> {
+pub(crate) fn validate_def(rev: &str, def: &str, value: &Value) -> Result<(), String> {
     validate_at(rev, def, value, "")
 }
 
@@ -226,7 +226,7 @@ fn first_def(rev: &str, names: &[&'static str]) -> Result<&'static str, String> 
 ///
 /// `request_method` is the method of the request being answered (ignored for
 /// notifications). All failures are collected into the error string.
-pub fn validate_server_message(
+pub(crate) fn validate_server_message(
     rev: &str,
     request_method: Option<&str>,
     msg: &Value,

@@ -23,12 +23,12 @@ use mcp_rs_core::{
 use serde_json::{json, Value};
 
 #[path = "../harness/mod.rs"]
-pub mod harness;
+pub(crate) mod harness;
 
-pub const MODERN: &str = "2026-07-28";
+pub(crate) const MODERN: &str = "2026-07-28";
 
 /// `params._meta` of a 2026-07-28 request with empty client capabilities.
-pub fn modern_meta() -> Value {
+pub(crate) fn modern_meta() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": MODERN,
         "io.modelcontextprotocol/clientCapabilities": {}
@@ -36,7 +36,7 @@ pub fn modern_meta() -> Value {
 }
 
 /// A modern request: `params` gets the per-request `_meta` merged in.
-pub fn modern(id: Value, method: &str, mut params: Value) -> String {
+pub(crate) fn modern(id: Value, method: &str, mut params: Value) -> String {
     params
         .as_object_mut()
         .expect("params object")
@@ -44,11 +44,11 @@ pub fn modern(id: Value, method: &str, mut params: Value) -> String {
     json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string()
 }
 
-pub fn request(id: Value, method: &str, params: Value) -> String {
+pub(crate) fn request(id: Value, method: &str, params: Value) -> String {
     json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string()
 }
 
-pub fn initialize(id: i64, version: &str) -> String {
+pub(crate) fn initialize(id: i64, version: &str) -> String {
     request(
         json!(id),
         "initialize",
@@ -56,16 +56,16 @@ pub fn initialize(id: i64, version: &str) -> String {
     )
 }
 
-pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+pub(crate) const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
 const OBJECT: &str = r#"{"type":"object"}"#;
 const ADD_SCHEMA: &str = r#"{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}"#;
 const ADD_OUTPUT: &str =
     r#"{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}"#;
 /// 2020-12 keywords that must come through `tools/list` byte-for-byte.
-pub const SCHEMA_2020: &str = r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","$defs":{"pos":{"$anchor":"p","type":"number","exclusiveMinimum":0}},"type":"object","properties":{"x":{"$ref":"#/$defs/pos"}},"allOf":[{"required":["x"]}],"anyOf":[{"properties":{"x":{"maximum":10}}},{"properties":{"x":{"minimum":100}}}],"if":{"properties":{"x":{"const":1}}},"then":{"required":["x"]},"else":{},"additionalProperties":false}"##;
+pub(crate) const SCHEMA_2020: &str = r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","$defs":{"pos":{"$anchor":"p","type":"number","exclusiveMinimum":0}},"type":"object","properties":{"x":{"$ref":"#/$defs/pos"}},"allOf":[{"required":["x"]}],"anyOf":[{"properties":{"x":{"maximum":10}}},{"properties":{"x":{"minimum":100}}}],"if":{"properties":{"x":{"const":1}}},"then":{"required":["x"]},"else":{},"additionalProperties":false}"##;
 
-pub fn seed_tools() -> Vec<Tool<'static>> {
+pub(crate) fn seed_tools() -> Vec<Tool<'static>> {
     vec![
         Tool {
             title: Some("Echo"),
@@ -114,7 +114,7 @@ pub fn seed_tools() -> Vec<Tool<'static>> {
     ]
 }
 
-pub struct TestTools {
+pub(crate) struct TestTools {
     pub defs: Vec<Tool<'static>>,
     /// `InputRequests::skipped` of the last `input_required` the `confirm` tool wrote.
     pub last_skipped: Option<usize>,
@@ -123,7 +123,7 @@ pub struct TestTools {
 }
 
 impl TestTools {
-    pub fn new(extra: usize) -> Self {
+    pub(crate) fn new(extra: usize) -> Self {
         let mut defs = seed_tools();
         for i in 0..extra {
             let name: &'static str = Box::leak(format!("extra_{i:03}").into_boxed_str());
@@ -233,12 +233,12 @@ impl ToolSet for TestTools {
 
 /// One frame the server emitted, with how it was routed.
 #[derive(Debug, Clone)]
-pub struct Frame {
+pub(crate) struct Frame {
     pub value: Value,
     pub route: mcp_rs_core::Route,
 }
 
-pub struct Pair {
+pub(crate) struct Pair {
     pub session: Session<'static>,
     pub tools: TestTools,
     pub out: Vec<u8>,
@@ -261,7 +261,7 @@ pub struct Pair {
     pub subscriptions: Vec<CallToken>,
 }
 
-pub fn server_info() -> &'static ServerInfo<'static> {
+pub(crate) fn server_info() -> &'static ServerInfo<'static> {
     Box::leak(Box::new(ServerInfo {
         name: "pair-server",
         version: "1.2.3",
@@ -274,11 +274,11 @@ pub fn server_info() -> &'static ServerInfo<'static> {
 }
 
 impl Pair {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::with(Config::new(mcp_rs_core::SecretKey([0x5a; 16])), 0, 65536)
     }
 
-    pub fn with(config: Config, extra_tools: usize, out_len: usize) -> Self {
+    pub(crate) fn with(config: Config, extra_tools: usize, out_len: usize) -> Self {
         let storage: &'static mut SessionStorage<4> = Box::leak(Box::new(SessionStorage::new()));
         Pair {
             session: Session::new(server_info(), config, storage),
@@ -296,18 +296,18 @@ impl Pair {
     }
 
     /// A server with tools (plus the `confirm` tool), resources, prompts and completions.
-    pub fn full() -> Self {
+    pub(crate) fn full() -> Self {
         Self::full_with(Config::new(mcp_rs_core::SecretKey([0x5a; 16])))
     }
 
-    pub fn full_with(config: Config) -> Self {
+    pub(crate) fn full_with(config: Config) -> Self {
         let mut p = Self::with(config, 0, 65536);
         p.enable_full();
         p
     }
 
     /// Turns a tools-only pair into a [`full`](Self::full) one.
-    pub fn enable_full(&mut self) {
+    pub(crate) fn enable_full(&mut self) {
         self.tools.defs.push(Tool {
             description: Some("Asks the client to confirm (input_required, 2026-07-28)"),
             ..Tool::new("confirm", OBJECT)
@@ -320,7 +320,7 @@ impl Pair {
     }
 
     /// A legacy session initialized at `version` with client `capabilities`.
-    pub fn init(&mut self, version: &str, capabilities: Value) {
+    pub(crate) fn init(&mut self, version: &str, capabilities: Value) {
         self.send(&request(
             json!(0),
             "initialize",
@@ -331,7 +331,7 @@ impl Pair {
     }
 
     /// A legacy session initialized at `version`.
-    pub fn initialized(version: &str) -> Self {
+    pub(crate) fn initialized(version: &str) -> Self {
         let mut p = Pair::new();
         p.send(&initialize(0, version));
         p.send(INITIALIZED);
@@ -410,7 +410,7 @@ impl Pair {
     }
 
     /// Sends raw bytes; returns every frame emitted, in order.
-    pub fn send_bytes(&mut self, msg: &[u8]) -> Vec<Frame> {
+    pub(crate) fn send_bytes(&mut self, msg: &[u8]) -> Vec<Frame> {
         if let Ok(v) = serde_json::from_slice::<Value>(msg) {
             match v.as_array() {
                 Some(a) => a.iter().for_each(|m| self.remember(m)),
@@ -457,7 +457,7 @@ impl Pair {
         frames
     }
 
-    pub fn drain(&mut self, frames: &mut Vec<Frame>) {
+    pub(crate) fn drain(&mut self, frames: &mut Vec<Frame>) {
         while let Some(tx) = self
             .session
             .poll_transmit(&mut self.out)
@@ -470,7 +470,7 @@ impl Pair {
         }
     }
 
-    pub fn send(&mut self, msg: &str) -> Vec<Value> {
+    pub(crate) fn send(&mut self, msg: &str) -> Vec<Value> {
         self.send_bytes(msg.as_bytes())
             .into_iter()
             .map(|f| f.value)
@@ -478,14 +478,14 @@ impl Pair {
     }
 
     /// Sends a request and returns its single reply.
-    pub fn ask(&mut self, msg: &str) -> Value {
+    pub(crate) fn ask(&mut self, msg: &str) -> Value {
         let mut r = self.send(msg);
         assert_eq!(r.len(), 1, "expected one reply to {msg}, got {r:?}");
         r.remove(0)
     }
 
     /// Completes a deferred call with a text result.
-    pub fn complete_text(&mut self, token: CallToken, text: &str) -> Option<Value> {
+    pub(crate) fn complete_text(&mut self, token: CallToken, text: &str) -> Option<Value> {
         let tx = self.session.complete(token, &mut self.out, |r| {
             r.text(text);
         });
@@ -497,7 +497,7 @@ impl Pair {
 
     /// The frame a command (`complete_read`, `complete_prompt`, ...) wrote into `self.out`,
     /// parsed and validated; `None` if it wrote nothing (the call was cancelled).
-    pub fn answered(
+    pub(crate) fn answered(
         &mut self,
         tx: Result<Option<mcp_rs_core::Transmit>, mcp_rs_core::CallError>,
     ) -> Option<Value> {
@@ -506,14 +506,14 @@ impl Pair {
     }
 
     /// Drains the session's pending frames.
-    pub fn pending(&mut self) -> Vec<Frame> {
+    pub(crate) fn pending(&mut self) -> Vec<Frame> {
         let mut frames = Vec::new();
         self.drain(&mut frames);
         frames
     }
 
     /// Parses a frame the session wrote outside `send` (progress, logs).
-    pub fn frame(&mut self, tx: mcp_rs_core::Transmit) -> Value {
+    pub(crate) fn frame(&mut self, tx: mcp_rs_core::Transmit) -> Value {
         let mut frames = Vec::new();
         self.push_frame(&mut frames, tx.len, tx.route);
         frames.remove(0).value
@@ -544,7 +544,7 @@ fn describe(request: &Request<'_>) -> (String, Value) {
     }
 }
 
-pub fn error_code(v: &Value) -> i64 {
+pub(crate) fn error_code(v: &Value) -> i64 {
     v.pointer("/error/code")
         .and_then(Value::as_i64)
         .unwrap_or_else(|| panic!("not an error: {v}"))
@@ -554,13 +554,13 @@ pub fn error_code(v: &Value) -> i64 {
 // Resources, prompts and completions of `Pair::full`.
 
 /// `requestState` payload the `confirm` tool seals.
-pub const CONFIRM_STATE: &str = "step:1";
+pub(crate) const CONFIRM_STATE: &str = "step:1";
 const CONFIRM_SCHEMA: &str =
     r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#;
 const SAMPLE_PARAMS: &str = r#"{"messages":[{"role":"user","content":{"type":"text","text":"Draft a reply"}}],"maxTokens":50}"#;
 
 #[derive(Default)]
-pub struct Extras {
+pub(crate) struct Extras {
     pub resources: Option<TestResources>,
     pub prompts: Option<TestPrompts>,
     pub completions: Option<TestCompletions>,
@@ -593,7 +593,7 @@ impl ServerHandler for Serve<'_> {
     }
 }
 
-pub static RESOURCES: [Resource<'static>; 5] = [
+pub(crate) static RESOURCES: [Resource<'static>; 5] = [
     Resource {
         title: Some("Greeting"),
         description: Some("A text resource"),
@@ -628,7 +628,7 @@ pub static RESOURCES: [Resource<'static>; 5] = [
     },
 ];
 
-pub static TEMPLATES: [ResourceTemplate<'static>; 2] = [
+pub(crate) static TEMPLATES: [ResourceTemplate<'static>; 2] = [
     ResourceTemplate {
         title: Some("Item"),
         description: Some("An item by id"),
@@ -642,7 +642,7 @@ pub static TEMPLATES: [ResourceTemplate<'static>; 2] = [
 ];
 
 #[derive(Default)]
-pub struct TestResources {
+pub(crate) struct TestResources {
     /// `resources/subscribe` / `unsubscribe` calls seen: (uri, subscribe).
     pub subscriptions: Vec<(String, bool)>,
     /// Do not offer `resources/subscribe`.
@@ -721,7 +721,7 @@ static GREET_ARGS: [PromptArgument<'static>; 2] = [
     PromptArgument::optional("style", "formal or casual"),
 ];
 
-pub static PROMPTS: [Prompt<'static>; 4] = [
+pub(crate) static PROMPTS: [Prompt<'static>; 4] = [
     Prompt {
         title: Some("Greeting"),
         arguments: &GREET_ARGS,
@@ -733,7 +733,7 @@ pub static PROMPTS: [Prompt<'static>; 4] = [
     Prompt::new("ask", "Asks the client first (input_required, 2026-07-28)"),
 ];
 
-pub struct TestPrompts;
+pub(crate) struct TestPrompts;
 
 impl PromptSet for TestPrompts {
     fn len(&self) -> usize {
@@ -828,7 +828,7 @@ impl PromptSet for TestPrompts {
 
 /// Completes `greet`'s `name` and `test://items/{id}`'s `id`; `context.arguments.style`
 /// of `formal` upper-cases the names.
-pub struct TestCompletions;
+pub(crate) struct TestCompletions;
 
 impl Completions for TestCompletions {
     fn complete(

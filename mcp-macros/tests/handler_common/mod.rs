@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 /// Initializes a session at `version`, then feeds it `requests` (each a whole JSON-RPC
 /// message) and returns every message the server sent after the `initialize` response.
-pub fn run<S: ServerHandler + ?Sized>(
+pub(crate) fn run<S: ServerHandler + ?Sized>(
     server: &mut S,
     version: &str,
     requests: &[Value],

@@ -29,7 +29,7 @@ fn only<'i>(args: RawJson<'i>, known: &[&str]) -> Result<(), ArgError<'i>> {
 }
 
 /// `{a: number, b: number}`.
-pub struct Pair {
+pub(crate) struct Pair {
     pub a: f64,
     pub b: f64,
 }
@@ -49,7 +49,7 @@ impl<'i> ToolArgs<'i> for Pair {
 }
 
 /// `{text: string}`, borrowed from the request.
-pub struct Text<'i> {
+pub(crate) struct Text<'i> {
     pub text: JsonStr<'i>,
 }
 
@@ -71,7 +71,7 @@ impl<'i> ToolArgs<'i> for Text<'i> {
 
 /// `{value: number}`.
 #[derive(Debug, PartialEq)]
-pub struct Number {
+pub(crate) struct Number {
     pub value: f64,
 }
 
@@ -89,7 +89,7 @@ impl ToolOutput for Number {
 }
 
 /// `{text: string, length: integer}` with a borrowed string.
-pub struct Echoed<'a> {
+pub(crate) struct Echoed<'a> {
     pub text: &'a str,
 }
 
@@ -111,7 +111,7 @@ impl ToolOutput for Echoed<'_> {
 /// Feeds `lines` to a fresh session serving `tools` (no `initialize` added) and returns every
 /// message the server sent, parsed. Deferred calls are failed loudly (the tests' tools are
 /// synchronous unless they say otherwise).
-pub fn run<T: ToolSet + ?Sized>(tools: &mut T, lines: &[&str]) -> Vec<Value> {
+pub(crate) fn run<T: ToolSet + ?Sized>(tools: &mut T, lines: &[&str]) -> Vec<Value> {
     let info = ServerInfo {
         name: "tools-test",
         version: "1.0.0",
@@ -151,7 +151,7 @@ pub fn run<T: ToolSet + ?Sized>(tools: &mut T, lines: &[&str]) -> Vec<Value> {
 }
 
 /// The `initialize` request and `initialized` notification for `version`.
-pub fn handshake(version: &str) -> [String; 2] {
+pub(crate) fn handshake(version: &str) -> [String; 2] {
     [
         format!(
             r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
@@ -162,7 +162,7 @@ pub fn handshake(version: &str) -> [String; 2] {
 
 /// Runs `handshake(version)` then `requests` (one JSON-RPC request each, ids from 1) and
 /// returns the responses to `requests`, in order.
-pub fn session<T: ToolSet + ?Sized>(
+pub(crate) fn session<T: ToolSet + ?Sized>(
     tools: &mut T,
     version: &str,
     requests: &[Value],
@@ -189,12 +189,12 @@ pub fn session<T: ToolSet + ?Sized>(
 }
 
 /// A `tools/call` request.
-pub fn call(name: &str, arguments: Value) -> Value {
+pub(crate) fn call(name: &str, arguments: Value) -> Value {
     serde_json::json!({"method": "tools/call", "params": {"name": name, "arguments": arguments}})
 }
 
 /// The text of every text block of a `CallToolResult`.
-pub fn texts(result: &Value) -> Vec<String> {
+pub(crate) fn texts(result: &Value) -> Vec<String> {
     result["content"]
         .as_array()
         .expect("content")

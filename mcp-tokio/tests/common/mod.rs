@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 /// Path of an `mcp-examples` binary, building the examples once if it is missing. The
 /// binaries live next to this test's `deps/` directory, i.e. in
 /// `$CARGO_TARGET_DIR/<profile>` (default `<workspace>/target/<profile>`).
-pub fn example_bin(name: &str) -> PathBuf {
+pub(crate) fn example_bin(name: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
     let dir = std::env::current_exe()
         .ok()

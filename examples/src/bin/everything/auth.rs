@@ -20,7 +20,7 @@ use mcp_rs_tokio::http::HttpConfig;
 use mcp_rs_tokio::{Handler, ToolDef, Tools};
 
 /// The flags' help text.
-pub const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 Authorization (HTTP only; off unless --auth-issuer is given):
   --auth-issuer URL        require JWT access tokens from this issuer (`iss`)
   --auth-keys FILE         its verification keys: a JWK set (JSON, re-read when a token
@@ -33,7 +33,7 @@ Authorization (HTTP only; off unless --auth-issuer is given):
 
 /// The authorization flags given.
 #[derive(Debug, Default)]
-pub struct Flags {
+pub(crate) struct Flags {
     issuer: Option<String>,
     keys: Option<String>,
     audience: Option<String>,
@@ -44,7 +44,7 @@ pub struct Flags {
 
 impl Flags {
     /// Whether `flag` is one of these.
-    pub fn takes(flag: &str) -> bool {
+    pub(crate) fn takes(flag: &str) -> bool {
         matches!(
             flag,
             "--auth-issuer"
@@ -57,7 +57,7 @@ impl Flags {
     }
 
     /// Records `flag` with its `value`.
-    pub fn set(&mut self, flag: &str, value: Option<String>) -> Result<(), String> {
+    pub(crate) fn set(&mut self, flag: &str, value: Option<String>) -> Result<(), String> {
         let value = value.ok_or_else(|| format!("{flag} needs a value"))?;
         match flag {
             "--auth-issuer" => self.issuer = Some(value),
@@ -77,12 +77,12 @@ impl Flags {
     }
 
     /// Whether authorization is on.
-    pub fn enabled(&self) -> bool {
+    pub(crate) fn enabled(&self) -> bool {
         self.issuer.is_some()
     }
 
     /// Adds `auth_whoami` when authorization is on.
-    pub fn register(&self, tools: &Tools) {
+    pub(crate) fn register(&self, tools: &Tools) {
         if !self.enabled() {
             return;
         }
@@ -105,7 +105,7 @@ impl Flags {
 
     /// Whether the flags make sense together: `--auth-issuer` with the others, and only
     /// over HTTP (`http`).
-    pub fn check(&self, http: bool) -> Result<(), String> {
+    pub(crate) fn check(&self, http: bool) -> Result<(), String> {
         let others = self.keys.is_some()
             || self.audience.is_some()
             || self.server.is_some()
@@ -121,7 +121,7 @@ impl Flags {
 
     /// The HTTP settings: the defaults, plus authorization when asked for. `addr` is the
     /// bound address (for the default audience).
-    pub fn http_config(&self, addr: Option<SocketAddr>) -> Result<HttpConfig, String> {
+    pub(crate) fn http_config(&self, addr: Option<SocketAddr>) -> Result<HttpConfig, String> {
         let mut config = HttpConfig::default();
         let Some(issuer) = &self.issuer else {
             return Ok(config);

@@ -90,7 +90,7 @@ const PROMPTS: [Prompt<'static>; 5] = [
 
 /// The fixture server's resources, prompts and completions.
 #[derive(Debug, Default)]
-pub struct Catalog;
+pub(crate) struct Catalog;
 
 impl ServerHandler for Catalog {
     fn resources(&mut self) -> Option<&mut dyn ResourceSet> {
@@ -229,7 +229,10 @@ impl PromptSet for Catalog {
 }
 
 /// Renders the deferred prompt for a legacy client ([`mcp_rs_tokio::Server::async_prompts`]).
-pub async fn render(request: PromptRequest, ctx: Context) -> Result<PromptOutput, ErrorReply> {
+pub(crate) async fn render(
+    request: PromptRequest,
+    ctx: Context,
+) -> Result<PromptOutput, ErrorReply> {
     if request.name != INPUT_PROMPT {
         return Err(ErrorReply::new(-32602, "Unknown prompt"));
     }

@@ -4,22 +4,22 @@
 //! that would split a frame.
 
 /// A 1x1 PNG (base64): the suite's reference image.
-pub const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+pub(crate) const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 /// A tiny WAV (base64): the suite's reference sound.
-pub const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
+pub(crate) const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
 
 /// An object schema without properties (the suite calls most tools with `{}` or nothing).
-pub const EMPTY_SCHEMA: &str = r#"{"type":"object","properties":{}}"#;
+pub(crate) const EMPTY_SCHEMA: &str = r#"{"type":"object","properties":{}}"#;
 
 /// `test_sampling`'s arguments.
-pub const SAMPLING_ARGS: &str = r#"{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send to the client's model"}},"required":["prompt"]}"#;
+pub(crate) const SAMPLING_ARGS: &str = r#"{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send to the client's model"}},"required":["prompt"]}"#;
 /// `test_elicitation`'s arguments.
-pub const ELICITATION_ARGS: &str = r#"{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"]}"#;
+pub(crate) const ELICITATION_ARGS: &str = r#"{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"]}"#;
 /// `test_custom_header`'s arguments: a 2026-07-28 `x-mcp-header` parameter.
-pub const CUSTOM_HEADER_ARGS: &str = r#"{"type":"object","properties":{"region":{"type":"string","description":"Deployment region, mirrored into the Mcp-Param-Region header","x-mcp-header":"Region"}},"required":["region"]}"#;
+pub(crate) const CUSTOM_HEADER_ARGS: &str = r#"{"type":"object","properties":{"region":{"type":"string","description":"Deployment region, mirrored into the Mcp-Param-Region header","x-mcp-header":"Region"}},"required":["region"]}"#;
 
 /// The suite's `json-schema-2020-12` constant, returned unchanged by `tools/list`.
-pub const JSON_SCHEMA_2020_12: &str = concat!(
+pub(crate) const JSON_SCHEMA_2020_12: &str = concat!(
     r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","#,
     r#""$defs":{"address":{"$anchor":"addressDef","type":"object","#,
     r#""properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"#,
@@ -31,12 +31,12 @@ pub const JSON_SCHEMA_2020_12: &str = concat!(
 );
 
 /// `test_elicitation`'s form.
-pub const ELICIT_FORM: &str = r#"{"type":"object","properties":{"username":{"type":"string","description":"User's response"},"email":{"type":"string","description":"User's email address"}},"required":["username","email"]}"#;
+pub(crate) const ELICIT_FORM: &str = r#"{"type":"object","properties":{"username":{"type":"string","description":"User's response"},"email":{"type":"string","description":"User's email address"}},"required":["username","email"]}"#;
 
 /// `test_elicitation_sep1034_defaults`: one field of each primitive type with a default.
-pub const SEP1034_MESSAGE: &str = "Please review and update the form fields with defaults";
+pub(crate) const SEP1034_MESSAGE: &str = "Please review and update the form fields with defaults";
 /// Its form.
-pub const SEP1034_FORM: &str = concat!(
+pub(crate) const SEP1034_FORM: &str = concat!(
     r#"{"type":"object","properties":{"#,
     r#""name":{"type":"string","description":"User name","default":"John Doe"},"#,
     r#""age":{"type":"integer","description":"User age","default":30},"#,
@@ -46,9 +46,9 @@ pub const SEP1034_FORM: &str = concat!(
 );
 
 /// `test_elicitation_sep1330_enums`: the five enum forms of 2025-11-25.
-pub const SEP1330_MESSAGE: &str = "Please select options from the enum fields";
+pub(crate) const SEP1330_MESSAGE: &str = "Please select options from the enum fields";
 /// Its form.
-pub const SEP1330_FORM: &str = concat!(
+pub(crate) const SEP1330_FORM: &str = concat!(
     r#"{"type":"object","properties":{"#,
     r#""untitledSingle":{"type":"string","description":"Select one option","enum":["option1","option2","option3"]},"#,
     r#""titledSingle":{"type":"string","description":"Select one option with titles","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},"#,
@@ -58,14 +58,14 @@ pub const SEP1330_FORM: &str = concat!(
 );
 
 /// A form with one required field of `type`.
-pub fn one_field(name: &str, ty: &str) -> String {
+pub(crate) fn one_field(name: &str, ty: &str) -> String {
     format!(
         r#"{{"type":"object","properties":{{"{name}":{{"type":"{ty}"}}}},"required":["{name}"]}}"#
     )
 }
 
 /// `sampling/createMessage` params: one user text message.
-pub fn sampling_params(text: &str, max_tokens: u32) -> String {
+pub(crate) fn sampling_params(text: &str, max_tokens: u32) -> String {
     serde_json::json!({
         "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
         "maxTokens": max_tokens,
@@ -74,29 +74,29 @@ pub fn sampling_params(text: &str, max_tokens: u32) -> String {
 }
 
 /// Texts of the content tools.
-pub const SIMPLE_TEXT: &str = "This is a simple text response for testing.";
+pub(crate) const SIMPLE_TEXT: &str = "This is a simple text response for testing.";
 /// `test_error_handling`'s error text.
-pub const ERROR_TEXT: &str = "This tool intentionally returns an error for testing";
+pub(crate) const ERROR_TEXT: &str = "This tool intentionally returns an error for testing";
 /// `test_reconnection`'s text.
-pub const RECONNECTION_TEXT: &str = "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.";
+pub(crate) const RECONNECTION_TEXT: &str = "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.";
 /// The messages `test_tool_with_logging` logs, 50 ms apart.
-pub const LOG_STEPS: [&str; 3] = [
+pub(crate) const LOG_STEPS: [&str; 3] = [
     "Tool execution started",
     "Tool processing data",
     "Tool execution completed",
 ];
 /// Logger name of every log message.
-pub const LOGGER: &str = "everything";
+pub(crate) const LOGGER: &str = "everything";
 
 /// Resource texts.
-pub const STATIC_TEXT: &str = "This is the content of the static text resource.";
+pub(crate) const STATIC_TEXT: &str = "This is the content of the static text resource.";
 /// `test://watched-resource`'s text.
-pub const WATCHED_TEXT: &str = "Watched resource content";
+pub(crate) const WATCHED_TEXT: &str = "Watched resource content";
 /// The one resource template.
-pub const TEMPLATE: &str = "test://template/{id}/data";
+pub(crate) const TEMPLATE: &str = "test://template/{id}/data";
 
 /// Completion candidates: (prompt, argument, values).
-pub const PROMPT_COMPLETIONS: [(&str, &str, [&str; 3]); 2] = [
+pub(crate) const PROMPT_COMPLETIONS: [(&str, &str, [&str; 3]); 2] = [
     (
         "test_prompt_with_arguments",
         "arg1",
@@ -109,4 +109,4 @@ pub const PROMPT_COMPLETIONS: [(&str, &str, [&str; 3]); 2] = [
     ),
 ];
 /// Candidates of the template's `id` variable.
-pub const TEMPLATE_IDS: [&str; 3] = ["123", "456", "789"];
+pub(crate) const TEMPLATE_IDS: [&str; 3] = ["123", "456", "789"];

@@ -24,7 +24,7 @@ use crate::fixtures::{
 
 /// One request for client input.
 #[derive(Clone, Debug)]
-pub enum Ask {
+pub(crate) enum Ask {
     /// `elicitation/create` (form mode).
     Elicit {
         key: &'static str,
@@ -57,7 +57,7 @@ impl Ask {
         }
     }
     /// Adds this request to an `input_required` result.
-    pub fn write(&self, r: &mut InputRequests<'_, '_>) {
+    pub(crate) fn write(&self, r: &mut InputRequests<'_, '_>) {
         match self {
             Ask::Elicit { key, message, form } => r.elicit(key, message, form),
             Ask::Sample { key, params } => r.sample(key, params),
@@ -85,7 +85,7 @@ impl Ask {
 
 /// How a fixture ended.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// A text result.
     Text(String),
     /// An `isError` result with this text.
@@ -94,7 +94,7 @@ pub enum Outcome {
 
 /// What a fixture does next.
 #[derive(Debug)]
-pub enum Step {
+pub(crate) enum Step {
     Done(Outcome),
     /// Ask for these, carrying `state` (sealed by the core in 2026-07-28) to the retry.
     Ask(Vec<Ask>, Option<String>),
@@ -103,7 +103,7 @@ pub enum Step {
 /// The answers a fixture has: this round's responses, the state it chose last round (verified
 /// by the core) and the client's capabilities.
 #[derive(Debug, Default)]
-pub struct Input {
+pub(crate) struct Input {
     pub responses: Map<String, Value>,
     pub state: Option<String>,
     pub caps: ClientCaps,
@@ -111,7 +111,7 @@ pub struct Input {
 
 impl Input {
     /// A 2026-07-28 request's input, as the core checked it.
-    pub fn from_core(input: &InputContext<'_>, caps: ClientCaps) -> Input {
+    pub(crate) fn from_core(input: &InputContext<'_>, caps: ClientCaps) -> Input {
         let responses = input
             .responses()
             .and_then(|r| serde_json::from_str(r.as_str()).ok())
@@ -186,10 +186,10 @@ fn unhex(s: &str) -> Option<String> {
 }
 
 /// The prompt that needs input.
-pub const INPUT_PROMPT: &str = "test_input_required_result_prompt";
+pub(crate) const INPUT_PROMPT: &str = "test_input_required_result_prompt";
 
 /// One step of fixture `name`.
-pub fn step(name: &str, args: &Value, input: &Input) -> Step {
+pub(crate) fn step(name: &str, args: &Value, input: &Input) -> Step {
     let arg = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
     let name_request = || {
         Ask::elicit(
@@ -392,7 +392,7 @@ const MAX_ROUNDS: usize = 10;
 
 /// Runs fixture `name` against a legacy client: every round's requests go out as
 /// server-to-client requests, one at a time, and their answers feed the next round.
-pub async fn drive(name: &str, args: &Value, ctx: &Context) -> Outcome {
+pub(crate) async fn drive(name: &str, args: &Value, ctx: &Context) -> Outcome {
     let mut input = Input {
         caps: ctx.client_caps(),
         ..Input::default()

@@ -22,18 +22,18 @@ use crate::fixtures::{
 use crate::input::{self, Input, Outcome, Step};
 
 /// The server, once built (the trigger tools announce list changes through it).
-pub type ServerCell = Arc<OnceLock<Server>>;
+pub(crate) type ServerCell = Arc<OnceLock<Server>>;
 
 /// No arguments are read, and any given are ignored (the suite sends extras to some tools):
 /// `{"type":"object","properties":{}}`.
 #[derive(ToolArgs)]
 #[arg(allow_unknown)]
-pub struct AnyArgs {}
+pub(crate) struct AnyArgs {}
 
 /// `test_sampling`'s arguments.
 #[derive(ToolArgs)]
 #[arg(allow_unknown)]
-pub struct SamplingArgs<'a> {
+pub(crate) struct SamplingArgs<'a> {
     /// The prompt to send to the client's model
     prompt: JsonStr<'a>,
 }
@@ -41,7 +41,7 @@ pub struct SamplingArgs<'a> {
 /// `test_elicitation`'s arguments.
 #[derive(ToolArgs)]
 #[arg(allow_unknown)]
-pub struct ElicitationArgs<'a> {
+pub(crate) struct ElicitationArgs<'a> {
     /// The message to show the user
     message: JsonStr<'a>,
 }
@@ -49,7 +49,7 @@ pub struct ElicitationArgs<'a> {
 /// `test_custom_header`'s arguments: a 2026-07-28 `x-mcp-header` parameter.
 #[derive(ToolArgs)]
 #[arg(allow_unknown)]
-pub struct RegionArgs<'a> {
+pub(crate) struct RegionArgs<'a> {
     /// Deployment region, mirrored into the Mcp-Param-Region header
     #[arg(header = "Region")]
     region: JsonStr<'a>,
@@ -73,7 +73,7 @@ const _: () = {
 };
 
 /// What the fixture tools share.
-pub struct Fixtures {
+pub(crate) struct Fixtures {
     /// The registry (`test_trigger_tool_change` announces a change of it).
     tools: Tools,
     /// The server (`test_trigger_prompt_change` announces prompt changes through it).
@@ -81,7 +81,7 @@ pub struct Fixtures {
 }
 
 /// Every fixture tool, registered in order.
-pub fn register(tools: &Tools, server: &ServerCell) {
+pub(crate) fn register(tools: &Tools, server: &ServerCell) {
     let fixtures = Fixtures {
         tools: tools.clone(),
         server: server.clone(),
