@@ -326,9 +326,8 @@ impl Session<'_> {
         if params.is_some_and(|p| p.kind() != Kind::Object) {
             return Err(Fault::new(code::INVALID_PARAMS, "params must be an object"));
         }
-        let mut buf = [0u8; SHORT];
         // Escaped names (`"tools\/list"`) are decoded; over-long ones match nothing.
-        let row = method.text_in(&mut buf).and_then(Method::lookup);
+        let row = Method::lookup_json(method);
         let p = Params::read(params);
         let modern = Self::modern_ctx(&p)?;
         // A capability the server does not offer is -32601 in every phase and era.

@@ -209,6 +209,13 @@ impl Method {
     pub fn lookup(name: &str) -> Option<&'static Row> {
         METHODS.iter().find(|r| r.name == name)
     }
+    /// The table row of a method name as sent (escapes decoded; a name longer than any in
+    /// the table matches nothing). The session dispatches with it and adapters peek with it
+    /// ([`peek`](crate::wire::peek)), so both always name the same method.
+    pub fn lookup_json(name: crate::wire::json::JsonStr<'_>) -> Option<&'static Row> {
+        let mut buf = [0u8; 64];
+        name.text_in(&mut buf).and_then(Self::lookup)
+    }
     /// The wire name (the table's names come from here).
     pub const fn as_str(self) -> &'static str {
         match self {

@@ -98,10 +98,7 @@ pub fn peek_value(value: RawJson<'_>) -> Peek<'_> {
 }
 
 fn request<'i>(method: JsonStr<'i>, params: Option<RawJson<'i>>) -> Request<'i> {
-    // compared unescaped, as the session decodes the method name
-    let known = crate::wire::method::METHODS
-        .iter()
-        .find(|r| method.eq_str(r.name));
+    let known = Method::lookup_json(method);
     let params = params.filter(|p| p.kind() == Kind::Object);
     let [name, uri, arguments, meta] = pick(params, ["name", "uri", "arguments", "_meta"]);
     let target = match known.map(|r| r.target) {
