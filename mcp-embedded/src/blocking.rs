@@ -50,7 +50,7 @@ impl<'b> Runner<'b> {
                 let limit = self.core.framer.max_len();
                 if !self.core.resync {
                     while let Some(frame) = self.core.framer.finish() {
-                        let exchange = Exchange::new(frame, limit);
+                        let exchange = Exchange::new(frame, limit, &mut self.core.stats);
                         answer(
                             exchange,
                             session,
@@ -71,7 +71,7 @@ impl<'b> Runner<'b> {
         self.core.accept(n);
         let limit = self.core.framer.max_len();
         while let Some(frame) = self.core.framer.next_frame() {
-            let exchange = Exchange::new(frame, limit);
+            let exchange = Exchange::new(frame, limit, &mut self.core.stats);
             answer(
                 exchange,
                 session,

@@ -229,20 +229,25 @@ impl<'b> Core<'b> {
 /// calls are failed: these runners answer tools inline) and their statistics.
 struct Exchange<'i> {
     pump: Pump<'i>,
-    /// Not yet counted: the frame (`Some(len)` for an oversized line).
-    fresh: Option<Option<usize>>,
-    limit: usize,
 }
 
 impl<'i> Exchange<'i> {
-    fn new(frame: Frame<'i>, limit: usize) -> Self {
+    /// An exchange for `frame`, counted in `stats` (and logged when oversized).
+    fn new(frame: Frame<'i>, limit: usize, stats: &mut Stats) -> Self {
+        match frame {
+            Frame::Oversized { len } => {
+                stats.oversized = stats.oversized.saturating_add(1);
+                log_warn!(
+                    "mcp: line of at least {=usize} bytes exceeds the {=usize}-byte buffer",
+                    len,
+                    limit
+                );
+                let _ = len;
+            }
+            Frame::Line(_) => stats.messages = stats.messages.saturating_add(1),
+        }
         Exchange {
-            fresh: Some(match frame {
-                Frame::Oversized { len } => Some(len),
-                Frame::Line(_) => None,
-            }),
             pump: Pump::frame(frame, limit, 0),
-            limit,
         }
     }
 
@@ -254,19 +259,6 @@ impl<'i> Exchange<'i> {
         tx: &mut [u8],
         stats: &mut Stats,
     ) -> Option<usize> {
-        match self.fresh.take() {
-            Some(Some(len)) => {
-                stats.oversized = stats.oversized.saturating_add(1);
-                log_warn!(
-                    "mcp: line of at least {=usize} bytes exceeds the {=usize}-byte buffer",
-                    len,
-                    self.limit
-                );
-                let _ = (len, self.limit);
-            }
-            Some(None) => stats.messages = stats.messages.saturating_add(1),
-            None => {}
-        }
         loop {
             match self.pump.poll(session, &mut ToolsOnly(tools), tx) {
                 Ok(Some(Output::Transmit(t))) => return Some(t.len),
