@@ -5,6 +5,7 @@
 //! | step | what [`Pump::poll`] yields |
 //! |---|---|
 //! | 1 | the reply to the input, if one is due now ([`Output::Transmit`], route [`Route::Reply`](crate::Route::Reply)) |
+//! | 1b | the `subscriptions/listen` stream the input opened, if it did ([`Output::Listen`]) |
 //! | 2 | client responses to the server's own requests, one by one ([`Output::Response`], feature `requests`) |
 //! | 3 | deferred requests, one by one ([`Output::Call`]): run them now or later, and complete them through the session with their token |
 //! | 4 | frames the session queued ([`Output::Transmit`]): list changes, progress, errors of calls abandoned |
@@ -63,7 +64,9 @@
 //! assert_eq!(session.poll_timeout(), None);
 //! ```
 
+use crate::model::common::AdapterData;
 use crate::model::handler::ServerHandler;
+use crate::session::inflight::CallToken;
 #[cfg(feature = "requests")]
 use crate::session::ClientResponse;
 use crate::session::{Call, Event, Incoming, Session, Transmit};
@@ -94,6 +97,11 @@ pub enum Output<'i> {
     Response(ClientResponse<'i>),
     /// Something the application may want to know.
     Event(Event),
+    /// The input opened a `subscriptions/listen` stream (2026-07-28); its acknowledgement
+    /// was the reply. Later list changes go out as transmits routed to this token until it
+    /// is cancelled or closed ([`Session::close_subscription`]): a transport that keeps one
+    /// response per stream (HTTP) ties that response to it.
+    Listen(CallToken),
 }
 
 /// One exchange of a drive loop; see the [module docs](self).
@@ -101,8 +109,12 @@ pub enum Output<'i> {
 #[must_use = "a pump does nothing until it is polled to `None`"]
 pub struct Pump<'i> {
     input: Option<Input<'i>>,
+    /// Handed to the session with the input ([`Session::handle_with`]).
+    data: Option<AdapterData<'i>>,
     now_ms: u64,
     incoming: Option<Incoming<'i>>,
+    /// A listen stream the input opened, not yet yielded.
+    listen: Option<CallToken>,
 }
 
 impl<'i> Pump<'i> {
@@ -111,9 +123,19 @@ impl<'i> Pump<'i> {
     pub fn message(msg: &'i [u8], now_ms: u64) -> Self {
         Pump {
             input: Some(Input::Message(msg)),
+            data: None,
             now_ms,
             incoming: None,
+            listen: None,
         }
+    }
+
+    /// Attaches adapter data to the input (the principal of an HTTP request): every
+    /// request view it produces, inline or deferred, hands it back through `adapter_data`
+    /// (see [`Session::handle_with`]).
+    pub fn with_data(mut self, data: AdapterData<'i>) -> Self {
+        self.data = Some(data);
+        self
     }
 
     /// An exchange for a frame of the line framer, whose buffer holds `limit` bytes
@@ -125,8 +147,10 @@ impl<'i> Pump<'i> {
                 Frame::Line(line) => Input::Message(line),
                 Frame::Oversized { .. } => Input::Oversized { limit },
             }),
+            data: None,
             now_ms,
             incoming: None,
+            listen: None,
         }
     }
 
@@ -135,8 +159,10 @@ impl<'i> Pump<'i> {
     pub fn drain() -> Self {
         Pump {
             input: None,
+            data: None,
             now_ms: 0,
             incoming: None,
+            listen: None,
         }
     }
 
@@ -151,8 +177,9 @@ impl<'i> Pump<'i> {
     ) -> Result<Option<Output<'i>>, HandleError> {
         match self.input.take() {
             Some(Input::Message(msg)) => {
-                let incoming = session.handle(server, self.now_ms, msg, out)?;
+                let incoming = session.handle_with(server, self.now_ms, msg, self.data, out)?;
                 let reply = incoming.transmit();
+                self.listen = incoming.subscription();
                 self.incoming = Some(incoming);
                 if let Some(tx) = reply {
                     return Ok(Some(Output::Transmit(tx)));
@@ -164,6 +191,9 @@ impl<'i> Pump<'i> {
                     .map(|tx| Some(Output::Transmit(tx)));
             }
             None => {}
+        }
+        if let Some(token) = self.listen.take() {
+            return Ok(Some(Output::Listen(token)));
         }
         if let Some(incoming) = self.incoming.as_mut() {
             #[cfg(feature = "requests")]

@@ -178,3 +178,44 @@ fn every_request_view_hands_back_the_attached_data() {
         Some(&alice)
     );
 }
+
+#[test]
+fn the_pump_hands_its_data_to_inline_and_deferred_requests() {
+    let info = ServerInfo {
+        name: "t",
+        version: "1",
+        ..Default::default()
+    };
+    let mut storage = SessionStorage::<4>::new();
+    let mut session = Session::new(&info, Config::new(SecretKey([1; 16])), &mut storage);
+    let mut server = Server(Seen::default());
+    let mut out = vec![0u8; 4096];
+    let bob = Principal("bob");
+
+    let inline = modern(1, "tools/call", r#""name":"inline","arguments":{}"#);
+    let mut pump = Pump::message(inline.as_bytes(), 1).with_data(&bob);
+    let mut replies = 0;
+    while let Some(o) = pump.poll(&mut session, &mut server, &mut out).unwrap() {
+        if let Output::Transmit(tx) = o {
+            assert!(std::str::from_utf8(&out[..tx.len])
+                .unwrap()
+                .contains(r#""text":"ok""#));
+            replies += 1;
+        }
+    }
+    assert_eq!(replies, 1);
+    assert_eq!(server.0.who, [Some("bob")]);
+
+    let later = modern(2, "tools/call", r#""name":"later","arguments":{}"#);
+    let mut pump = Pump::message(later.as_bytes(), 2).with_data(&bob);
+    let mut seen = None;
+    while let Some(o) = pump.poll(&mut session, &mut server, &mut out).unwrap() {
+        if let Output::Call(call) = o {
+            seen = Some(call.adapter_data::<Principal>() == Some(&bob));
+            let _ = session.complete(call.token(), &mut out, |r| {
+                r.text("done");
+            });
+        }
+    }
+    assert_eq!(seen, Some(true));
+}

@@ -3,9 +3,12 @@
 
 use mcp_rs_core::model::common::ClientCaps;
 use mcp_rs_core::{CallError, CallToken, ClientMethod, LogLevel, ProtocolVersion};
+use std::sync::Arc;
+
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::output::{ErrorReply, PromptOutput, ToolReply};
+use crate::principal::Principal;
 
 /// What tool tasks send back to their connection's drive loop.
 pub(crate) enum Command {
@@ -64,6 +67,7 @@ pub struct Context {
     pub(crate) wants_progress: bool,
     pub(crate) caps: ClientCaps,
     pub(crate) version: ProtocolVersion,
+    pub(crate) principal: Option<Arc<Principal>>,
     pub(crate) tx: mpsc::Sender<Command>,
     pub(crate) cancelled: watch::Receiver<bool>,
 }
@@ -79,6 +83,13 @@ impl Context {
     /// request's `_meta` in 2026-07-28).
     pub fn client_caps(&self) -> ClientCaps {
         self.caps
+    }
+    /// Who made the request that started this call: the principal an HTTP server's
+    /// [`Authorizer`](crate::http::auth::Authorizer) found in its token. `None` without
+    /// authorization and on other transports. (Inline handlers read the same from their
+    /// request view: `request.adapter_data::<Principal>()`.)
+    pub fn principal(&self) -> Option<&Arc<Principal>> {
+        self.principal.as_ref()
     }
     /// The protocol revision this call is served under.
     pub fn version(&self) -> ProtocolVersion {

@@ -4,11 +4,15 @@
 use std::collections::HashMap;
 use std::io;
 
+use std::sync::Arc;
+
 use futures::FutureExt;
 use mcp_rs_core::model::common::ClientCaps;
-use mcp_rs_core::session::Request;
-use mcp_rs_core::wire::framing::Frame;
-use mcp_rs_core::{CallError, CallToken, ClientOutcome, Event, ProtocolVersion, Session, Transmit};
+use mcp_rs_core::pump::{Output, Pump};
+use mcp_rs_core::session::{Call, Request};
+use mcp_rs_core::{
+    CallError, CallToken, ClientOutcome, Event, HandleError, ProtocolVersion, Session, Transmit,
+};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
@@ -18,6 +22,7 @@ use crate::context::{Command, Context, RequestError};
 use crate::error::Error;
 use crate::lines::LineBuf;
 use crate::output::{ErrorReply, ToolReply};
+use crate::principal::Principal;
 use crate::prompts::PromptRequest;
 use crate::registry::{Args, Snapshot};
 use crate::state::{
@@ -194,9 +199,8 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                     match read {
                         Ok(0) => {
                             while let Some(frame) = framer.finish() {
-                                if let Frame::Line(line) = frame {
-                                    conn.message(&mut session, line)?;
-                                }
+                                let pump = Pump::frame(frame, shared.limits.max_frame, now_ms());
+                                conn.exchange(&mut session, pump, None)?;
                             }
                             draining = Some(tokio::time::Instant::now() + shared.limits.drain_timeout);
                             conn.give_back();
@@ -209,15 +213,8 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                     let mut lines = 0usize;
                     while let Some(frame) = framer.next_frame() {
                         lines += 1;
-                        match frame {
-                            Frame::Line(line) => conn.message(&mut session, line)?,
-                            Frame::Oversized { .. } => {
-                                let limit = shared.limits.max_frame;
-                                conn.lend();
-                                let tx = session.handle_oversized(limit, &mut conn.out).map_err(Error::Core)?;
-                                conn.send(tx)?;
-                            }
-                        }
+                        let pump = Pump::frame(frame, shared.limits.max_frame, now_ms());
+                        conn.exchange(&mut session, pump, None)?;
                         // Fairness: a connection that pipelines without pause yields to the
                         // others (and to shutdown) once its task's budget is spent.
                         tokio::task::consume_budget().await;
@@ -275,98 +272,151 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         result
     }
 
-    /// Handles one incoming line.
-    fn message(&mut self, session: &mut Session<'_>, line: &[u8]) -> Result<(), Error> {
+    /// Runs one exchange of the core's [`Pump`]: frames are queued for writing (or routed
+    /// to their HTTP response), deferred calls start as tasks, client responses go to the
+    /// calls waiting for them. `principal` is who sent the input (HTTP with authorization):
+    /// the pump hands it to the request views, and this loop to the tasks it starts.
+    fn exchange(
+        &mut self,
+        session: &mut Session<'_>,
+        mut pump: Pump<'_>,
+        principal: Option<&Arc<Principal>>,
+    ) -> Result<(), Error> {
         self.lend();
-        let mut handler = Combined::new(self.shared, &mut self.snapshot, self.own.as_deref_mut());
-        let mut incoming = session
-            .handle(&mut handler, now_ms(), line, &mut self.out)
-            .map_err(Error::Core)?;
-        drop(handler);
-        if let Some(tx) = incoming.transmit() {
-            self.send(tx)?;
-        }
-        if let Some(token) = incoming.subscription() {
-            self.adopt(token);
-        }
-        while let Some(call) = incoming.next_call(session) {
-            let token = call.token();
-            self.adopt(token);
-            match call.request {
-                Request::Tool(tool) => {
-                    let handler = self
-                        .snapshot
-                        .entry(tool.tool_index())
-                        .and_then(|e| e.handler.async_part().cloned());
-                    let Some(handler) = handler else {
-                        // Sync tools are answered inside `handle`; this cannot happen, but
-                        // answer rather than leak the call.
-                        self.refuse(session, token, "tool has no async handler")?;
-                        continue;
-                    };
-                    let ctx = self.context(
-                        token,
-                        tool.wants_progress(),
-                        tool.client_caps(),
-                        tool.version(),
-                    );
-                    let args = Args::new(tool.args().as_str().to_owned());
-                    let name = tool.name().to_string();
-                    self.spawn(token, ctx.1, async move {
-                        let output = guarded(&format!("tool {name}"), handler(args, ctx.0)).await;
-                        Command::Done(token, output.unwrap_or_else(ToolReply::error))
-                    });
+        loop {
+            // Cheap to make: the shared provider is only locked if the session asks for it.
+            let mut handler =
+                Combined::new(self.shared, &mut self.snapshot, self.own.as_deref_mut());
+            let polled = pump.poll(session, &mut handler, &mut self.out);
+            drop(handler);
+            match polled {
+                Ok(Some(Output::Transmit(tx))) => self.send(tx)?,
+                Ok(Some(Output::Listen(token))) => self.adopt(token),
+                Ok(Some(Output::Call(call))) => self.start(session, call, principal)?,
+                Ok(Some(Output::Response(response))) => self.answered(response),
+                Ok(Some(Output::Event(event))) => self.event(event),
+                Ok(Some(_)) => {}
+                Ok(None) => return Ok(()),
+                // A queued frame larger than the buffer: it stays queued until there is room.
+                Err(HandleError::OutputTooSmall { required }) if required > self.out.len() => {
+                    self.out.resize(required, 0);
                 }
-                #[allow(unreachable_patterns)]
-                Request::Prompt(prompt) => {
-                    let Some(handler) = self.shared.async_prompts.clone() else {
-                        self.refuse(session, token, "prompt has no async handler")?;
-                        continue;
-                    };
-                    let ctx = self.context(token, false, prompt.client_caps(), prompt.version());
-                    let request = PromptRequest {
-                        name: prompt.name().to_string(),
-                        arguments: serde_json::from_str(prompt.arguments().as_str())
-                            .unwrap_or_default(),
-                    };
-                    let what = format!("prompt {}", request.name);
-                    self.spawn(token, ctx.1, async move {
-                        let output = guarded(&what, handler(request, ctx.0)).await;
-                        let output = output.unwrap_or_else(|why| {
-                            Err(ErrorReply::new(
-                                mcp_rs_core::wire::jsonrpc::code::INTERNAL_ERROR,
-                                why,
-                            ))
-                        });
-                        Command::PromptDone(token, output)
-                    });
-                }
-                _ => {
-                    // Resources and completion are answered inline by the provider.
-                    self.refuse(
-                        session,
-                        token,
-                        "deferred answers are not supported for this method",
-                    )?;
-                }
+                Err(e) => return Err(Error::Core(e)),
             }
         }
-        while let Some(response) = incoming.next_response(session) {
-            let Some(reply) = self.waiting.remove(&response.call) else {
-                continue;
-            };
-            let answer = match response.outcome {
-                ClientOutcome::Result(v) => {
-                    serde_json::from_str(v.as_str()).map_err(|_| RequestError::Closed)
-                }
-                ClientOutcome::Error { code, message } => Err(RequestError::Client {
-                    code,
-                    message: message.to_string(),
-                }),
-            };
-            let _ = reply.send(answer);
+    }
+
+    /// Starts the task of a deferred call.
+    fn start(
+        &mut self,
+        session: &mut Session<'_>,
+        call: Call<'_>,
+        principal: Option<&Arc<Principal>>,
+    ) -> Result<(), Error> {
+        let token = call.token();
+        self.adopt(token);
+        match call.request {
+            Request::Tool(tool) => {
+                let handler = self
+                    .snapshot
+                    .entry(tool.tool_index())
+                    .and_then(|e| e.handler.async_part().cloned());
+                let Some(handler) = handler else {
+                    // Sync tools are answered inside `handle`; this cannot happen, but
+                    // answer rather than leak the call.
+                    return self.refuse(session, token, "tool has no async handler");
+                };
+                let ctx = self.context(
+                    token,
+                    tool.wants_progress(),
+                    tool.client_caps(),
+                    tool.version(),
+                    principal,
+                );
+                let args = Args::new(tool.args().as_str().to_owned());
+                let name = tool.name().to_string();
+                self.spawn(token, ctx.1, async move {
+                    let output = guarded(&format!("tool {name}"), handler(args, ctx.0)).await;
+                    Command::Done(token, output.unwrap_or_else(ToolReply::error))
+                });
+            }
+            #[allow(unreachable_patterns)]
+            Request::Prompt(prompt) => {
+                let Some(handler) = self.shared.async_prompts.clone() else {
+                    return self.refuse(session, token, "prompt has no async handler");
+                };
+                let ctx = self.context(
+                    token,
+                    false,
+                    prompt.client_caps(),
+                    prompt.version(),
+                    principal,
+                );
+                let request = PromptRequest {
+                    name: prompt.name().to_string(),
+                    arguments: serde_json::from_str(prompt.arguments().as_str())
+                        .unwrap_or_default(),
+                };
+                let what = format!("prompt {}", request.name);
+                self.spawn(token, ctx.1, async move {
+                    let output = guarded(&what, handler(request, ctx.0)).await;
+                    let output = output.unwrap_or_else(|why| {
+                        Err(ErrorReply::new(
+                            mcp_rs_core::wire::jsonrpc::code::INTERNAL_ERROR,
+                            why,
+                        ))
+                    });
+                    Command::PromptDone(token, output)
+                });
+            }
+            _ => {
+                // Resources and completion are answered inline by the provider.
+                return self.refuse(
+                    session,
+                    token,
+                    "deferred answers are not supported for this method",
+                );
+            }
         }
-        self.drain(session)
+        Ok(())
+    }
+
+    /// A client's response to a request a call sent: to the call's task.
+    fn answered(&mut self, response: mcp_rs_core::ClientResponse<'_>) {
+        let Some(reply) = self.waiting.remove(&response.call) else {
+            return;
+        };
+        let answer = match response.outcome {
+            ClientOutcome::Result(v) => {
+                serde_json::from_str(v.as_str()).map_err(|_| RequestError::Closed)
+            }
+            ClientOutcome::Error { code, message } => Err(RequestError::Client {
+                code,
+                message: message.to_string(),
+            }),
+        };
+        let _ = reply.send(answer);
+    }
+
+    /// A session event: a request timed out, a call was cancelled, the client initialized.
+    fn event(&mut self, event: Event) {
+        match event {
+            Event::RequestTimedOut(token) => {
+                if let Some(reply) = self.waiting.remove(&token) {
+                    let _ = reply.send(Err(RequestError::TimedOut));
+                }
+            }
+            Event::Cancelled(token) => {
+                if let Some(r) = self.running.remove(&token) {
+                    let _ = r.cancel.send(true);
+                    r.abort.abort();
+                }
+                self.ended(token);
+            }
+            Event::Initialized(v) => tracing::info!(version = %v, "client initialized"),
+            Event::LogLevel(l) => tracing::debug!(level = l.as_str(), "log level set"),
+            _ => {}
+        }
     }
 
     /// Applies `first` and every command already queued behind it. A list a task changed
@@ -421,6 +471,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         wants_progress: bool,
         caps: ClientCaps,
         version: ProtocolVersion,
+        principal: Option<&Arc<Principal>>,
     ) -> (Context, watch::Sender<bool>) {
         let (cancel, cancelled) = watch::channel(false);
         let ctx = Context {
@@ -428,6 +479,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             wants_progress,
             caps,
             version,
+            principal: principal.cloned(),
             tx: self.tx.clone(),
             cancelled,
         };
@@ -442,8 +494,6 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         task: impl std::future::Future<Output = Command> + Send + 'static,
     ) {
         let done = self.tx.clone();
-        #[cfg(feature = "http")]
-        let task = crate::principal::inherit(task);
         let task = tokio::spawn(async move {
             let _ = done.send(task.await).await;
         });
@@ -613,34 +663,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
 
     /// Drains core output and events after every input or command.
     fn drain(&mut self, session: &mut Session<'_>) -> Result<(), Error> {
-        self.lend();
-        loop {
-            match session.poll_transmit(&mut self.out) {
-                Ok(Some(tx)) => self.send(tx)?,
-                Ok(None) => break,
-                Err(e) => self.out.resize(e.required, 0),
-            }
-        }
-        while let Some(event) = session.poll_event() {
-            match event {
-                Event::RequestTimedOut(token) => {
-                    if let Some(reply) = self.waiting.remove(&token) {
-                        let _ = reply.send(Err(RequestError::TimedOut));
-                    }
-                }
-                Event::Cancelled(token) => {
-                    if let Some(r) = self.running.remove(&token) {
-                        let _ = r.cancel.send(true);
-                        r.abort.abort();
-                    }
-                    self.ended(token);
-                }
-                Event::Initialized(v) => tracing::info!(version = %v, "client initialized"),
-                Event::LogLevel(l) => tracing::debug!(level = l.as_str(), "log level set"),
-                _ => {}
-            }
-        }
-        Ok(())
+        self.exchange(session, Pump::drain(), None)
     }
 
     /// Queues one frame plus its newline; the loop writes them after every wake-up.
@@ -844,11 +867,14 @@ impl Connection<'_, tokio::io::Sink> {
         if let Some(r) = &mut self.routes {
             r.begin(post.sink, version);
         }
-        // Handlers (and the tasks they start) see who sent the body.
-        let entered = crate::principal::enter(post.principal);
-        let handled = self.message(session, &post.body);
-        drop(entered);
-        handled?;
+        // Handlers see who sent the body: request views through `adapter_data`, the tasks
+        // of deferred calls through their `Context`.
+        let principal = post.principal.as_ref();
+        let mut pump = Pump::message(&post.body, now_ms());
+        if let Some(p) = principal {
+            pump = pump.with_data(&**p);
+        }
+        self.exchange(session, pump, principal)?;
         let version = session.negotiated_version();
         if let Some(r) = &mut self.routes {
             let _ = post.outcome.send(r.end(version));

@@ -54,7 +54,6 @@ pub mod keys;
 mod lines;
 mod macro_support;
 pub mod output;
-#[cfg(feature = "http")]
 mod principal;
 mod prompts;
 mod registry;
@@ -71,6 +70,7 @@ pub use error::Error;
 pub use keys::{random_key, KeySource, Keys, KeysError};
 pub use mcp_rs_core::ClientMethod;
 pub use output::{Annotations, Content, ErrorReply, PromptOutput, ResourceLink, ToolReply};
+pub use principal::Principal;
 pub use prompts::{PromptFuture, PromptRequest};
 pub use registry::{Args, BoxFuture, Handler, ToolAnnotations, ToolDef, Tools};
 #[cfg(any(feature = "socket", feature = "http"))]

@@ -1,9 +1,11 @@
-//! Who made the HTTP request being served ([`Principal`], re-exported as
-//! `http::auth::Principal`), and how a drive loop makes it current for the handlers it runs.
+//! Who made the HTTP request being served ([`Principal`], also at `http::auth::Principal`).
+//! The drive loop hands it to the core with each body ([`Pump::with_data`]), so handlers
+//! read it from what they are given: an inline handler from its request view
+//! (`request.adapter_data::<Principal>()`), a task from its
+//! [`Context::principal`](crate::Context::principal). No thread-local or task-local state.
 //! A leaf: nothing here depends on the rest of this crate.
-
-use std::future::Future;
-use std::sync::Arc;
+//!
+//! [`Pump::with_data`]: mcp_rs_core::pump::Pump::with_data
 
 use serde_json::Value;
 
@@ -80,54 +82,6 @@ impl Principal {
     pub fn same_identity(&self, other: &Principal) -> bool {
         self.subject == other.subject && self.issuer == other.issuer
     }
-
-    /// The principal of the HTTP request being served, inside a handler: a sync tool, the
-    /// task of an async tool or prompt (the principal of the request that started the call),
-    /// a resource or prompt provider. `None` without authorization, on other transports, and
-    /// outside handlers (a task the handler spawns itself does not inherit it: clone the
-    /// `Arc` into it).
-    pub fn current() -> Option<Arc<Principal>> {
-        TASK_PRINCIPAL
-            .try_with(Clone::clone)
-            .ok()
-            .flatten()
-            .or_else(|| CURRENT.with(|c| c.borrow().clone()))
-    }
-}
-
-tokio::task_local! {
-    /// The principal of the request that started a call, in its task.
-    static TASK_PRINCIPAL: Option<Arc<Principal>>;
-}
-
-thread_local! {
-    /// The principal of the request whose body a drive loop is handling (a synchronous
-    /// stretch: never held across an `await`).
-    static CURRENT: std::cell::RefCell<Option<Arc<Principal>>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Restores the previous [`CURRENT`] when dropped.
-pub(crate) struct Entered(Option<Arc<Principal>>);
-
-impl Drop for Entered {
-    fn drop(&mut self) {
-        let previous = self.0.take();
-        CURRENT.with(|c| *c.borrow_mut() = previous);
-    }
-}
-
-/// Makes `principal` current on this thread until the guard drops. Only for synchronous
-/// work: the guard must not be held across an `await`.
-pub(crate) fn enter(principal: Option<Arc<Principal>>) -> Entered {
-    Entered(CURRENT.with(|c| c.replace(principal)))
-}
-
-/// A call's task keeps the principal that was current when it was spawned.
-pub(crate) fn inherit<F: Future>(task: F) -> impl Future<Output = F::Output> {
-    match CURRENT.with(|c| c.borrow().clone()) {
-        None => futures::future::Either::Left(task),
-        Some(p) => futures::future::Either::Right(TASK_PRINCIPAL.scope(Some(p), task)),
-    }
 }
 
 #[cfg(test)]
@@ -135,18 +89,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn current_principal() {
-        assert!(Principal::current().is_none());
-        let p = Arc::new(Principal::new("alice"));
-        {
-            let _g = enter(Some(p.clone()));
-            assert_eq!(Principal::current().unwrap().subject, "alice");
-            {
-                let _inner = enter(None);
-                assert!(Principal::current().is_none());
-            }
-            assert_eq!(Principal::current().unwrap().subject, "alice");
-        }
-        assert!(Principal::current().is_none());
+    fn identity_and_scopes() {
+        let a = Principal::new("alice")
+            .with_issuer("https://issuer")
+            .with_scopes(["read"]);
+        assert!(a.has_scope("read") && !a.has_scope("write"));
+        assert!(a.same_identity(&Principal::new("alice").with_issuer("https://issuer")));
+        assert!(!a.same_identity(&Principal::new("alice")));
     }
 }

@@ -105,46 +105,45 @@ pub(crate) fn note_list_changes(
     *seen = now;
 }
 
-/// The provider one message sees.
-enum Held<'a> {
-    /// The server's shared instance, locked for the message.
-    Locked(std::sync::MutexGuard<'a, dyn ServerHandler + Send + 'static>),
-    /// The connection's own instance.
-    Own(&'a mut (dyn ServerHandler + Send + 'static)),
-}
-
-impl Held<'_> {
-    fn get(&mut self) -> &mut (dyn ServerHandler + Send + 'static) {
-        match self {
-            Held::Locked(guard) => &mut **guard,
-            Held::Own(own) => &mut **own,
-        }
-    }
-}
-
 /// The tool snapshot of a connection plus the server's other providers, as one handler.
+/// The server's shared provider is locked only when the session asks for it (a message
+/// for a tool or a list of tools never waits for it), and until this handler drops.
 pub(crate) struct Combined<'a> {
     tools: &'a mut Snapshot,
-    provider: Option<Held<'a>>,
+    shared: &'a Shared,
+    /// The connection's own provider, if the server makes one per connection.
+    own: Option<&'a mut (dyn ServerHandler + Send + 'static)>,
+    /// The server's shared provider, once locked.
+    locked: Option<std::sync::MutexGuard<'a, dyn ServerHandler + Send + 'static>>,
 }
 
 impl<'a> Combined<'a> {
     /// The handler of one message: `tools` and the connection's own provider (`own`, from
-    /// [`Shared::own_provider`]), or else the server's shared one, locked for it.
+    /// [`Shared::own_provider`]), or else the server's shared one.
     pub(crate) fn new(
         shared: &'a Shared,
         tools: &'a mut Snapshot,
         own: Option<&'a mut (dyn ServerHandler + Send + 'static)>,
     ) -> Self {
-        let provider = match (own, &shared.provider) {
-            (Some(own), _) => Some(Held::Own(own)),
-            // A provider that panicked keeps serving: its state is plain data.
-            (None, Some(Provider::Shared(p))) => Some(Held::Locked(
-                p.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
-            )),
-            (None, _) => None,
-        };
-        Combined { tools, provider }
+        Combined {
+            tools,
+            shared,
+            own,
+            locked: None,
+        }
+    }
+
+    fn provider(&mut self) -> Option<&mut (dyn ServerHandler + Send + 'static)> {
+        if self.own.is_some() {
+            return self.own.as_deref_mut();
+        }
+        if self.locked.is_none() {
+            if let Some(Provider::Shared(p)) = &self.shared.provider {
+                // A provider that panicked keeps serving: its state is plain data.
+                self.locked = Some(p.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+            }
+        }
+        self.locked.as_deref_mut()
     }
 }
 
@@ -153,13 +152,13 @@ impl ServerHandler for Combined<'_> {
         Some(self.tools)
     }
     fn resources(&mut self) -> Option<&mut dyn mcp_rs_core::model::resources::ResourceSet> {
-        self.provider.as_mut()?.get().resources()
+        self.provider()?.resources()
     }
     fn prompts(&mut self) -> Option<&mut dyn mcp_rs_core::model::prompts::PromptSet> {
-        self.provider.as_mut()?.get().prompts()
+        self.provider()?.prompts()
     }
     fn completions(&mut self) -> Option<&mut dyn mcp_rs_core::model::completion::Completions> {
-        self.provider.as_mut()?.get().completions()
+        self.provider()?.completions()
     }
 }
 

@@ -122,8 +122,8 @@ fn forged(header: &Value, claims: &Value, signature: &[u8]) -> String {
 
 /// The tools: who called (sync and async), and an `admin` tool needing the scope `admin`.
 fn tools() -> Tools {
-    fn who() -> String {
-        match Principal::current() {
+    fn who(principal: Option<&Principal>) -> String {
+        match principal {
             Some(p) => format!("{}|{}", p.subject, p.scopes.join(" ")),
             None => "anonymous".into(),
         }
@@ -131,15 +131,15 @@ fn tools() -> Tools {
     let tools = Tools::new();
     tools.add(
         ToolDef::new("whoami", OBJECT),
-        Handler::sync(|_, r| {
-            r.text(&who());
+        Handler::sync(|request, r| {
+            r.text(&who(request.adapter_data::<Principal>()));
         }),
     );
     tools.add(
         ToolDef::new("whoami_async", OBJECT),
-        Handler::async_fn(|_, _| async move {
+        Handler::async_fn(|_, ctx| async move {
             tokio::time::sleep(Duration::from_millis(1)).await;
-            ToolReply::text(who())
+            ToolReply::text(who(ctx.principal().map(|p| &**p)))
         }),
     );
     tools.add(

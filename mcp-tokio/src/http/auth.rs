@@ -25,8 +25,9 @@
 //! `tools/list` still lists every tool: hiding tools would leave the client no way to learn
 //! that a step-up would unlock them.
 //!
-//! Handlers see who called through [`Principal::current`], in sync and async tools and
-//! prompts alike.
+//! Handlers see who called: an inline handler (a sync tool, a resource, prompt or completion
+//! provider) through its request view, `request.adapter_data::<Principal>()`; the task of an
+//! async tool or prompt through [`Context::principal`](crate::Context::principal).
 
 use std::collections::HashMap;
 use std::future::Future;

@@ -89,8 +89,8 @@ impl Flags {
         tools.add(
             ToolDef::new("auth_whoami", r#"{"type":"object"}"#)
                 .description("The caller's principal: subject, issuer, scopes and client"),
-            Handler::sync(|_, r| {
-                let who = Principal::current().map(|p| {
+            Handler::sync(|request, r| {
+                let who = request.adapter_data::<Principal>().map(|p| {
                     serde_json::json!({
                         "subject": p.subject,
                         "issuer": p.issuer,
