@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::output::{ErrorReply, PromptOutput, ToolReply};
+use crate::output::{CompletionOutput, ErrorReply, PromptOutput, ResourceOutput, ToolReply};
 use crate::principal::Principal;
 
 /// What tool tasks send back to their connection's drive loop.
 pub(crate) enum Command {
-    Done(CallToken, ToolReply),
-    PromptDone(CallToken, Result<PromptOutput, ErrorReply>),
+    /// A deferred request's answer.
+    Done(CallToken, Answer),
     CloseStream(CallToken),
     Progress {
         token: CallToken,
@@ -33,6 +33,16 @@ pub(crate) enum Command {
         params: String,
         reply: oneshot::Sender<Result<serde_json::Value, RequestError>>,
     },
+}
+
+/// The answer of a deferred request's task.
+pub(crate) enum Answer {
+    Tool(ToolReply),
+    Prompt(PromptOutput),
+    Resource(ResourceOutput),
+    Completion(CompletionOutput),
+    /// A JSON-RPC error instead of a result (prompts, reads, completions).
+    Failed(ErrorReply),
 }
 
 /// Why a request to the client ([`Context::request`]) produced no result.
@@ -60,7 +70,8 @@ pub enum RequestError {
     Closed,
 }
 
-/// Given to async tool handlers: progress, logging and cancellation for one call.
+/// Given to async handlers (tools, prompts, resource reads, completions): progress,
+/// logging, cancellation and the caller's principal for one request.
 #[derive(Clone, Debug)]
 pub struct Context {
     pub(crate) token: CallToken,

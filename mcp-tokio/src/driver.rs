@@ -18,12 +18,12 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
 use crate::clock::now_ms;
-use crate::context::{Command, Context, RequestError};
+use crate::context::{Answer, Command, Context, RequestError};
+use crate::deferred::{CompletionRequest, CompletionTarget, PromptRequest, ResourceRequest};
 use crate::error::Error;
 use crate::lines::LineBuf;
 use crate::output::{ErrorReply, ToolReply};
 use crate::principal::Principal;
-use crate::prompts::PromptRequest;
 use crate::registry::{Args, Snapshot};
 use crate::state::{
     note_list_changes, Combined, ListCounters, OwnProvider, Policy, Shared, Tracker,
@@ -337,48 +337,88 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                 let name = tool.name().to_string();
                 self.spawn(token, ctx.1, async move {
                     let output = guarded(&format!("tool {name}"), handler(args, ctx.0)).await;
-                    Command::Done(token, output.unwrap_or_else(ToolReply::error))
+                    Command::Done(token, Answer::Tool(output.unwrap_or_else(ToolReply::error)))
                 });
             }
-            #[allow(unreachable_patterns)]
             Request::Prompt(prompt) => {
-                let Some(handler) = self.shared.async_prompts.clone() else {
+                let Some(handler) = self.shared.async_handlers.prompts.clone() else {
                     return self.refuse(session, token, "prompt has no async handler");
                 };
-                let ctx = self.context(
-                    token,
-                    false,
-                    prompt.client_caps(),
-                    prompt.version(),
-                    principal,
-                );
+                let caps = (prompt.client_caps(), prompt.version());
                 let request = PromptRequest {
                     name: prompt.name().to_string(),
                     arguments: serde_json::from_str(prompt.arguments().as_str())
                         .unwrap_or_default(),
                 };
                 let what = format!("prompt {}", request.name);
-                self.spawn(token, ctx.1, async move {
-                    let output = guarded(&what, handler(request, ctx.0)).await;
-                    let output = output.unwrap_or_else(|why| {
-                        Err(ErrorReply::new(
-                            mcp_rs_core::wire::jsonrpc::code::INTERNAL_ERROR,
-                            why,
-                        ))
-                    });
-                    Command::PromptDone(token, output)
+                self.run_task(token, caps, principal, what, move |ctx| async move {
+                    handler(request, ctx)
+                        .await
+                        .map_or_else(Answer::Failed, Answer::Prompt)
+                });
+            }
+            Request::Read(read) => {
+                let Some(handler) = self.shared.async_handlers.resources.clone() else {
+                    return self.refuse(session, token, "resource has no async handler");
+                };
+                let caps = (read.client_caps(), read.version());
+                let request = ResourceRequest {
+                    uri: read.uri().to_string(),
+                    resource: read.resource_index(),
+                    template: read.template_index(),
+                };
+                let what = format!("resource {}", request.uri);
+                self.run_task(token, caps, principal, what, move |ctx| async move {
+                    handler(request, ctx)
+                        .await
+                        .map_or_else(Answer::Failed, Answer::Resource)
+                });
+            }
+            Request::Complete(complete) => {
+                let Some(handler) = self.shared.async_handlers.completion.clone() else {
+                    return self.refuse(session, token, "completion has no async handler");
+                };
+                let caps = (complete.client_caps(), complete.version());
+                let request = completion_request(&complete);
+                let what = format!("completion of {}", request.argument);
+                self.run_task(token, caps, principal, what, move |ctx| async move {
+                    handler(request, ctx)
+                        .await
+                        .map_or_else(Answer::Failed, Answer::Completion)
                 });
             }
             _ => {
-                // Resources and completion are answered inline by the provider.
                 return self.refuse(
                     session,
                     token,
                     "deferred answers are not supported for this method",
-                );
+                )
             }
         }
         Ok(())
+    }
+
+    /// Starts the task of a deferred prompt, read or completion: `task` gets the call's
+    /// context; a panic becomes a -32603 answer naming `what`.
+    fn run_task<F, Fut>(
+        &mut self,
+        token: CallToken,
+        (caps, version): (ClientCaps, ProtocolVersion),
+        principal: Option<&Arc<Principal>>,
+        what: String,
+        task: F,
+    ) where
+        F: FnOnce(Context) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = Answer> + Send + 'static,
+    {
+        let (ctx, cancel) = self.context(token, false, caps, version, principal);
+        self.spawn(token, cancel, async move {
+            let answer = guarded(&what, task(ctx)).await.unwrap_or_else(|why| {
+                let e = ErrorReply::new(mcp_rs_core::wire::jsonrpc::code::INTERNAL_ERROR, why);
+                Answer::Failed(e)
+            });
+            Command::Done(token, answer)
+        });
     }
 
     /// A client's response to a request a call sent: to the call's task.
@@ -612,21 +652,23 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                     }
                 }
             }
-            Command::Done(token, output) => {
-                self.finish(session, token, |s, out| {
+            Command::Done(token, answer) => match answer {
+                Answer::Tool(output) => self.finish(session, token, |s, out| {
                     s.complete(token, out, |r| output.write(r))
-                })?;
-            }
-            Command::PromptDone(token, Ok(output)) => {
-                self.finish(session, token, |s, out| {
+                })?,
+                Answer::Prompt(output) => self.finish(session, token, |s, out| {
                     s.complete_prompt(token, out, |r| output.write(r))
-                })?;
-            }
-            Command::PromptDone(token, Err(e)) => {
-                self.finish(session, token, |s, out| {
+                })?,
+                Answer::Resource(output) => self.finish(session, token, |s, out| {
+                    s.complete_read(token, out, |r| output.write(r))
+                })?,
+                Answer::Completion(output) => self.finish(session, token, |s, out| {
+                    s.complete_completion(token, out, |r| output.write(r))
+                })?,
+                Answer::Failed(e) => self.finish(session, token, |s, out| {
                     s.fail(token, e.code, &e.message, out)
-                })?;
-            }
+                })?,
+            },
             Command::CloseStream(token) => {
                 #[cfg(feature = "http")]
                 if let Some(r) = &mut self.routes {
@@ -740,6 +782,25 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             self.pending.shrink_to(PENDING_RETAIN);
         }
         Ok(())
+    }
+}
+
+/// The owned copy of a `completion/complete` request.
+fn completion_request(
+    c: &mcp_rs_core::model::completion::CompleteRequest<'_>,
+) -> CompletionRequest {
+    use mcp_rs_core::model::completion::CompletionRef;
+    CompletionRequest {
+        target: match c.reference() {
+            CompletionRef::Prompt(name) => CompletionTarget::Prompt(name.to_string()),
+            CompletionRef::Resource(uri) => CompletionTarget::Resource(uri.to_string()),
+        },
+        argument: c.argument().to_string(),
+        value: c.value().to_string(),
+        context: c
+            .context()
+            .and_then(|raw| serde_json::from_str(raw.as_str()).ok())
+            .unwrap_or_default(),
     }
 }
 

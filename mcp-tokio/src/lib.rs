@@ -46,6 +46,7 @@ pub mod client;
 mod clock;
 mod config;
 mod context;
+pub mod deferred;
 mod driver;
 mod error;
 #[cfg(feature = "http")]
@@ -55,7 +56,6 @@ mod lines;
 mod macro_support;
 pub mod output;
 mod principal;
-mod prompts;
 mod registry;
 #[cfg(feature = "http")]
 mod routes;
@@ -66,12 +66,15 @@ mod stdio;
 
 pub use config::{Limits, ServerInfo};
 pub use context::{Context, RequestError};
+pub use deferred::{CompletionRequest, CompletionTarget, PromptRequest, ResourceRequest};
 pub use error::Error;
 pub use keys::{random_key, KeySource, Keys, KeysError};
 pub use mcp_rs_core::ClientMethod;
-pub use output::{Annotations, Content, ErrorReply, PromptOutput, ResourceLink, ToolReply};
+pub use output::{
+    Annotations, CompletionOutput, Content, ErrorReply, PromptOutput, ResourceContents,
+    ResourceLink, ResourceOutput, ToolReply,
+};
 pub use principal::Principal;
-pub use prompts::{PromptFuture, PromptRequest};
 pub use registry::{Args, BoxFuture, Handler, ToolAnnotations, ToolDef, Tools};
 #[cfg(any(feature = "socket", feature = "http"))]
 pub use server::{bind_tcp, LISTEN_BACKLOG};

@@ -1,9 +1,12 @@
-//! What handlers hand back, owned: content blocks, a tool's reply, a prompt's messages and
-//! the JSON-RPC error answer of a deferred request. Each is written through mcp-core's result
+//! What handlers hand back, owned: content blocks, a tool's reply, a prompt's messages, a
+//! resource's contents, completion values and the JSON-RPC error answer of a deferred
+//! request. Each is written through mcp-core's result
 //! builders. A leaf: nothing here depends on the rest of this crate.
 
+use mcp_rs_core::model::completion::CompletionResult;
 pub use mcp_rs_core::model::content::Role;
 use mcp_rs_core::model::prompts::PromptResult;
+use mcp_rs_core::model::resources::ReadResult;
 use mcp_rs_core::wire::json::JsonWriter;
 use mcp_rs_core::ToolResult;
 
@@ -423,6 +426,146 @@ impl PromptOutput {
             let annotations = annotations.as_ref().map(Annotations::as_core);
             r.message_with(*role, &content.as_core(), annotations.as_ref());
         }
+    }
+}
+
+/// One item of a [`ResourceOutput`]: text or base64 binary contents of a URI.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResourceContents {
+    /// Text contents.
+    Text {
+        /// The URI these contents are of.
+        uri: String,
+        /// The MIME type, if known.
+        mime_type: Option<String>,
+        /// The text.
+        text: String,
+    },
+    /// Binary contents.
+    Blob {
+        /// The URI these contents are of.
+        uri: String,
+        /// The MIME type, if known.
+        mime_type: Option<String>,
+        /// The bytes, base64-encoded.
+        blob: String,
+    },
+}
+
+/// The owned result of an async resource read: its contents. A read answered with no
+/// contents gets the revision's "resource not found" error (as in the core, whose error
+/// names the URI).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResourceOutput {
+    contents: Vec<ResourceContents>,
+}
+
+impl ResourceOutput {
+    /// No contents yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Adds text contents.
+    pub fn text(
+        mut self,
+        uri: impl Into<String>,
+        mime_type: Option<&str>,
+        text: impl Into<String>,
+    ) -> Self {
+        self.contents.push(ResourceContents::Text {
+            uri: uri.into(),
+            mime_type: mime_type.map(Into::into),
+            text: text.into(),
+        });
+        self
+    }
+    /// Adds binary contents (`blob`: base64).
+    pub fn blob(
+        mut self,
+        uri: impl Into<String>,
+        mime_type: Option<&str>,
+        blob: impl Into<String>,
+    ) -> Self {
+        self.contents.push(ResourceContents::Blob {
+            uri: uri.into(),
+            mime_type: mime_type.map(Into::into),
+            blob: blob.into(),
+        });
+        self
+    }
+    /// The contents.
+    pub fn contents(&self) -> &[ResourceContents] {
+        &self.contents
+    }
+    /// Writes this output through the core's result builder.
+    pub(crate) fn write(&self, r: &mut ReadResult<'_, '_>) {
+        if self.contents.is_empty() {
+            r.not_found();
+            return;
+        }
+        for item in &self.contents {
+            match item {
+                ResourceContents::Text {
+                    uri,
+                    mime_type,
+                    text,
+                } => r.text(uri, mime_type.as_deref(), text),
+                ResourceContents::Blob {
+                    uri,
+                    mime_type,
+                    blob,
+                } => r.blob(uri, mime_type.as_deref(), blob),
+            };
+        }
+    }
+}
+
+/// The owned result of an async completion: the values (at most 100 are sent, as the spec
+/// requires; more set `hasMore`), and optionally how many there are in all.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CompletionOutput {
+    values: Vec<String>,
+    total: Option<u64>,
+    has_more: bool,
+}
+
+impl CompletionOutput {
+    /// These values.
+    pub fn new<I, S>(values: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        CompletionOutput {
+            values: values.into_iter().map(Into::into).collect(),
+            total: None,
+            has_more: false,
+        }
+    }
+    /// Sets `total` (all matches, which may exceed the values sent).
+    pub fn total(mut self, total: u64) -> Self {
+        self.total = Some(total);
+        self
+    }
+    /// Sets `hasMore` (there are more values than those sent).
+    pub fn has_more(mut self, more: bool) -> Self {
+        self.has_more = more;
+        self
+    }
+    /// The values.
+    pub fn values(&self) -> &[String] {
+        &self.values
+    }
+    /// Writes this output through the core's result builder.
+    pub(crate) fn write(&self, r: &mut CompletionResult<'_, '_>) {
+        for v in &self.values {
+            r.value(v);
+        }
+        if let Some(t) = self.total {
+            r.total(t);
+        }
+        r.has_more(self.has_more);
     }
 }
 

@@ -18,11 +18,11 @@ use tokio::sync::Semaphore;
 use crate::clock::now_ms;
 use crate::config::{Limits, ServerInfo};
 use crate::context::Context;
+use crate::deferred::{AsyncHandlers, CompletionRequest, PromptRequest, ResourceRequest};
 use crate::driver::Connection;
 use crate::error::Error;
 use crate::keys::{random_key, KeySource, Keys};
-use crate::output::{ErrorReply, PromptOutput};
-use crate::prompts::PromptRequest;
+use crate::output::{CompletionOutput, ErrorReply, PromptOutput, ResourceOutput};
 use crate::registry::Tools;
 use crate::state::{OwnProvider, Policy, Provider, Shared, COUNTED_LISTS};
 #[cfg(feature = "socket")]
@@ -48,8 +48,10 @@ impl Server {
     }
 
     /// Adds resources, prompts and completion (the [`ServerHandler`] methods other than
-    /// `tools`, answered inside each connection's drive loop; deferred answers are not
-    /// supported for resources and completion yet). Call before cloning the server.
+    /// `tools`), answered inside each connection's drive loop; what the provider defers
+    /// (`Dispatch::Defer`) goes to the server's async handlers
+    /// ([`async_prompts`](Self::async_prompts), [`async_resources`](Self::async_resources),
+    /// [`async_completion`](Self::async_completion)). Call before cloning the server.
     ///
     /// One instance serves every connection, **serialised**: it is locked for each message
     /// that reaches it, so connections wait for each other there. A provider that can be
@@ -87,18 +89,51 @@ impl Server {
     }
 
     /// Renders the `prompts/get` requests that the provider's prompt set defers (its
-    /// `get_prompt` returns `Dispatch::Defer`) as tokio tasks: `f` gets the request and a
-    /// [`Context`] (e.g. to ask a legacy client for input with [`Context::request`]).
-    /// Call before cloning the server.
-    pub fn async_prompts<F, Fut>(mut self, f: F) -> Self
+    /// `get_prompt` returns `Dispatch::Defer`, the default) as tokio tasks: `f` gets the
+    /// request and a [`Context`] (e.g. to ask a legacy client for input with
+    /// [`Context::request`]). See [`deferred`](crate::deferred) for the model. Call before
+    /// cloning the server.
+    pub fn async_prompts<F, Fut>(self, f: F) -> Self
     where
         F: Fn(PromptRequest, Context) -> Fut + Send + Sync + 'static,
         Fut: std::future::Future<Output = Result<PromptOutput, ErrorReply>> + Send + 'static,
     {
-        if let Some(shared) = Arc::get_mut(&mut self.inner) {
-            shared.async_prompts = Some(Arc::new(move |r, c| Box::pin(f(r, c))));
-        } else {
-            tracing::error!("Server::async_prompts called after the server was cloned; ignored");
+        self.async_handler("async_prompts", |h| {
+            h.prompts = Some(Arc::new(move |r, c| Box::pin(f(r, c))));
+        })
+    }
+
+    /// Reads the resources that the provider's resource set defers (its `read` returns
+    /// `Dispatch::Defer`, the default: a provider may only list) as tokio tasks: `f` gets
+    /// the request and a [`Context`]. An answer with no contents gets the revision's
+    /// "resource not found" error. Call before cloning the server.
+    pub fn async_resources<F, Fut>(self, f: F) -> Self
+    where
+        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<ResourceOutput, ErrorReply>> + Send + 'static,
+    {
+        self.async_handler("async_resources", |h| {
+            h.resources = Some(Arc::new(move |r, c| Box::pin(f(r, c))));
+        })
+    }
+
+    /// Answers the `completion/complete` requests that the provider's completions defer
+    /// (its `complete` returns `Dispatch::Defer`) as tokio tasks: `f` gets the request and
+    /// a [`Context`]. Call before cloning the server.
+    pub fn async_completion<F, Fut>(self, f: F) -> Self
+    where
+        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<CompletionOutput, ErrorReply>> + Send + 'static,
+    {
+        self.async_handler("async_completion", |h| {
+            h.completion = Some(Arc::new(move |r, c| Box::pin(f(r, c))));
+        })
+    }
+
+    fn async_handler(mut self, what: &str, set: impl FnOnce(&mut AsyncHandlers)) -> Self {
+        match Arc::get_mut(&mut self.inner) {
+            Some(shared) => set(&mut shared.async_handlers),
+            None => tracing::error!("Server::{what} called after the server was cloned; ignored"),
         }
         self
     }
@@ -125,7 +160,7 @@ impl Server {
                 limits,
                 tools,
                 provider: None,
-                async_prompts: None,
+                async_handlers: AsyncHandlers::default(),
                 lists,
                 shutdown,
             }),

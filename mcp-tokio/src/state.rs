@@ -10,8 +10,8 @@ use tokio::sync::watch;
 
 use crate::clock::now_ms;
 use crate::config::{Limits, ServerInfo};
+use crate::deferred::AsyncHandlers;
 use crate::keys::Keys;
-use crate::prompts::PromptFn;
 use crate::registry::{Snapshot, Tools};
 
 /// A connection's own provider instance.
@@ -41,7 +41,7 @@ pub(crate) struct Shared {
     pub(crate) tools: Tools,
     pub(crate) provider: Option<Provider>,
     /// Renders the `prompts/get` requests the provider defers.
-    pub(crate) async_prompts: Option<PromptFn>,
+    pub(crate) async_handlers: AsyncHandlers,
     /// Change counters of the prompt, resource and template lists (tool changes go through
     /// the registry): connections announce each advance.
     pub(crate) lists: watch::Sender<ListCounters>,

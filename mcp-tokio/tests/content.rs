@@ -1,10 +1,9 @@
 //! Every kind of owned content (text, image, audio, resource link, embedded text and blob
 //! resources, with annotations) in a tool reply and in a prompt's messages, written through
-//! the core and checked against the 2025-11-25 JSON Schema (`$MCP_SPEC_DIR`, by default
-//! `../shared/spec` beside the repository) and against the exact JSON expected.
+//! the core and checked against the 2025-11-25 JSON Schema (the copy vendored in
+//! `mcp-core/tests/spec`) and against the exact JSON expected.
 
-use std::path::PathBuf;
-use std::sync::OnceLock;
+mod schema;
 
 use mcp_rs_core::model::prompts::{Prompt, PromptSet};
 use mcp_rs_core::ServerHandler;
@@ -18,37 +17,9 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 const REVISION: &str = "2025-11-25";
 
-/// The 2025-11-25 schema document.
-fn schema() -> &'static Value {
-    static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let dir = std::env::var_os("MCP_SPEC_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec"));
-        let path = dir.join(REVISION).join("schema.json");
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        serde_json::from_str(&text).expect("the schema is JSON")
-    })
-}
-
 /// Validates `value` against the definition `def` of the 2025-11-25 schema.
 fn validate(def: &str, value: &Value) {
-    let root = schema();
-    let mut wrapper = json!({ "$ref": format!("#/$defs/{def}") });
-    wrapper["$schema"] = root["$schema"].clone();
-    wrapper["$defs"] = root["$defs"].clone();
-    assert!(root["$defs"].get(def).is_some(), "no definition {def}");
-    let validator = jsonschema::validator_for(&wrapper).expect("the schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(value)
-        .map(|e| format!("  at {}: {e}", e.instance_path().as_str()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "[{REVISION}] not a valid {def}:\n{}\n{value:#}",
-        errors.join("\n")
-    );
+    schema::validate(REVISION, def, value);
 }
 
 /// Every kind of content block, with what the core must write for each.

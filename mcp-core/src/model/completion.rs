@@ -28,6 +28,7 @@ pub struct CompleteRequest<'i> {
     pub(crate) value: JsonStr<'i>,
     pub(crate) context: Option<RawJson<'i>>,
     pub(crate) version: ProtocolVersion,
+    pub(crate) caps: crate::model::common::ClientCaps,
 }
 
 impl<'i> CompleteRequest<'i> {
@@ -50,6 +51,11 @@ impl<'i> CompleteRequest<'i> {
     pub fn value(&self) -> JsonStr<'i> {
         self.value
     }
+    /// The `context.arguments` object (values of other arguments already resolved,
+    /// 2025-06-18+), raw.
+    pub fn context(&self) -> Option<RawJson<'i>> {
+        self.context
+    }
     /// Values of other arguments already resolved (`context.arguments`, 2025-06-18+).
     pub fn context_argument(&self, name: &str) -> Option<JsonStr<'i>> {
         self.context
@@ -59,6 +65,10 @@ impl<'i> CompleteRequest<'i> {
     /// The protocol revision the request is served under.
     pub fn version(&self) -> ProtocolVersion {
         self.version
+    }
+    /// The client capabilities in force for this request.
+    pub fn client_caps(&self) -> crate::model::common::ClientCaps {
+        self.caps
     }
 }
 

@@ -244,6 +244,7 @@ pub struct ReadRequest<'i> {
     pub(crate) resource: Option<usize>,
     pub(crate) template: Option<usize>,
     pub(crate) version: ProtocolVersion,
+    pub(crate) caps: crate::model::common::ClientCaps,
     #[cfg(feature = "input-required")]
     pub(crate) input: crate::model::input::InputContext<'i>,
 }
@@ -271,6 +272,10 @@ impl<'i> ReadRequest<'i> {
     /// The protocol revision the request is served under.
     pub fn version(&self) -> ProtocolVersion {
         self.version
+    }
+    /// The client capabilities in force for this request.
+    pub fn client_caps(&self) -> crate::model::common::ClientCaps {
+        self.caps
     }
     /// The `inputResponses` and verified `requestState` of a 2026-07-28 retry.
     #[cfg(feature = "input-required")]

@@ -64,6 +64,7 @@ pub(super) fn complete_request_view<'i>(
         value,
         context,
         version: ctx.version,
+        caps: ctx.caps,
     })
 }
 

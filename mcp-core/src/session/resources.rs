@@ -76,6 +76,7 @@ pub(super) fn read_request<'i>(
         resource: opt(index.0),
         template: opt(index.1),
         version: ctx.version,
+        caps: ctx.caps,
         #[cfg(feature = "input-required")]
         input,
     })
