@@ -1,0 +1,386 @@
+//! The drive loop of one connection: a `mcp_rs_core::Session`, the server's handlers, and the
+//! tasks of its deferred calls. Every input goes through the core's
+//! [`Pump`](mcp_rs_core::pump::Pump) ([`Connection::exchange`]); this file holds the loop of a
+//! byte stream (stdio, TCP, Unix) and the output path, `tasks` what deferred calls start and
+//! send back, `http` the loop of a Streamable HTTP session.
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::Arc;
+
+use mcp_rs_core::pump::{Output, Pump};
+use mcp_rs_core::{CallToken, HandleError, Session, Transmit};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::AbortHandle;
+
+use crate::clock::now_ms;
+use crate::context::{Command, RequestError};
+use crate::error::Error;
+use crate::lines::LineBuf;
+use crate::principal::Principal;
+use crate::registry::Snapshot;
+use crate::state::{Combined, OwnProvider, Policy, Shared, Tracker};
+
+#[cfg(feature = "http")]
+mod http;
+mod tasks;
+
+pub(crate) struct Running {
+    abort: AbortHandle,
+    cancel: watch::Sender<bool>,
+}
+
+/// After shutdown, how long a socket is still read (and the input dropped) after our side
+/// was closed, so that closing with unread input does not reset the connection and destroy
+/// replies the peer has not read yet.
+const LINGER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Completes when the accept loop sheds this connection; never without a tracker.
+async fn shed(tracker: Option<&Tracker>) {
+    match tracker {
+        Some(t) => t.shed.notified().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Sleeps until `at`; never wakes for `None`. The timer is created on first poll, so a
+/// disabled `select!` branch costs nothing.
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Sleeps until the session-clock time `at` (UNIX ms); never wakes for `None`.
+async fn sleep_until_ms(at: Option<u64>) {
+    match at {
+        Some(ms) => {
+            let wait = ms.saturating_sub(now_ms());
+            tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+/// Output waiting beyond this is written before more input is read (a burst of small
+/// requests cannot queue an unbounded amount of replies).
+const FLUSH_AT: usize = 256 << 10;
+
+/// Capacity of the outgoing queue kept between writes; more is given back.
+pub(crate) const PENDING_RETAIN: usize = 4 << 10;
+
+thread_local! {
+    /// The output buffer of every drive loop on this thread. The core writes a frame into it
+    /// and [`Connection::send`] copies the frame to the connection's queue at once, so it is
+    /// only needed during a synchronous stretch of work, never across an `await`: an idle
+    /// connection holds none.
+    static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The drive loop of one connection.
+pub(crate) struct Connection<'s, W> {
+    shared: &'s Shared,
+    writer: W,
+    /// Frames waiting to be written (each with its newline); written after every wake-up.
+    pending: Vec<u8>,
+    /// The thread's output buffer while lent ([`lend`](Self::lend)); empty otherwise.
+    out: Vec<u8>,
+    snapshot: Snapshot,
+    /// The connection's own provider ([`Shared::own_provider`]), if the server makes one
+    /// per connection.
+    own: Option<OwnProvider>,
+    running: HashMap<CallToken, Running>,
+    /// Calls waiting for the client's answer to their request.
+    waiting: HashMap<CallToken, oneshot::Sender<Result<serde_json::Value, RequestError>>>,
+    tx: mpsc::Sender<Command>,
+    /// HTTP: which response each frame belongs to (`None`: one byte stream).
+    #[cfg(feature = "http")]
+    routes: Option<crate::routes::Routes>,
+}
+
+impl<W: AsyncWrite + Unpin> Connection<'_, W> {
+    pub(crate) async fn run<R: AsyncRead + Unpin>(
+        shared: &Shared,
+        mut reader: R,
+        writer: W,
+        policy: Policy,
+    ) -> Result<(), Error> {
+        let info = shared.info.core();
+        let mut session = Session::with_growing_slots(
+            &info,
+            shared.session_config(),
+            shared.limits.max_calls.max(1),
+        );
+        let mut framer = LineBuf::new(shared.limits.max_frame.max(mcp_rs_core::MIN_OUTPUT));
+        let (tx, mut rx) = mpsc::channel(256);
+        let mut versions = shared.tools.watch();
+        let mut lists = shared.lists.subscribe();
+        let mut seen_lists = *lists.borrow();
+        let mut stop = shared.shutdown.subscribe();
+        let mut conn = Connection {
+            shared,
+            writer,
+            pending: Vec::new(),
+            out: Vec::new(),
+            snapshot: shared.tools.snapshot(),
+            own: shared.own_provider(),
+            running: HashMap::new(),
+            waiting: HashMap::new(),
+            tx,
+            #[cfg(feature = "http")]
+            routes: None,
+        };
+        // Set at EOF: stop reading, let running calls finish until this deadline.
+        let mut draining: Option<tokio::time::Instant> = None;
+        // The last complete line, and when the line now buffered began (socket timeouts).
+        let mut last_line = tokio::time::Instant::now();
+        let mut line_began: Option<tokio::time::Instant> = None;
+        // Whether the loop ended because the server is shutting down (then the socket
+        // lingers: see [`LINGER`]).
+        let mut stopping = false;
+        let result = 'serve: loop {
+            if draining.is_some() && conn.running.is_empty() {
+                break Ok(());
+            }
+            if let Some(t) = &policy.tracker {
+                t.set_idle(
+                    conn.running.is_empty()
+                        && session.calls_in_flight() == 0
+                        && framer.buffered() == 0,
+                );
+            }
+            // Idle: nothing asked and nothing running; a started line must complete. Deadlines
+            // are only computed (and timers only created) when a timeout applies: the clock
+            // is not read and no timer is touched per request otherwise.
+            let idle_at = policy
+                .idle
+                .filter(|_| conn.running.is_empty() && session.calls_in_flight() == 0)
+                .map(|t| last_line + t);
+            let line_at = line_began.zip(policy.line).map(|(began, t)| began + t);
+            let wake = match (idle_at, line_at) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let request_deadline = session.poll_timeout();
+            tokio::select! {
+                biased;
+                // (mapped to `()` so the watch guard is not held across the awaits below)
+                () = async { let _ = stop.wait_for(|s| *s).await; } => {
+                    stopping = true;
+                    break Ok(());
+                }
+                () = shed(policy.tracker.as_deref()) => {
+                    tracing::debug!("closing an idle connection to make room for a new one");
+                    break Ok(());
+                }
+                Some(cmd) = rx.recv() => {
+                    conn.commands(&mut session, cmd, &mut rx, &mut versions, (&mut lists, &mut seen_lists))?;
+                }
+                Ok(()) = versions.changed() => conn.tools_changed(&mut session)?,
+                Ok(()) = lists.changed() => {
+                    conn.lists_changed(&mut session, &mut lists, &mut seen_lists)?;
+                }
+                () = sleep_until(draining), if draining.is_some() => break Ok(()),
+                () = sleep_until(wake), if draining.is_none() && wake.is_some() => {
+                    tracing::debug!("closing a connection: idle, or a line did not complete in time");
+                    break Ok(());
+                }
+                // The earliest deadline of a request to the client (session clock: UNIX ms).
+                () = sleep_until_ms(request_deadline), if request_deadline.is_some() => {
+                    session.handle_timeout(now_ms());
+                    conn.drain(&mut session)?;
+                }
+                read = framer.read_from(&mut reader), if draining.is_none() => {
+                    match read {
+                        Ok(0) => {
+                            while let Some(frame) = framer.finish() {
+                                let pump = Pump::frame(frame, shared.limits.max_frame, now_ms());
+                                conn.exchange(&mut session, pump, None)?;
+                            }
+                            draining = Some(tokio::time::Instant::now() + shared.limits.drain_timeout);
+                            conn.give_back();
+                            conn.flush().await?;
+                            continue;
+                        }
+                        Ok(_) => {}
+                        Err(e) => break Err(Error::Io(e)),
+                    }
+                    let mut lines = 0usize;
+                    while let Some(frame) = framer.next_frame() {
+                        lines += 1;
+                        let pump = Pump::frame(frame, shared.limits.max_frame, now_ms());
+                        conn.exchange(&mut session, pump, None)?;
+                        // Fairness: a connection that pipelines without pause yields to the
+                        // others (and to shutdown) once its task's budget is spent.
+                        tokio::task::consume_budget().await;
+                        // Backpressure: write what is owed before reading on.
+                        if conn.pending.len() >= FLUSH_AT {
+                            conn.give_back();
+                            if let Err(e) = conn.flush_within(policy.write).await {
+                                break 'serve Err(Error::Io(e));
+                            }
+                        }
+                    }
+                    if lines > 0 && policy.idle.is_some() {
+                        last_line = tokio::time::Instant::now();
+                    }
+                    line_began = match (framer.buffered(), line_began, policy.line) {
+                        (0, _, _) | (_, _, None) => None,
+                        (_, Some(t), _) => Some(t),
+                        (_, None, Some(_)) => Some(tokio::time::Instant::now()),
+                    };
+                }
+            }
+            conn.give_back();
+            if let Err(e) = conn.flush_within(policy.write).await {
+                break Err(Error::Io(e));
+            }
+            framer.shrink();
+        };
+        for (_, r) in conn.running.drain() {
+            r.abort.abort();
+        }
+        if result.is_ok() {
+            let _ = conn.flush_within(policy.write).await;
+        }
+        // Waits until queued output is written (stdio) and closes our side (sockets); a peer
+        // that stopped reading is not waited for.
+        let shutdown = conn.writer.shutdown();
+        match policy.write {
+            Some(t) => {
+                let _ = tokio::time::timeout(t, shutdown).await;
+            }
+            None => {
+                let _ = shutdown.await;
+            }
+        }
+        if stopping && policy.write.is_some() {
+            // Read until the peer closes too (or briefly): closing a socket with unread
+            // input resets it, and the peer's kernel may then drop replies not yet read.
+            let _ = tokio::time::timeout(LINGER, async {
+                while let Ok(1..) = framer.read_from(&mut reader).await {
+                    framer.clear();
+                }
+            })
+            .await;
+        }
+        result
+    }
+
+    /// Runs one exchange of the core's [`Pump`]: frames are queued for writing (or routed
+    /// to their HTTP response), deferred calls start as tasks, client responses go to the
+    /// calls waiting for them. `principal` is who sent the input (HTTP with authorization):
+    /// the pump hands it to the request views, and this loop to the tasks it starts.
+    pub(super) fn exchange(
+        &mut self,
+        session: &mut Session<'_>,
+        mut pump: Pump<'_>,
+        principal: Option<&Arc<Principal>>,
+    ) -> Result<(), Error> {
+        self.lend();
+        loop {
+            // Cheap to make: the shared provider is only locked if the session asks for it.
+            let mut handler =
+                Combined::new(self.shared, &mut self.snapshot, self.own.as_deref_mut());
+            let polled = pump.poll(session, &mut handler, &mut self.out);
+            drop(handler);
+            match polled {
+                Ok(Some(Output::Transmit(tx))) => self.send(tx)?,
+                Ok(Some(Output::Listen(token))) => self.adopt(token),
+                Ok(Some(Output::Call(call))) => self.start(session, call, principal)?,
+                Ok(Some(Output::Response(response))) => self.answered(response),
+                Ok(Some(Output::Event(event))) => self.event(event),
+                Ok(Some(_)) => {}
+                Ok(None) => return Ok(()),
+                // A queued frame larger than the buffer: it stays queued until there is room.
+                Err(HandleError::OutputTooSmall { required }) if required > self.out.len() => {
+                    self.out.resize(required, 0);
+                }
+                Err(e) => return Err(Error::Core(e)),
+            }
+        }
+    }
+
+    /// Drains core output and events after every input or command.
+    pub(super) fn drain(&mut self, session: &mut Session<'_>) -> Result<(), Error> {
+        self.exchange(session, Pump::drain(), None)
+    }
+
+    /// Queues one frame plus its newline; the loop writes them after every wake-up.
+    pub(super) fn send(&mut self, tx: Transmit) -> Result<(), Error> {
+        let frame = self
+            .out
+            .get(..tx.len)
+            .ok_or(Error::Internal("transmit beyond buffer"))?;
+        #[cfg(feature = "http")]
+        if let Some(routes) = &mut self.routes {
+            routes.frame(tx.route, frame);
+            return Ok(());
+        }
+        self.pending.extend_from_slice(frame);
+        self.pending.push(b'\n');
+        Ok(())
+    }
+
+    /// [`flush`](Self::flush), failing with `TimedOut` when the peer takes in nothing for
+    /// `limit`.
+    async fn flush_within(&mut self, limit: Option<std::time::Duration>) -> io::Result<()> {
+        match limit {
+            None => self.flush().await,
+            Some(t) => tokio::time::timeout(t, self.flush())
+                .await
+                .unwrap_or_else(|_| {
+                    Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the peer stopped reading",
+                    ))
+                }),
+        }
+    }
+
+    /// Borrows this thread's output buffer ([`SCRATCH`]) for a synchronous stretch of
+    /// work; a no-op while lent.
+    pub(super) fn lend(&mut self) {
+        if self.out.is_empty() {
+            self.out = SCRATCH.take();
+            let initial = self.initial_out();
+            if self.out.len() < initial {
+                self.out.resize(initial, 0);
+            }
+        }
+    }
+
+    /// Returns the output buffer to the thread before an `await` (the task may resume on
+    /// another thread), giving back what a large answer grew it by.
+    pub(super) fn give_back(&mut self) {
+        if self.out.is_empty() {
+            return;
+        }
+        let mut out = std::mem::take(&mut self.out);
+        let initial = self.initial_out();
+        if out.len() > initial {
+            out.truncate(initial);
+            out.shrink_to_fit();
+        }
+        SCRATCH.set(out);
+    }
+
+    pub(super) fn initial_out(&self) -> usize {
+        self.shared
+            .limits
+            .initial_response
+            .max(mcp_rs_core::MIN_OUTPUT)
+    }
+
+    async fn flush(&mut self) -> io::Result<()> {
+        if !self.pending.is_empty() {
+            self.writer.write_all(&self.pending).await?;
+            self.writer.flush().await?;
+            self.pending.clear();
+            self.pending.shrink_to(PENDING_RETAIN);
+        }
+        Ok(())
+    }
+}
