@@ -37,13 +37,14 @@ use std::fmt;
 use std::io::{self, ErrorKind, Read, Write};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use mcp_rs_core::pump::{Output, Pump};
 use mcp_rs_core::typed::{OutputValue, SchemaText, ToolArgs as _};
 use mcp_rs_core::wire::framing::{Frame, LineFramer};
 use mcp_rs_core::wire::json::JsonWriter;
 use mcp_rs_core::wire::jsonrpc::code;
 use mcp_rs_core::{
     tools, CallRequest, Config, Dispatch, Event, ServerInfo, Session, SessionStorage, Tool,
-    ToolAnnotations, ToolArgs, ToolOutput, ToolResult, ToolSet,
+    ToolAnnotations, ToolArgs, ToolOutput, ToolResult, ToolSet, ToolsOnly,
 };
 
 /// Longest accepted input line in bytes (excluding the newline). Longer lines are answered
@@ -366,7 +367,8 @@ where
     Ok(())
 }
 
-/// Handles one frame and drains everything the session has to say afterwards.
+/// Runs one frame through the core's pump: the reply, deferred calls (run at once), queued
+/// frames and events.
 fn handle_frame<T, W>(
     session: &mut Session<'_>,
     tools: &mut T,
@@ -379,17 +381,20 @@ where
     T: ToolSet + ?Sized,
     W: Write,
 {
-    match frame {
-        Frame::Line(line) => {
-            let mut incoming = session
-                .handle_message(tools, line, out)
-                .map_err(io::Error::other)?;
-            if let Some(tx) = incoming.transmit() {
-                send(output, out, tx.len)?;
-            }
+    if let Frame::Oversized { len } = frame {
+        eprintln!("calculator: rejecting an input line longer than {limit} bytes ({len}+ bytes)");
+    }
+    // 0: the session clock stays where it is (this loop has no timers).
+    let mut pump = Pump::frame(frame, limit, 0);
+    while let Some(step) = pump
+        .poll(session, &mut ToolsOnly(&mut *tools), out)
+        .map_err(io::Error::other)?
+    {
+        match step {
+            Output::Transmit(tx) => send(output, out, tx.len)?,
             // The calculator answers every call inside `ToolSet::call`, so nothing is
             // normally deferred; a tool set that defers is still served, synchronously.
-            while let Some(call) = incoming.next_call(session) {
+            Output::Call(call) => {
                 let completed = session.complete(call.token(), out, |result| {
                     let ran = call.tool().map(|request| tools.call(request, result));
                     if ran != Some(Dispatch::Done) {
@@ -409,25 +414,11 @@ where
                     }
                 }
             }
-        }
-        Frame::Oversized { len } => {
-            eprintln!(
-                "calculator: rejecting an input line longer than {limit} bytes ({len}+ bytes)"
-            );
-            let tx = session
-                .handle_oversized(limit, out)
-                .map_err(io::Error::other)?;
-            send(output, out, tx.len)?;
-        }
-    }
-    while let Some(tx) = session.poll_transmit(out).map_err(io::Error::other)? {
-        send(output, out, tx.len)?;
-    }
-    while let Some(event) = session.poll_event() {
-        match event {
-            Event::Initialized(v) => eprintln!("calculator: client initialized (protocol {v})"),
-            Event::Cancelled(_) => eprintln!("calculator: a call was cancelled"),
-            Event::LogLevel(level) => {
+            Output::Event(Event::Initialized(v)) => {
+                eprintln!("calculator: client initialized (protocol {v})")
+            }
+            Output::Event(Event::Cancelled(_)) => eprintln!("calculator: a call was cancelled"),
+            Output::Event(Event::LogLevel(level)) => {
                 eprintln!("calculator: client set log level {}", level.as_str())
             }
             _ => {}
