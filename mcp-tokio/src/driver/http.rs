@@ -1,7 +1,5 @@
 //! The drive loop of one Streamable HTTP session (or stateless request).
 
-use std::collections::HashMap;
-
 use mcp_rs_core::pump::Pump;
 use mcp_rs_core::Session;
 use tokio::sync::mpsc;
@@ -35,23 +33,8 @@ impl Connection<'_, tokio::io::Sink> {
             shared.session_config(),
             shared.limits.max_calls.max(1),
         );
-        let (tx, mut rx) = mpsc::channel(256);
-        let mut versions = shared.tools.watch();
-        let mut lists = shared.lists.subscribe();
-        let mut seen_lists = *lists.borrow();
-        let mut stop = shared.shutdown.subscribe();
-        let mut conn = Connection {
-            shared,
-            writer: tokio::io::sink(),
-            pending: Vec::new(),
-            out: Vec::new(),
-            snapshot: shared.tools.snapshot(),
-            own: shared.own_provider(),
-            running: HashMap::new(),
-            waiting: HashMap::new(),
-            tx,
-            routes: Some(Routes::default()),
-        };
+        let (mut conn, mut signals) = Connection::new(shared, tokio::io::sink());
+        conn.routes = Some(Routes::default());
         if let Some(first) = first {
             conn.post(&mut session, first)?;
             conn.give_back();
@@ -72,17 +55,13 @@ impl Connection<'_, tokio::io::Sink> {
             let request_deadline = session.poll_timeout();
             tokio::select! {
                 biased;
-                () = async { let _ = stop.wait_for(|s| *s).await; } => {
+                () = async { let _ = signals.stop.wait_for(|s| *s).await; } => {
                     conn.close_listens(&mut session)?;
                     break;
                 }
-                Some(cmd) = rx.recv() => {
-                    conn.commands(&mut session, cmd, &mut rx, &mut versions, (&mut lists, &mut seen_lists))?;
-                }
-                Ok(()) = versions.changed() => conn.tools_changed(&mut session)?,
-                Ok(()) = lists.changed() => {
-                    conn.lists_changed(&mut session, &mut lists, &mut seen_lists)?;
-                }
+                Some(cmd) = signals.commands.recv() => conn.commands(&mut session, cmd, &mut signals)?,
+                Ok(()) = signals.tools.changed() => conn.tools_changed(&mut session)?,
+                Ok(()) = signals.lists.changed() => conn.lists_changed(&mut session, &mut signals)?,
                 () = sleep_until_ms(request_deadline), if request_deadline.is_some() => {
                     session.handle_timeout(now_ms());
                     conn.drain(&mut session)?;

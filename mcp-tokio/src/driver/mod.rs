@@ -20,7 +20,7 @@ use crate::error::Error;
 use crate::lines::LineBuf;
 use crate::principal::Principal;
 use crate::registry::Snapshot;
-use crate::state::{Combined, OwnProvider, Policy, Shared, Tracker};
+use crate::state::{Combined, ListCounters, OwnProvider, Policy, Shared, Tracker};
 
 #[cfg(feature = "http")]
 mod http;
@@ -100,6 +100,50 @@ pub(crate) struct Connection<'s, W> {
     routes: Option<crate::routes::Routes>,
 }
 
+/// What a drive loop watches besides its input.
+pub(super) struct Signals {
+    /// What its calls' tasks send back.
+    commands: mpsc::Receiver<Command>,
+    /// The version of the server's tool registry.
+    tools: watch::Receiver<u64>,
+    /// The server's counters of announced list changes, and the ones this loop has seen.
+    lists: watch::Receiver<ListCounters>,
+    seen_lists: ListCounters,
+    /// Set once the server shuts down.
+    stop: watch::Receiver<bool>,
+}
+
+impl<'s, W: AsyncWrite + Unpin> Connection<'s, W> {
+    /// A connection of `shared` writing to `writer` (byte streams; HTTP routes frames
+    /// instead), and the signals its loop waits for.
+    fn new(shared: &'s Shared, writer: W) -> (Self, Signals) {
+        let (tx, commands) = mpsc::channel(256);
+        let lists = shared.lists.subscribe();
+        let seen_lists = *lists.borrow();
+        let signals = Signals {
+            commands,
+            tools: shared.tools.watch(),
+            seen_lists,
+            lists,
+            stop: shared.shutdown.subscribe(),
+        };
+        let conn = Connection {
+            shared,
+            writer,
+            pending: Vec::new(),
+            out: Vec::new(),
+            snapshot: shared.tools.snapshot(),
+            own: shared.own_provider(),
+            running: HashMap::new(),
+            waiting: HashMap::new(),
+            tx,
+            #[cfg(feature = "http")]
+            routes: None,
+        };
+        (conn, signals)
+    }
+}
+
 impl<W: AsyncWrite + Unpin> Connection<'_, W> {
     pub(crate) async fn run<R: AsyncRead + Unpin>(
         shared: &Shared,
@@ -114,24 +158,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             shared.limits.max_calls.max(1),
         );
         let mut framer = LineBuf::new(shared.limits.max_frame.max(mcp_rs_core::MIN_OUTPUT));
-        let (tx, mut rx) = mpsc::channel(256);
-        let mut versions = shared.tools.watch();
-        let mut lists = shared.lists.subscribe();
-        let mut seen_lists = *lists.borrow();
-        let mut stop = shared.shutdown.subscribe();
-        let mut conn = Connection {
-            shared,
-            writer,
-            pending: Vec::new(),
-            out: Vec::new(),
-            snapshot: shared.tools.snapshot(),
-            own: shared.own_provider(),
-            running: HashMap::new(),
-            waiting: HashMap::new(),
-            tx,
-            #[cfg(feature = "http")]
-            routes: None,
-        };
+        let (mut conn, mut signals) = Connection::new(shared, writer);
         // Set at EOF: stop reading, let running calls finish until this deadline.
         let mut draining: Option<tokio::time::Instant> = None;
         // The last complete line, and when the line now buffered began (socket timeouts).
@@ -167,7 +194,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             tokio::select! {
                 biased;
                 // (mapped to `()` so the watch guard is not held across the awaits below)
-                () = async { let _ = stop.wait_for(|s| *s).await; } => {
+                () = async { let _ = signals.stop.wait_for(|s| *s).await; } => {
                     stopping = true;
                     break Ok(());
                 }
@@ -175,13 +202,9 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                     tracing::debug!("closing an idle connection to make room for a new one");
                     break Ok(());
                 }
-                Some(cmd) = rx.recv() => {
-                    conn.commands(&mut session, cmd, &mut rx, &mut versions, (&mut lists, &mut seen_lists))?;
-                }
-                Ok(()) = versions.changed() => conn.tools_changed(&mut session)?,
-                Ok(()) = lists.changed() => {
-                    conn.lists_changed(&mut session, &mut lists, &mut seen_lists)?;
-                }
+                Some(cmd) = signals.commands.recv() => conn.commands(&mut session, cmd, &mut signals)?,
+                Ok(()) = signals.tools.changed() => conn.tools_changed(&mut session)?,
+                Ok(()) = signals.lists.changed() => conn.lists_changed(&mut session, &mut signals)?,
                 () = sleep_until(draining), if draining.is_some() => break Ok(()),
                 () = sleep_until(wake), if draining.is_none() && wake.is_some() => {
                     tracing::debug!("closing a connection: idle, or a line did not complete in time");

@@ -8,9 +8,9 @@ use mcp_rs_core::model::common::ClientCaps;
 use mcp_rs_core::session::{Call, Request};
 use mcp_rs_core::{CallError, CallToken, ClientOutcome, Event, ProtocolVersion, Session, Transmit};
 use tokio::io::AsyncWrite;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 
-use super::{Connection, Running};
+use super::{Connection, Running, Signals};
 use crate::clock::now_ms;
 use crate::context::{Answer, Command, Context, RequestError};
 use crate::deferred::{CompletionRequest, CompletionTarget, PromptRequest, ResourceRequest};
@@ -18,7 +18,7 @@ use crate::error::Error;
 use crate::output::{ErrorReply, ToolReply};
 use crate::principal::Principal;
 use crate::registry::Args;
-use crate::state::{note_list_changes, ListCounters};
+use crate::state::note_list_changes;
 
 impl<W: AsyncWrite + Unpin> Connection<'_, W> {
     /// Starts the task of a deferred call.
@@ -180,20 +180,18 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         &mut self,
         session: &mut Session<'_>,
         first: Command,
-        rx: &mut mpsc::Receiver<Command>,
-        versions: &mut watch::Receiver<u64>,
-        lists: (&mut watch::Receiver<ListCounters>, &mut ListCounters),
+        signals: &mut Signals,
     ) -> Result<(), Error> {
         self.lend();
-        if versions.has_changed().unwrap_or(false) {
-            versions.borrow_and_update();
+        if signals.tools.has_changed().unwrap_or(false) {
+            signals.tools.borrow_and_update();
             self.tools_changed(session)?;
         }
-        if lists.0.has_changed().unwrap_or(false) {
-            self.lists_changed(session, lists.0, lists.1)?;
+        if signals.lists.has_changed().unwrap_or(false) {
+            self.lists_changed(session, signals)?;
         }
         self.command(session, first)?;
-        while let Ok(cmd) = rx.try_recv() {
+        while let Ok(cmd) = signals.commands.try_recv() {
             self.command(session, cmd)?;
         }
         Ok(())
@@ -207,15 +205,16 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         self.drain(session)
     }
 
-    /// The server announced prompt, resource or template list changes since `seen`.
+    /// The server announced prompt, resource or template list changes since the loop last
+    /// looked.
     pub(super) fn lists_changed(
         &mut self,
         session: &mut Session<'_>,
-        lists: &mut watch::Receiver<ListCounters>,
-        seen: &mut ListCounters,
+        signals: &mut Signals,
     ) -> Result<(), Error> {
         self.lend();
-        note_list_changes(session, *lists.borrow_and_update(), seen);
+        let now = *signals.lists.borrow_and_update();
+        note_list_changes(session, now, &mut signals.seen_lists);
         self.drain(session)
     }
 
