@@ -49,6 +49,11 @@ pub struct Limits {
     /// Sockets (not stdio): a line that has started must be complete within this long, or
     /// the connection is closed (a trickling peer cannot hold a connection slot).
     pub line_timeout: std::time::Duration,
+    /// Every transport: once a connection is closing (the server shuts down, or the peer's
+    /// input ended), the replies it still owes are written for at most this long in all
+    /// (and at most `write_timeout` on sockets), so a peer that never reads cannot delay
+    /// shutdown or hold the connection open.
+    pub close_timeout: std::time::Duration,
 }
 
 impl Default for Limits {
@@ -64,6 +69,7 @@ impl Default for Limits {
             write_timeout: std::time::Duration::from_secs(30),
             idle_timeout: std::time::Duration::from_secs(300),
             line_timeout: std::time::Duration::from_secs(30),
+            close_timeout: std::time::Duration::from_secs(2),
         }
     }
 }

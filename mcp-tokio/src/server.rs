@@ -301,20 +301,48 @@ impl Server {
         Connection::run(&self.inner, reader, writer, policy).await
     }
 
-    /// Serves stdin/stdout until stdin closes, Ctrl-C, or shutdown. Only protocol frames go
-    /// to stdout.
+    /// Serves stdin/stdout until stdin closes, Ctrl-C (SIGINT), SIGTERM (Unix), or
+    /// shutdown. Only protocol frames go to stdout. Once closing, replies still owed are
+    /// written for at most [`Limits::close_timeout`], so a client that stopped reading
+    /// cannot keep the process alive.
     #[cfg(feature = "stdio")]
     pub async fn serve_stdio(&self) -> Result<(), Error> {
         let server = self.clone();
+        #[cfg(unix)]
+        let terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                server.shutdown();
+            #[cfg(unix)]
+            let terminated = async move {
+                match terminate {
+                    Some(mut t) => {
+                        t.recv().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            #[cfg(not(unix))]
+            let terminated = std::future::pending::<()>();
+            let interrupted = async {
+                if tokio::signal::ctrl_c().await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            };
+            tokio::select! {
+                () = interrupted => {}
+                () = terminated => {}
             }
+            server.shutdown();
         });
         let stdin = crate::stdio::ThreadStdin::spawn();
         let stdout = crate::stdio::ThreadStdout::spawn();
-        // A person may type at a stdio server, and its client may go quiet for hours.
-        Connection::run(&self.inner, stdin, stdout, Policy::default()).await
+        // A person may type at a stdio server, and its client may go quiet for hours: no
+        // timeouts while it serves. Once stdin ends, writes are bounded (`close_timeout`).
+        let policy = Policy {
+            input_ended: Some(stdin.ended()),
+            ..Policy::default()
+        };
+        Connection::run(&self.inner, stdin, stdout, policy).await
     }
 
     /// Accepts TCP connections until shutdown; one session per connection.

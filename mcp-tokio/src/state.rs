@@ -170,6 +170,9 @@ pub(crate) struct Policy {
     pub(crate) line: Option<std::time::Duration>,
     /// Set by an accept loop that may shed this connection while it is idle.
     pub(crate) tracker: Option<Arc<Tracker>>,
+    /// Becomes `true` when the input has ended although not all of it is read yet (stdio,
+    /// which reads ahead on a thread): the writes still owed then get `close_timeout`.
+    pub(crate) input_ended: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 impl Policy {
@@ -180,6 +183,7 @@ impl Policy {
             idle: Some(limits.idle_timeout),
             line: Some(limits.line_timeout),
             tracker: None,
+            input_ended: None,
         }
     }
 }

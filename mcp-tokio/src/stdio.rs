@@ -25,6 +25,9 @@ const MAX_QUEUED: usize = 4 << 20;
 /// stdin read by a dedicated thread.
 pub(crate) struct ThreadStdin {
     rx: mpsc::Receiver<io::Result<Vec<u8>>>,
+    /// Set by the reader thread when stdin ends (or fails), before the chunks it read ahead
+    /// are consumed.
+    ended: tokio::sync::watch::Receiver<bool>,
     chunk: Vec<u8>,
     pos: usize,
 }
@@ -32,9 +35,18 @@ pub(crate) struct ThreadStdin {
 impl ThreadStdin {
     pub(crate) fn spawn() -> Self {
         let (tx, rx) = mpsc::channel(4);
+        let (end, ended) = tokio::sync::watch::channel(false);
         let spawned = std::thread::Builder::new()
             .name("mcp-stdin".into())
             .spawn(move || {
+                // Told however the loop below ends.
+                struct Ended(tokio::sync::watch::Sender<bool>);
+                impl Drop for Ended {
+                    fn drop(&mut self) {
+                        self.0.send_replace(true);
+                    }
+                }
+                let _ended = Ended(end);
                 let mut stdin = io::stdin().lock();
                 loop {
                     let mut buf = vec![0u8; CHUNK];
@@ -59,9 +71,19 @@ impl ThreadStdin {
         }
         ThreadStdin {
             rx,
+            ended,
             chunk: Vec::new(),
             pos: 0,
         }
+    }
+}
+
+impl ThreadStdin {
+    /// Becomes `true` when stdin has ended, even while chunks read before the end are
+    /// still unconsumed: a drive loop blocked writing to a client that does not read learns
+    /// that the client has stopped sending too.
+    pub(crate) fn ended(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.ended.clone()
     }
 }
 

@@ -85,6 +85,8 @@ pub(crate) struct Connection<'s, W> {
     writer: W,
     /// Frames waiting to be written (each with its newline); written after every wake-up.
     pending: Vec<u8>,
+    /// How much of `pending` is written already (a flush was cut short).
+    written: usize,
     /// The thread's output buffer while lent ([`lend`](Self::lend)); empty otherwise.
     out: Vec<u8>,
     snapshot: Snapshot,
@@ -111,6 +113,15 @@ pub(super) struct Signals {
     seen_lists: ListCounters,
     /// Set once the server shuts down.
     stop: watch::Receiver<bool>,
+    /// Set when the input ended before it was all read ([`Policy::input_ended`]).
+    input_ended: Option<watch::Receiver<bool>>,
+}
+
+impl Signals {
+    /// Whether the input has ended although not all of it was read yet.
+    fn has_input_ended(&self) -> bool {
+        self.input_ended.as_ref().is_some_and(|e| *e.borrow())
+    }
 }
 
 impl<'s, W: AsyncWrite + Unpin> Connection<'s, W> {
@@ -126,11 +137,13 @@ impl<'s, W: AsyncWrite + Unpin> Connection<'s, W> {
             seen_lists,
             lists,
             stop: shared.shutdown.subscribe(),
+            input_ended: None,
         };
         let conn = Connection {
             shared,
             writer,
             pending: Vec::new(),
+            written: 0,
             out: Vec::new(),
             snapshot: shared.tools.snapshot(),
             own: shared.own_provider(),
@@ -159,6 +172,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         );
         let mut framer = LineBuf::new(shared.limits.max_frame.max(mcp_rs_core::MIN_OUTPUT));
         let (mut conn, mut signals) = Connection::new(shared, writer);
+        signals.input_ended = policy.input_ended.clone();
         // Set at EOF: stop reading, let running calls finish until this deadline.
         let mut draining: Option<tokio::time::Instant> = None;
         // The last complete line, and when the line now buffered began (socket timeouts).
@@ -167,6 +181,13 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         // Whether the loop ended because the server is shutting down (then the socket
         // lingers: see [`LINGER`]).
         let mut stopping = false;
+        // Whether the peer's input ended and it did not take the replies still owed within
+        // `close_timeout`: they are dropped, and the connection ends without waiting more.
+        let mut abandoned = false;
+        // How long writes may take once the connection is closing (shutdown, or EOF): a
+        // peer that never reads cannot hold it open.
+        let close = shared.limits.close_timeout;
+        let closing = policy.write.map_or(close, |w| w.min(close));
         let result = 'serve: loop {
             if draining.is_some() && conn.running.is_empty() {
                 break Ok(());
@@ -224,8 +245,17 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                             }
                             draining = Some(tokio::time::Instant::now() + shared.limits.drain_timeout);
                             conn.give_back();
-                            conn.flush().await?;
-                            continue;
+                            match conn.flush_serving(Some(closing), closing, &mut signals).await {
+                                Ok(true) => continue,
+                                Ok(false) => {
+                                    stopping = true;
+                                    break Ok(());
+                                }
+                                Err(e) => {
+                                    abandoned = true;
+                                    break conn.abandon(e);
+                                }
+                            }
                         }
                         Ok(_) => {}
                         Err(e) => break Err(Error::Io(e)),
@@ -241,8 +271,17 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                         // Backpressure: write what is owed before reading on.
                         if conn.pending.len() >= FLUSH_AT {
                             conn.give_back();
-                            if let Err(e) = conn.flush_within(policy.write).await {
-                                break 'serve Err(Error::Io(e));
+                            match conn.flush_serving(policy.write, closing, &mut signals).await {
+                                Ok(true) => {}
+                                Ok(false) => {
+                                    stopping = true;
+                                    break 'serve Ok(());
+                                }
+                                Err(e) if signals.has_input_ended() => {
+                                    abandoned = true;
+                                    break 'serve conn.abandon(e);
+                                }
+                                Err(e) => break 'serve Err(Error::Io(e)),
                             }
                         }
                     }
@@ -257,28 +296,42 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                 }
             }
             conn.give_back();
-            if let Err(e) = conn.flush_within(policy.write).await {
-                break Err(Error::Io(e));
+            let limit = if draining.is_some() {
+                Some(closing)
+            } else {
+                policy.write
+            };
+            match conn.flush_serving(limit, closing, &mut signals).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    stopping = true;
+                    break Ok(());
+                }
+                Err(e) if draining.is_some() || signals.has_input_ended() => {
+                    abandoned = true;
+                    break conn.abandon(e);
+                }
+                Err(e) => break Err(Error::Io(e)),
             }
             framer.shrink();
         };
         for (_, r) in conn.running.drain() {
             r.abort.abort();
         }
-        if result.is_ok() {
-            let _ = conn.flush_within(policy.write).await;
+        // One budget for the replies still owed and for closing: `close_timeout` in all.
+        let closed_by = tokio::time::Instant::now() + closing;
+        if result.is_ok() && !abandoned {
+            let _ = tokio::time::timeout_at(closed_by, conn.flush()).await;
         }
         // Waits until queued output is written (stdio) and closes our side (sockets); a peer
-        // that stopped reading is not waited for.
-        let shutdown = conn.writer.shutdown();
-        match policy.write {
-            Some(t) => {
-                let _ = tokio::time::timeout(t, shutdown).await;
-            }
-            None => {
-                let _ = shutdown.await;
-            }
-        }
+        // that stopped reading is not waited for beyond the budget (not at all once
+        // abandoned: one poll sends a socket's FIN).
+        let wait = if abandoned {
+            std::time::Duration::ZERO
+        } else {
+            closed_by.saturating_duration_since(tokio::time::Instant::now())
+        };
+        let _ = tokio::time::timeout(wait, conn.writer.shutdown()).await;
         if stopping && policy.write.is_some() {
             // Read until the peer closes too (or briefly): closing a socket with unread
             // input resets it, and the peer's kernel may then drop replies not yet read.
@@ -347,6 +400,47 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         Ok(())
     }
 
+    /// The peer ended its input and did not read the replies still owed within
+    /// `close_timeout`: it has gone, which ends the connection normally (`error` is logged).
+    fn abandon(&mut self, error: io::Error) -> Result<(), Error> {
+        tracing::debug!(%error, unwritten = self.pending.len() - self.written, "the peer ended its input and stopped reading; dropping the replies it did not take");
+        self.pending.clear();
+        self.written = 0;
+        Ok(())
+    }
+
+    /// [`flush_within`](Self::flush_within) `limit` while serving: `Ok(false)`, with the
+    /// unwritten rest still pending, when the server shuts down first; once the input has
+    /// ended (stdio read ahead), the rest gets `closing` instead.
+    async fn flush_serving(
+        &mut self,
+        limit: Option<std::time::Duration>,
+        closing: std::time::Duration,
+        signals: &mut Signals,
+    ) -> io::Result<bool> {
+        if self.pending.is_empty() {
+            return Ok(true);
+        }
+        let Signals {
+            stop, input_ended, ..
+        } = signals;
+        let ended = async {
+            match input_ended {
+                Some(ended) => {
+                    let _ = ended.wait_for(|e| *e).await;
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            flushed = self.flush_within(limit) => flushed.map(|()| true),
+            () = async { let _ = stop.wait_for(|s| *s).await; } => Ok(false),
+            // (the flush is cancel-safe: nothing is written twice)
+            () = ended => self.flush_within(Some(closing)).await.map(|()| true),
+        }
+    }
+
     /// [`flush`](Self::flush), failing with `TimedOut` when the peer takes in nothing for
     /// `limit`.
     async fn flush_within(&mut self, limit: Option<std::time::Duration>) -> io::Result<()> {
@@ -397,12 +491,22 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             .max(mcp_rs_core::MIN_OUTPUT)
     }
 
+    /// Writes what is pending. Cancel-safe: what was written is remembered
+    /// ([`written`](Self::written)), so a flush cut short (a timeout, shutdown) and started
+    /// again never writes a byte twice.
     async fn flush(&mut self) -> io::Result<()> {
+        while let Some(rest) = self.pending.get(self.written..).filter(|r| !r.is_empty()) {
+            let n = self.writer.write(rest).await?;
+            if n == 0 {
+                return Err(io::ErrorKind::WriteZero.into());
+            }
+            self.written += n;
+        }
         if !self.pending.is_empty() {
-            self.writer.write_all(&self.pending).await?;
             self.writer.flush().await?;
             self.pending.clear();
             self.pending.shrink_to(PENDING_RETAIN);
+            self.written = 0;
         }
         Ok(())
     }
