@@ -828,6 +828,67 @@ async fn unreadable_bodies_get_the_sessions_parse_error() {
     run.stop().await;
 }
 
+/// The depth bound is the session's (`Config::max_depth`), not the scanner's default: a body
+/// deeper than a server's smaller bound gets the session's -32700, never a header-mismatch
+/// 400 or a scope 403 computed from a reading the session would not make.
+#[tokio::test]
+async fn bodies_deeper_than_the_sessions_bound_get_its_parse_error() {
+    let mut config = Config::new(random_key());
+    config.max_depth = 8;
+    let run = serve_configured(config, jwt_auth).await;
+    let user = rs256(&claims(&run.resource));
+    let mut c = claims(&run.resource);
+    c["scope"] = json!("mcp admin");
+    let admin = rs256(&c);
+    let wrong_name = modern_headers("whoami");
+
+    // Within the bound: the scope check, then the headers' check.
+    let fits = nested_call(1, "admin", 8, true);
+    let r = post_text(&run.url(), Some(&user), &wrong_name, &fits).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{r:?}");
+    assert_eq!(r.challenge().get("error"), Some("insufficient_scope"));
+    let r = post_text(&run.url(), Some(&admin), &wrong_name, &fits).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{r:?}");
+    assert_eq!(r.body["error"]["code"], json!(-32020), "{r:?}");
+    assert_eq!(r.body["id"], json!(1));
+
+    // One level deeper: what the session answers, whatever the headers and the token.
+    let deep = nested_call(1, "admin", 9, true);
+    let honest = post_text(&run.url(), Some(&admin), &modern_headers("admin"), &deep).await;
+    assert_eq!(honest.status, StatusCode::BAD_REQUEST, "{honest:?}");
+    assert_eq!(honest.body["error"]["code"], json!(-32700), "{honest:?}");
+    for token in [&user, &admin] {
+        let r = post_text(&run.url(), Some(token), &wrong_name, &deep).await;
+        assert_eq!(r.status, honest.status, "{r:?}");
+        assert_eq!(r.body, honest.body, "{r:?}");
+        assert!(r.header("www-authenticate").is_none(), "{r:?}");
+    }
+
+    // A 2025-03-26 batch: one level of nesting more than its elements.
+    let old = initialize(&run.url(), &user, "2025-03-26").await;
+    let headers = [
+        ("mcp-session-id", old.as_str()),
+        ("mcp-protocol-version", "2025-03-26"),
+    ];
+    let fits = format!(
+        "[{},{}]",
+        call(1, "whoami"),
+        nested_call(2, "admin", 7, false)
+    );
+    let r = post_text(&run.url(), Some(&user), &headers, &fits).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{r:?}");
+    assert_eq!(r.body["id"], json!(2));
+    let deep = format!(
+        "[{},{}]",
+        call(1, "whoami"),
+        nested_call(2, "admin", 8, false)
+    );
+    let r = post_text(&run.url(), Some(&user), &headers, &deep).await;
+    assert_eq!(r.status, StatusCode::OK, "{r:?}");
+    assert_eq!(r.body["error"]["code"], json!(-32700), "{r:?}");
+    run.stop().await;
+}
+
 /// Every element of a 2025-03-26 batch is scope-checked, wherever the restricted call is
 /// (a notification calling it too); a batch of allowed calls, or with a token holding the
 /// scope, is answered in full.
