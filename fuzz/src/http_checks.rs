@@ -7,6 +7,7 @@ use arbitrary::Arbitrary;
 use base64::Engine as _;
 use http::header::{HeaderMap, HeaderName, HeaderValue};
 use mcp_rs_core::wire::json::{self, RawJson};
+use mcp_rs_core::wire::peek::{peek, Peek};
 use mcp_rs_tokio::http::headers;
 
 /// Header names the checks look at (and one they must ignore).
@@ -77,11 +78,25 @@ pub fn check(input: &Input) {
         assert!(map.get_all("origin").iter().count() <= 1);
     }
 
-    // 2026 routing headers agree with the body, as the core reads it (first duplicate).
+    // 2026 routing headers agree with the body, as the session reads it (`wire::peek`:
+    // first duplicate, the session's depth bound); a body the session refuses is not
+    // checked (the session answers it).
+    let peeked = peek(&input.body, json::Limits::default());
+    let declared = [("region".to_string(), "region".to_string())];
+    if let Peek::Malformed | Peek::Batch(_) | Peek::Response = peeked {
+        assert_eq!(headers::check_modern(&map, &peeked), Ok(()));
+        assert_eq!(headers::check_params(&map, &peeked, &declared), Ok(()));
+    }
+    // Deeper than a small bound: nothing to check, whatever the headers.
+    let shallow = peek(&input.body, json::Limits { max_depth: 2 });
+    if let Peek::Malformed = shallow {
+        assert_eq!(headers::check_modern(&map, &shallow), Ok(()));
+        assert_eq!(headers::check_params(&map, &shallow, &declared), Ok(()));
+    }
     if let Ok(body) = json::parse(&input.body, json::Limits::default()) {
         let method = string_at(body.get("method"));
-        let is_request = body.get("id").is_some() && method.is_some();
-        if headers::check_modern(&map, body).is_ok() && is_request {
+        let is_request = matches!(peeked, Peek::Request(_));
+        if headers::check_modern(&map, &peeked).is_ok() && is_request {
             let method = method.unwrap_or_default();
             assert_eq!(only(&map, "mcp-method").as_deref(), Some(method.as_str()));
             let target = match method.as_str() {
@@ -94,10 +109,10 @@ pub fn check(input: &Input) {
                 assert_eq!(only(&map, "mcp-name"), want, "Mcp-Name accepted");
             }
         }
-        // x-mcp-header parameters: accepting means the header decodes to the argument
-        // the tool will see.
-        let declared = [("region".to_string(), "region".to_string())];
-        if headers::check_params(&map, body, &declared).is_ok() {
+        // x-mcp-header parameters: accepting a request or notification means the header
+        // decodes to the argument the tool will see.
+        let message = matches!(peeked, Peek::Request(_) | Peek::Notification(_));
+        if headers::check_params(&map, &peeked, &declared).is_ok() && message {
             let arg = body
                 .get("params")
                 .and_then(|p| p.get("arguments"))

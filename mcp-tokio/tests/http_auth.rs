@@ -19,12 +19,13 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use mcp_rs_core::Config;
 use mcp_rs_tokio::http::auth::{
     authorizer_fn, Auth, Authorizer, Principal, Rejection, ResourceMetadata,
 };
 use mcp_rs_tokio::http::jwt::{JwtConfig, JwtValidator, KeySet};
 use mcp_rs_tokio::http::HttpConfig;
-use mcp_rs_tokio::{Handler, Server, ServerInfo, ToolDef, ToolReply, Tools};
+use mcp_rs_tokio::{random_key, Handler, Limits, Server, ServerInfo, ToolDef, ToolReply, Tools};
 use serde_json::{json, Value};
 
 const ISSUER: &str = "https://auth.example.test";
@@ -170,12 +171,17 @@ impl Running {
 
 /// A server whose authorization `auth` builds from the resource URI.
 async fn serve_with(auth: impl FnOnce(&str) -> Auth) -> Running {
+    serve_configured(Config::new(random_key()), auth).await
+}
+
+/// [`serve_with`] with a session policy of its own (`config`).
+async fn serve_configured(config: Config, auth: impl FnOnce(&str) -> Auth) -> Running {
     let info = ServerInfo {
         name: "auth-test".into(),
         version: "0".into(),
         ..Default::default()
     };
-    let server = Server::new(info, tools());
+    let server = Server::with(info, config, Limits::default(), tools());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let resource = format!("{base}/mcp");
@@ -199,18 +205,20 @@ fn validator(resource: &str) -> JwtValidator {
 
 /// JWT authorization requiring `mcp` for everything and `admin` for the tool `admin`.
 async fn serve() -> Running {
-    serve_with(|resource| {
-        Auth::new(
-            ResourceMetadata::new(resource, [ISSUER]),
-            validator(resource),
-        )
-        .unwrap()
-        .require_scopes(["mcp"])
-        .unwrap()
-        .tool_scopes("admin", ["admin"])
-        .unwrap()
-    })
-    .await
+    serve_configured(Config::new(random_key()), jwt_auth).await
+}
+
+/// The authorization of [`serve`].
+fn jwt_auth(resource: &str) -> Auth {
+    Auth::new(
+        ResourceMetadata::new(resource, [ISSUER]),
+        validator(resource),
+    )
+    .unwrap()
+    .require_scopes(["mcp"])
+    .unwrap()
+    .tool_scopes("admin", ["admin"])
+    .unwrap()
 }
 
 #[derive(Debug)]
@@ -237,6 +245,16 @@ impl Reply {
 }
 
 async fn send(method: Method, url: &str, headers: &[(&str, &str)], body: Option<&Value>) -> Reply {
+    send_text(method, url, headers, body.map(Value::to_string)).await
+}
+
+/// [`send`] of a body as text (not always JSON).
+async fn send_text(
+    method: Method,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<String>,
+) -> Reply {
     let client = Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
     let mut req = Request::builder().method(method).uri(url);
     for (k, v) in headers {
@@ -247,7 +265,7 @@ async fn send(method: Method, url: &str, headers: &[(&str, &str)], body: Option<
             req = req
                 .header("content-type", "application/json")
                 .header("accept", "application/json");
-            Bytes::from(b.to_string())
+            Bytes::from(b)
         }
         None => Bytes::new(),
     };
@@ -275,12 +293,17 @@ async fn send(method: Method, url: &str, headers: &[(&str, &str)], body: Option<
 
 /// A POST of `body` with `token` (if any) and extra headers.
 async fn post(url: &str, token: Option<&str>, extra: &[(&str, &str)], body: &Value) -> Reply {
+    post_text(url, token, extra, &body.to_string()).await
+}
+
+/// [`post`] of a body as text (not always JSON).
+async fn post_text(url: &str, token: Option<&str>, extra: &[(&str, &str)], body: &str) -> Reply {
     let auth = token.map(|t| format!("Bearer {t}"));
     let mut headers: Vec<(&str, &str)> = extra.to_vec();
     if let Some(a) = &auth {
         headers.push(("authorization", a));
     }
-    send(Method::POST, url, &headers, Some(body)).await
+    send_text(Method::POST, url, &headers, Some(body.to_owned())).await
 }
 
 fn call(id: u64, tool: &str) -> Value {
@@ -738,6 +761,185 @@ async fn per_tool_scopes() {
     let r = post(&run.url(), Some(&user), &headers, &batch).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{r:?}");
     assert_eq!(r.body["id"], json!(2));
+    run.stop().await;
+}
+
+/// A `tools/call` of `tool` nesting `depth` levels in all (the message object, `params`,
+/// `arguments`, then arrays), with the 2026-07-28 `_meta` when `modern`.
+fn nested_call(id: u64, tool: &str, depth: usize, modern: bool) -> String {
+    let arrays = depth.saturating_sub(3);
+    let meta = if modern {
+        format!(r#","_meta":{{"io.modelcontextprotocol/protocolVersion":"{MODERN}"}}"#)
+    } else {
+        String::new()
+    };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"deep":{}1{}}}{meta}}}}}"#,
+        "[".repeat(arrays),
+        "]".repeat(arrays)
+    )
+}
+
+/// The 2026-07-28 headers of a `tools/call` of `name`.
+fn modern_headers(name: &str) -> [(&str, &str); 3] {
+    [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", name),
+    ]
+}
+
+/// Bodies the session cannot read get the session's reply, with today's statuses: the
+/// transport checks no header and no scope against them (it reads bodies as the session
+/// does, and these name nothing).
+#[tokio::test]
+async fn unreadable_bodies_get_the_sessions_parse_error() {
+    let run = serve().await;
+    let user = rs256(&claims(&run.resource));
+    let parse_error = |r: &Reply, status: StatusCode| {
+        assert_eq!(r.status, status, "{r:?}");
+        assert_eq!(r.body["error"]["code"], json!(-32700), "{r:?}");
+        assert!(r.body.get("id").is_none(), "{r:?}");
+        assert!(r.header("www-authenticate").is_none(), "{r:?}");
+    };
+    // Not JSON, with headers naming another tool and a tool the token may not call.
+    let h = modern_headers("whoami");
+    let r = post_text(&run.url(), Some(&user), &h, r#"{"jsonrpc":"2.0","id":1,"#).await;
+    parse_error(&r, StatusCode::BAD_REQUEST);
+    // Deeper than the default bound (32 levels).
+    let deep = nested_call(1, "admin", 33, true);
+    let r = post_text(&run.url(), Some(&user), &h, &deep).await;
+    parse_error(&r, StatusCode::BAD_REQUEST);
+    // Within it, the same call is checked: scope first, then headers.
+    let fits = nested_call(1, "admin", 32, true);
+    let r = post_text(&run.url(), Some(&user), &h, &fits).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{r:?}");
+    // Legacy: a first request without a session gets 400, a session's request 200.
+    let r = post_text(&run.url(), Some(&user), &[], "{").await;
+    parse_error(&r, StatusCode::BAD_REQUEST);
+    let session = initialize(&run.url(), &user, LEGACY).await;
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", LEGACY),
+    ];
+    let deep = nested_call(3, "admin", 33, false);
+    let r = post_text(&run.url(), Some(&user), &headers, &deep).await;
+    parse_error(&r, StatusCode::OK);
+    run.stop().await;
+}
+
+/// The depth bound is the session's (`Config::max_depth`), not the scanner's default: a body
+/// deeper than a server's smaller bound gets the session's -32700, never a header-mismatch
+/// 400 or a scope 403 computed from a reading the session would not make.
+#[tokio::test]
+async fn bodies_deeper_than_the_sessions_bound_get_its_parse_error() {
+    let mut config = Config::new(random_key());
+    config.max_depth = 8;
+    let run = serve_configured(config, jwt_auth).await;
+    let user = rs256(&claims(&run.resource));
+    let mut c = claims(&run.resource);
+    c["scope"] = json!("mcp admin");
+    let admin = rs256(&c);
+    let wrong_name = modern_headers("whoami");
+
+    // Within the bound: the scope check, then the headers' check.
+    let fits = nested_call(1, "admin", 8, true);
+    let r = post_text(&run.url(), Some(&user), &wrong_name, &fits).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{r:?}");
+    assert_eq!(r.challenge().get("error"), Some("insufficient_scope"));
+    let r = post_text(&run.url(), Some(&admin), &wrong_name, &fits).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{r:?}");
+    assert_eq!(r.body["error"]["code"], json!(-32020), "{r:?}");
+    assert_eq!(r.body["id"], json!(1));
+
+    // One level deeper: what the session answers, whatever the headers and the token.
+    let deep = nested_call(1, "admin", 9, true);
+    let honest = post_text(&run.url(), Some(&admin), &modern_headers("admin"), &deep).await;
+    assert_eq!(honest.status, StatusCode::BAD_REQUEST, "{honest:?}");
+    assert_eq!(honest.body["error"]["code"], json!(-32700), "{honest:?}");
+    for token in [&user, &admin] {
+        let r = post_text(&run.url(), Some(token), &wrong_name, &deep).await;
+        assert_eq!(r.status, honest.status, "{r:?}");
+        assert_eq!(r.body, honest.body, "{r:?}");
+        assert!(r.header("www-authenticate").is_none(), "{r:?}");
+    }
+
+    // A 2025-03-26 batch: one level of nesting more than its elements.
+    let old = initialize(&run.url(), &user, "2025-03-26").await;
+    let headers = [
+        ("mcp-session-id", old.as_str()),
+        ("mcp-protocol-version", "2025-03-26"),
+    ];
+    let fits = format!(
+        "[{},{}]",
+        call(1, "whoami"),
+        nested_call(2, "admin", 7, false)
+    );
+    let r = post_text(&run.url(), Some(&user), &headers, &fits).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{r:?}");
+    assert_eq!(r.body["id"], json!(2));
+    let deep = format!(
+        "[{},{}]",
+        call(1, "whoami"),
+        nested_call(2, "admin", 8, false)
+    );
+    let r = post_text(&run.url(), Some(&user), &headers, &deep).await;
+    assert_eq!(r.status, StatusCode::OK, "{r:?}");
+    assert_eq!(r.body["error"]["code"], json!(-32700), "{r:?}");
+    run.stop().await;
+}
+
+/// Every element of a 2025-03-26 batch is scope-checked, wherever the restricted call is
+/// (a notification calling it too); a batch of allowed calls, or with a token holding the
+/// scope, is answered in full.
+#[tokio::test]
+async fn batch_elements_are_each_scope_checked() {
+    let run = serve().await;
+    let user = rs256(&claims(&run.resource));
+    let mut c = claims(&run.resource);
+    c["scope"] = json!("mcp admin");
+    let admin = rs256(&c);
+    let session = initialize(&run.url(), &user, "2025-03-26").await;
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-03-26"),
+    ];
+    let note = json!({"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "admin"}});
+    let refused = [
+        (json!([call(1, "admin"), call(2, "whoami")]), json!(1)),
+        (
+            json!([call(1, "whoami"), call(2, "whoami_async"), call(3, "admin")]),
+            json!(3),
+        ),
+        (json!([call(1, "whoami"), note]), Value::Null),
+    ];
+    for (batch, id) in refused {
+        let r = post(&run.url(), Some(&user), &headers, &batch).await;
+        assert_eq!(r.status, StatusCode::FORBIDDEN, "{batch}: {r:?}");
+        assert_eq!(r.challenge().get("error"), Some("insufficient_scope"));
+        assert_eq!(
+            r.body.get("id").cloned().unwrap_or(Value::Null),
+            id,
+            "{batch}"
+        );
+    }
+    // Synchronous tools only: the batch is answered at once, in one array.
+    let allowed = json!([call(1, "whoami"), call(2, "whoami")]);
+    let r = post(&run.url(), Some(&user), &headers, &allowed).await;
+    assert_eq!(r.status, StatusCode::OK, "{r:?}");
+    assert_eq!(
+        r.body[1]["result"]["content"][0]["text"], "alice|mcp",
+        "{r:?}"
+    );
+
+    // The owner's stepped-up token may call it, in the same session.
+    let batch = json!([call(1, "whoami"), call(2, "admin")]);
+    let r = post(&run.url(), Some(&admin), &headers, &batch).await;
+    assert_eq!(r.status, StatusCode::OK, "{r:?}");
+    assert_eq!(
+        r.body[1]["result"]["content"][0]["text"], "admin done",
+        "{r:?}"
+    );
     run.stop().await;
 }
 

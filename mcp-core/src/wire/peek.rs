@@ -7,6 +7,7 @@
 //!
 //! | field | read from | the session's use |
 //! |---|---|---|
+//! | [`Request::id`] | `id` | echoed in the reply (an adapter's refusal echoes it too) |
 //! | [`Request::method`] | `method` | dispatch through the method table |
 //! | [`Request::known`] | the method table's row of `method` | era, capability, target |
 //! | [`Request::target`] | `params.name` or `params.uri`, as the row says | which tool, prompt or resource |
@@ -30,7 +31,7 @@
 //! ```
 
 use crate::wire::json::{self, JsonStr, Kind, Limits, RawJson};
-use crate::wire::jsonrpc::{self, Message};
+use crate::wire::jsonrpc::{self, Message, RequestId};
 use crate::wire::method::{Method, Row, Target};
 use crate::wire::params::{pick, META_VERSION};
 
@@ -54,6 +55,8 @@ pub enum Peek<'i> {
 /// The parts of a request (or notification) an adapter checks.
 #[derive(Clone, Copy, Debug)]
 pub struct Request<'i> {
+    /// `id`, as the reply echoes it; `None` for a notification.
+    pub id: Option<RequestId<'i>>,
     /// `method`, as sent.
     pub method: JsonStr<'i>,
     /// The method table's row, when the method is one the server knows.
@@ -88,8 +91,12 @@ pub fn peek_value(value: RawJson<'_>) -> Peek<'_> {
         return Peek::Batch(value);
     }
     match jsonrpc::classify(value) {
-        Ok(Message::Request { method, params, .. }) => Peek::Request(request(method, params)),
-        Ok(Message::Notification { method, params }) => Peek::Notification(request(method, params)),
+        Ok(Message::Request { id, method, params }) => {
+            Peek::Request(request(Some(id), method, params))
+        }
+        Ok(Message::Notification { method, params }) => {
+            Peek::Notification(request(None, method, params))
+        }
         Ok(Message::Response { .. }) => Peek::Response,
         #[allow(unreachable_patterns)]
         Ok(_) => Peek::Malformed,
@@ -97,7 +104,11 @@ pub fn peek_value(value: RawJson<'_>) -> Peek<'_> {
     }
 }
 
-fn request<'i>(method: JsonStr<'i>, params: Option<RawJson<'i>>) -> Request<'i> {
+fn request<'i>(
+    id: Option<RequestId<'i>>,
+    method: JsonStr<'i>,
+    params: Option<RawJson<'i>>,
+) -> Request<'i> {
     let known = Method::lookup_json(method);
     let params = params.filter(|p| p.kind() == Kind::Object);
     let [name, uri, arguments, meta] = pick(params, ["name", "uri", "arguments", "_meta"]);
@@ -108,6 +119,7 @@ fn request<'i>(method: JsonStr<'i>, params: Option<RawJson<'i>>) -> Request<'i> 
     };
     let [version] = pick(meta.filter(|m| m.kind() == Kind::Object), [META_VERSION]);
     Request {
+        id,
         method,
         known,
         target: target.and_then(|t| t.as_string()),
@@ -151,6 +163,19 @@ mod tests {
         );
         assert!(r.target.is_some_and(|t| t.eq_str("add")));
         assert_eq!(r.method(), Some(Method::ToolsCall));
+    }
+
+    #[test]
+    fn ids_as_the_reply_echoes_them() {
+        let r = req(r#"{"jsonrpc":"2.0","id":"a\u0062","method":"ping"}"#);
+        assert_eq!(r.id.map(|id| id.as_raw()), Some(r#""a\u0062""#));
+        let r = req(r#"{"jsonrpc":"2.0","id":-7,"method":"ping"}"#);
+        assert_eq!(r.id.map(|id| id.as_raw()), Some("-7"));
+        let note = peek(
+            br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            Limits::default(),
+        );
+        assert!(matches!(note, Peek::Notification(Request { id: None, .. })));
     }
 
     #[test]

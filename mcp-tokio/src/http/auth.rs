@@ -29,6 +29,7 @@
 //! provider) through its request view, `request.adapter_data::<Principal>()`; the task of an
 //! async tool or prompt through [`Context::principal`](crate::Context::principal).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -38,6 +39,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE};
 use hyper::{HeaderMap, Method, Response, StatusCode};
+use mcp_rs_core::wire::peek::{peek_value, Peek};
 use serde_json::Value;
 
 use super::{rpc_error, Body};
@@ -558,41 +560,45 @@ impl Auth {
         Ok(Arc::new(principal))
     }
 
-    /// Per-tool scopes: the 403 response when `body` (one message or a batch) calls a tool
-    /// whose scopes `principal` lacks.
     /// Whether any tool has scopes of its own (only then is a body read for
     /// [`check_calls`](Self::check_calls)).
     pub(crate) fn has_tool_scopes(&self) -> bool {
         !self.tools.is_empty()
     }
 
+    /// Per-tool scopes: the 403 response when `body` (one message, or each element of a
+    /// batch), as the session reads it, calls a tool whose scopes `principal` lacks. A body
+    /// or element the session refuses calls nothing and is left to it.
     pub(crate) fn check_calls(
         &self,
         principal: &Principal,
-        body: mcp_rs_core::wire::json::RawJson<'_>,
+        body: &Peek<'_>,
     ) -> Option<Response<Body>> {
         if self.tools.is_empty() {
             return None;
         }
-        let one = |message: mcp_rs_core::wire::json::RawJson<'_>| {
-            let tool = super::headers::called_tool(message)?;
-            let needed = self.tools.get(&tool)?;
+        let one = |message: &Peek<'_>| {
+            let called = super::headers::called_tool(message)?;
+            let tool: Cow<'_, str> = match called.as_borrowed() {
+                Some(name) => Cow::Borrowed(name),
+                None => Cow::Owned(called.to_string()),
+            };
+            let needed = self.tools.get(tool.as_ref())?;
             let missing = needed.iter().find(|s| !principal.has_scope(s))?;
             let scope = self.challenged(&self.scopes_for_tool(&tool), Some(principal));
-            let id = message
-                .get("id")
-                .and_then(|id| serde_json::from_str::<Value>(id.as_str()).ok());
             Some(self.refuse(
                 StatusCode::FORBIDDEN,
                 Some("insufficient_scope"),
                 &scope,
                 &format!("the tool {tool:?} needs the scope {missing:?}"),
-                id.as_ref(),
+                super::request_id(message).as_ref(),
             ))
         };
-        match body.elements() {
-            Some(batch) => batch.into_iter().find_map(one),
-            None => one(body),
+        match body {
+            Peek::Batch(batch) => batch
+                .elements()?
+                .find_map(|element| one(&peek_value(element))),
+            single => one(single),
         }
     }
 
@@ -833,5 +839,79 @@ mod tests {
             a.challenge(Some("invalid_token"), &[], Some("bad \"quote\" \\ é")),
             r#"Bearer error="invalid_token", resource_metadata="https://a.example/.well-known/oauth-protected-resource/mcp", error_description="bad 'quote' / ?""#
         );
+    }
+
+    /// The refusal `check_calls` makes of `body` (read as the session reads it): its status
+    /// and JSON-RPC body.
+    async fn refusal(a: &Auth, p: &Principal, body: &str) -> Option<(StatusCode, Value)> {
+        let limits = mcp_rs_core::wire::json::Limits::default();
+        let r = a.check_calls(p, &mcp_rs_core::wire::peek::peek(body.as_bytes(), limits))?;
+        let status = r.status();
+        let bytes = r.into_body().collect().await.ok()?.to_bytes();
+        Some((status, serde_json::from_slice(&bytes).ok()?))
+    }
+
+    #[tokio::test]
+    async fn calls_are_checked_one_by_one() {
+        let a = auth("https://a.example/mcp")
+            .unwrap()
+            .require_scopes(["mcp"])
+            .unwrap()
+            .tool_scopes("admin", ["admin"])
+            .unwrap();
+        let user = Principal::new("u").with_scopes(["mcp"]);
+        let admin = Principal::new("a").with_scopes(["mcp", "admin"]);
+        let call = |id: u32, tool: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}"}}}}"#
+            )
+        };
+        let note = r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"admin"}}"#;
+        let id_of = |refused: Option<(StatusCode, Value)>| {
+            let (status, body) = refused.expect("refused");
+            assert_eq!(status, StatusCode::FORBIDDEN);
+            body.get("id").cloned()
+        };
+        // One message; the name decoded as the session decodes it.
+        assert_eq!(
+            id_of(refusal(&a, &user, &call(1, "admin")).await),
+            Some(1.into())
+        );
+        let escaped = call(2, "\\u0061dmin");
+        assert_eq!(id_of(refusal(&a, &user, &escaped).await), Some(2.into()));
+        assert!(refusal(&a, &user, &call(1, "whoami")).await.is_none());
+        assert!(refusal(&a, &admin, &call(1, "admin")).await.is_none());
+        // A batch: each element, the first refused one answering.
+        let batch = format!(
+            "[{},{},{}]",
+            call(1, "whoami"),
+            call(2, "admin"),
+            call(3, "admin")
+        );
+        assert_eq!(id_of(refusal(&a, &user, &batch).await), Some(2.into()));
+        let batch = format!("[{},{}]", call(1, "admin"), call(2, "whoami"));
+        assert_eq!(id_of(refusal(&a, &user, &batch).await), Some(1.into()));
+        let batch = format!("[{},{note}]", call(1, "whoami"));
+        assert_eq!(id_of(refusal(&a, &user, &batch).await), None);
+        let batch = format!("[{},{}]", call(1, "whoami"), call(2, "whoami"));
+        assert!(refusal(&a, &user, &batch).await.is_none());
+        let batch = format!("[{},{}]", call(1, "whoami"), call(2, "admin"));
+        assert!(refusal(&a, &admin, &batch).await.is_none());
+        // Elements the session refuses (-32600) call nothing.
+        let unversioned = r#"{"id":2,"method":"tools/call","params":{"name":"admin"}}"#;
+        let batch = format!(
+            "[{},{unversioned},[{}]]",
+            call(1, "whoami"),
+            call(3, "admin")
+        );
+        assert!(refusal(&a, &user, &batch).await.is_none());
+        // So does a body deeper than the session's bound.
+        let limits = mcp_rs_core::wire::json::Limits { max_depth: 3 };
+        let deep = format!("[{}]", call(1, "admin"));
+        let peeked = mcp_rs_core::wire::peek::peek(deep.as_bytes(), limits);
+        assert!(a.check_calls(&user, &peeked).is_some());
+        let limits = mcp_rs_core::wire::json::Limits { max_depth: 2 };
+        let peeked = mcp_rs_core::wire::peek::peek(deep.as_bytes(), limits);
+        assert!(a.check_calls(&user, &peeked).is_none());
     }
 }

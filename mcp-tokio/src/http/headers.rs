@@ -10,9 +10,16 @@
 //! | `Mcp-Method` | `method` (exact, case-sensitive) | 400, -32020 |
 //! | `Mcp-Name` (OWS trimmed) | `params.name` (`tools/call`, `prompts/get`), `params.uri` (`resources/read`) | 400, -32020 |
 //! | `Mcp-Param-<Name>` | `params.arguments[<param>]` of a tool parameter declaring `x-mcp-header: <Name>`; the value literal or `=?base64?<standard base64>?=` | 400, -32020 |
+//!
+//! The body side is never read here: it is the session's view of the body,
+//! [`mcp_rs_core::wire::peek`], read with the session's scanner, depth bound and method
+//! table, so that a header is compared with exactly what the session will act on, and a
+//! body the session refuses is answered by the session alone.
 
 use hyper::header::HeaderMap;
-use mcp_rs_core::wire::json::{JsonStr, RawJson};
+use mcp_rs_core::wire::json::JsonStr;
+use mcp_rs_core::wire::peek::{Peek, Request};
+use mcp_rs_core::wire::{Eras, Method, Target};
 
 /// The revision whose requests carry their own version and need no session.
 pub const MODERN: &str = "2026-07-28";
@@ -107,110 +114,66 @@ pub fn is_modern(headers: &HeaderMap) -> bool {
     text(headers, "mcp-protocol-version") == Some(MODERN)
 }
 
-/// A string member of a JSON object, decoded (escapes resolved).
-fn string_of(value: Option<RawJson<'_>>) -> Option<String> {
-    value.and_then(|v| v.as_string()).map(|s| s.to_string())
-}
-
-/// The first member of `obj` named by each of `keys` (the first of duplicates wins, as the
-/// core reads them), in one walk that stops once every key was seen.
-fn first_members<'a, const N: usize>(
-    obj: Option<RawJson<'a>>,
-    keys: [&str; N],
-) -> [Option<RawJson<'a>>; N] {
-    let mut found = [None; N];
-    let Some(members) = obj.and_then(|o| o.members()) else {
-        return found;
-    };
-    let mut missing = N;
-    for (key, value) in members {
-        // Keys without escapes (all of them in practice) compare as plain text.
-        let plain = key.as_borrowed();
-        let same = |want: &str| match plain {
-            Some(k) => k == want,
-            None => key.eq_str(want),
-        };
-        if let Some(i) = (0..N).find(|&i| found[i].is_none() && same(keys[i])) {
-            found[i] = Some(value);
-            missing -= 1;
-            if missing == 0 {
-                break;
-            }
-        }
+/// The request or notification a body is, as the session reads it; `None` for a
+/// response, a batch (its elements are peeked one by one) or a body the session refuses.
+fn message<'a, 'i>(body: &'a Peek<'i>) -> Option<&'a Request<'i>> {
+    match body {
+        Peek::Request(r) | Peek::Notification(r) => Some(r),
+        _ => None,
     }
-    found
 }
 
-/// A 2026-07-28 request's headers against its body, read as the core reads it (the first of
-/// duplicate members wins). `Err` names the first disagreement.
-pub fn check_modern(headers: &HeaderMap, body: RawJson<'_>) -> Result<(), String> {
-    check_modern_tool(headers, body).map(|_| ())
+/// The tool a `tools/call` body names (`params.name`), read as the session reads it: the
+/// tool the session would call.
+pub(crate) fn called_tool<'i>(body: &Peek<'i>) -> Option<JsonStr<'i>> {
+    message(body)
+        .filter(|r| r.method() == Some(Method::ToolsCall))
+        .and_then(|r| r.target)
 }
 
-/// [`check_modern`], also returning the tool a `tools/call` names (what [`called_tool`]
-/// returns): the body is walked once for both.
-pub(crate) fn check_modern_tool<'a>(
-    headers: &HeaderMap,
-    body: RawJson<'a>,
-) -> Result<Option<JsonStr<'a>>, String> {
-    let [method, id, params] = first_members(Some(body), ["method", "id", "params"]);
-    // Responses and notifications carry no routing headers worth checking.
-    let Some(method) = method.and_then(|m| m.as_string()) else {
-        return Ok(None);
+/// A 2026-07-28 request's headers against its body, [`peek`]ed as the session reads it
+/// (with the session's depth bound: see [`Config::max_depth`]). `Err` names the first
+/// disagreement.
+///
+/// Only requests are checked: notifications and responses carry no routing headers worth
+/// checking, batches are not 2026-07-28 messages, and a body the session refuses
+/// ([`Peek::Malformed`]: not JSON, deeper than the bound, not JSON-RPC) names nothing, so
+/// the session's own error answers it.
+///
+/// [`peek`]: mcp_rs_core::wire::peek::peek
+/// [`Config::max_depth`]: mcp_rs_core::Config::max_depth
+pub fn check_modern(headers: &HeaderMap, body: &Peek<'_>) -> Result<(), String> {
+    let Peek::Request(request) = body else {
+        return Ok(());
     };
-    // `params.name` (or `params.uri`) names the target; the walk stops once it and `_meta`
-    // were seen.
-    let target = if method.eq_str("tools/call") || method.eq_str("prompts/get") {
-        Some("name")
-    } else if method.eq_str("resources/read") {
-        Some("uri")
-    } else {
-        None
-    };
-    let (named, meta) = match target {
-        Some(key) => {
-            let [named, meta] = first_members(params, [key, "_meta"]);
-            (named, meta)
-        }
-        None => {
-            let [meta] = first_members(params, ["_meta"]);
-            (None, meta)
-        }
-    };
-    let tool = named
-        .and_then(|n| n.as_string())
-        .filter(|_| method.eq_str("tools/call"));
-    if id.is_none() {
-        return Ok(tool);
-    }
     match single(headers, "mcp-method")? {
         None => return Err("missing Mcp-Method header".into()),
-        Some(m) if !method.eq_str(m) => {
+        Some(m) if !request.method.eq_str(m) => {
             return Err(format!(
                 "Mcp-Method header {m:?} does not match the body's method {:?}",
-                method.to_string()
+                request.method.to_string()
             ))
         }
         Some(_) => {}
     }
-    let [version] = first_members(meta, ["io.modelcontextprotocol/protocolVersion"]);
-    if let Some(v) = version.and_then(|v| v.as_string()) {
-        if !v.eq_str(MODERN) {
-            return Err(format!(
-                "MCP-Protocol-Version header {MODERN:?} does not match the body's {:?}",
-                v.to_string()
-            ));
-        }
+    if let Some(v) = request.version.filter(|v| !v.eq_str(MODERN)) {
+        return Err(format!(
+            "MCP-Protocol-Version header {MODERN:?} does not match the body's {:?}",
+            v.to_string()
+        ));
     }
-    let Some(target) = target else {
-        return Ok(tool);
+    // The method table says which parameter names the target. Legacy-only methods
+    // (`resources/subscribe`) are no 2026-07-28 requests: the session refuses them.
+    let key = match request.known.filter(|row| row.eras != Eras::Legacy) {
+        Some(row) if row.target == Target::Name => "name",
+        Some(row) if row.target == Target::Uri => "uri",
+        _ => return Ok(()),
     };
-    let want = named.and_then(|w| w.as_string());
-    match (single(headers, "mcp-name")?, want) {
+    match (single(headers, "mcp-name")?, request.target) {
         (None, _) => Err("missing Mcp-Name header".into()),
-        (Some(h), Some(b)) if b.eq_str(h) => Ok(tool),
+        (Some(h), Some(b)) if b.eq_str(h) => Ok(()),
         (Some(h), b) => Err(format!(
-            "Mcp-Name header {h:?} does not match the body's {target} {:?}",
+            "Mcp-Name header {h:?} does not match the body's {key} {:?}",
             b.map(|b| b.to_string())
         )),
     }
@@ -234,17 +197,21 @@ pub fn param_value(raw: &str) -> Result<String, String> {
 
 /// SEP-2243: a `tools/call` whose tool declares `x-mcp-header` parameters (`declared`:
 /// `(argument, header name)`) carries each argument given in its `Mcp-Param-<Name>` header
-/// too, with the same value. The body is read as the core reads it, so a duplicated
-/// argument cannot show the header one value and the tool another.
+/// too, with the same value. The arguments are those the session reads
+/// ([`Request::arguments`]: the first of duplicate members), so a duplicated argument
+/// cannot show the header one value and the tool another. A body that is no request or
+/// notification (a batch, a response, a body the session refuses) is not checked.
 pub fn check_params(
     headers: &HeaderMap,
-    body: RawJson<'_>,
+    body: &Peek<'_>,
     declared: &[(String, String)],
 ) -> Result<(), String> {
-    if declared.is_empty() {
-        return Ok(()); // most tools: nothing to compare, the body is not walked
-    }
-    let args = body.get("params").and_then(|p| p.get("arguments"));
+    // Most tools declare nothing; a body that is no call (a batch, a body the session
+    // refuses) has no arguments to compare.
+    let Some(call) = message(body).filter(|_| !declared.is_empty()) else {
+        return Ok(());
+    };
+    let args = call.arguments;
     for (param, header) in declared {
         let value = args.and_then(|a| a.get(param)).filter(|v| !v.is_null());
         let sent = single(headers, &format!("mcp-param-{header}"))?;
@@ -273,20 +240,12 @@ pub fn check_params(
     Ok(())
 }
 
-/// The tool a `tools/call` body names, if it is one.
-pub fn called_tool(body: RawJson<'_>) -> Option<String> {
-    let [method, params] = first_members(Some(body), ["method", "params"]);
-    if !method?.as_string()?.eq_str("tools/call") {
-        return None;
-    }
-    let [name] = first_members(params, ["name"]);
-    string_of(name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use hyper::header::HeaderValue;
+    use mcp_rs_core::wire::json::Limits;
+    use mcp_rs_core::wire::peek::peek;
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -296,9 +255,9 @@ mod tests {
         h
     }
 
-    fn parsed(text: &str) -> RawJson<'_> {
-        mcp_rs_core::wire::json::parse(text.as_bytes(), mcp_rs_core::wire::json::Limits::default())
-            .unwrap()
+    /// `text` as the session reads it, with the default depth bound.
+    fn peeked(text: &str) -> Peek<'_> {
+        peek(text.as_bytes(), Limits::default())
     }
 
     #[test]
@@ -351,41 +310,105 @@ mod tests {
 
     #[test]
     fn modern_headers() {
-        let call = parsed(
+        let call = peeked(
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
         );
         let good = headers(&[("mcp-method", "tools/call"), ("mcp-name", "  t\t")]);
-        assert_eq!(check_modern(&good, call), Ok(()));
+        assert_eq!(check_modern(&good, &call), Ok(()));
         let upper = headers(&[("mcp-method", "TOOLS/CALL"), ("mcp-name", "t")]);
-        assert!(check_modern(&upper, call).is_err());
-        assert!(check_modern(&headers(&[("mcp-method", "tools/call")]), call).is_err());
+        assert!(check_modern(&upper, &call).is_err());
+        assert!(check_modern(&headers(&[("mcp-method", "tools/call")]), &call).is_err());
         let other = headers(&[("mcp-method", "tools/call"), ("mcp-name", "u")]);
-        assert!(check_modern(&other, call).is_err());
+        assert!(check_modern(&other, &call).is_err());
         let repeated = headers(&[
             ("mcp-method", "tools/call"),
             ("mcp-method", "tools/list"),
             ("mcp-name", "t"),
         ]);
-        assert!(check_modern(&repeated, call).is_err());
-        let list = parsed(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-        assert!(check_modern(&headers(&[]), list).is_err());
+        assert!(check_modern(&repeated, &call).is_err());
+        let list = peeked(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        assert!(check_modern(&headers(&[]), &list).is_err());
         assert_eq!(
-            check_modern(&headers(&[("mcp-method", "tools/list")]), list),
+            check_modern(&headers(&[("mcp-method", "tools/list")]), &list),
             Ok(())
         );
-        let read = parsed(
+        let read = peeked(
             r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"a://b"}}"#,
         );
         let h = headers(&[("mcp-method", "resources/read"), ("mcp-name", "a://b")]);
-        assert_eq!(check_modern(&h, read), Ok(()));
-        let note = parsed(r#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#);
-        assert_eq!(check_modern(&headers(&[]), note), Ok(()));
-        // The first of duplicate members, as the core reads it.
-        let dup = parsed(
-            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","method":"tools/list","params":{"name":"t"}}"#,
+        assert_eq!(check_modern(&h, &read), Ok(()));
+        let h = headers(&[("mcp-method", "resources/read"), ("mcp-name", "a://c")]);
+        assert!(check_modern(&h, &read).is_err());
+        let get = peeked(
+            r#"{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"p","uri":"u"}}"#,
+        );
+        let h = headers(&[("mcp-method", "prompts/get"), ("mcp-name", "p")]);
+        assert_eq!(check_modern(&h, &get), Ok(()));
+        assert!(check_modern(&headers(&[("mcp-method", "prompts/get")]), &get).is_err());
+        // A target that is not a string matches no header.
+        let numbered =
+            peeked(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":5}}"#);
+        let h = headers(&[("mcp-method", "tools/call"), ("mcp-name", "5")]);
+        assert!(check_modern(&h, &numbered).is_err());
+        // Escapes compare decoded, in the method, the target and the version alike.
+        let escaped = peeked(
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools\/call","params":{"name":"\u0074","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-2\u0038"}}}"#,
         );
         let h = headers(&[("mcp-method", "tools/call"), ("mcp-name", "t")]);
-        assert_eq!(check_modern(&h, dup), Ok(()));
+        assert_eq!(check_modern(&h, &escaped), Ok(()));
+        // A body naming another revision than the header.
+        let older = peeked(
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}"#,
+        );
+        assert!(check_modern(&headers(&[("mcp-method", "tools/list")]), &older).is_err());
+        // Unknown methods compare as sent and name no target.
+        let unknown = peeked(r#"{"jsonrpc":"2.0","id":2,"method":"x/y","params":{"name":"n"}}"#);
+        assert_eq!(
+            check_modern(&headers(&[("mcp-method", "x/y")]), &unknown),
+            Ok(())
+        );
+        // Legacy-only methods are no 2026-07-28 requests (the session refuses them): their
+        // target is not asked for.
+        let subscribe = peeked(
+            r#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"a://b"}}"#,
+        );
+        let h = headers(&[("mcp-method", "resources/subscribe")]);
+        assert_eq!(check_modern(&h, &subscribe), Ok(()));
+        let note = peeked(r#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#);
+        assert_eq!(check_modern(&headers(&[]), &note), Ok(()));
+    }
+
+    #[test]
+    fn bodies_the_session_refuses_are_its_to_answer() {
+        // Duplicate members: -32600 from the session, nothing for the headers to match.
+        let dup = peeked(
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","method":"tools/list","params":{"name":"t"}}"#,
+        );
+        assert!(matches!(dup, Peek::Malformed));
+        assert_eq!(check_modern(&headers(&[]), &dup), Ok(()));
+        for text in [
+            "{",
+            "[1,",
+            r#"{"id":1,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"t"}}"#,
+        ] {
+            let body = peeked(text);
+            assert!(matches!(body, Peek::Malformed), "{text}");
+            assert_eq!(check_modern(&headers(&[]), &body), Ok(()), "{text}");
+            assert_eq!(called_tool(&body), None, "{text}");
+        }
+        // Deeper than the session's bound: malformed, whatever the headers say.
+        let deep = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":[[[1]]]}}}"#;
+        let h = headers(&[("mcp-method", "tools/list"), ("mcp-name", "u")]);
+        let shallow = peek(deep.as_bytes(), Limits { max_depth: 6 });
+        assert!(check_modern(&h, &shallow).is_err());
+        let refused = peek(deep.as_bytes(), Limits { max_depth: 5 });
+        assert!(matches!(refused, Peek::Malformed));
+        assert_eq!(check_modern(&h, &refused), Ok(()));
+        let declared = vec![("a".to_string(), "A".to_string())];
+        let sent = headers(&[("mcp-param-a", "1")]);
+        assert!(check_params(&sent, &shallow, &declared).is_err());
+        assert_eq!(check_params(&sent, &refused, &declared), Ok(()));
     }
 
     #[test]
@@ -402,22 +425,51 @@ mod tests {
 
     #[test]
     fn params_read_like_the_core() {
+        let call = |arguments: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{arguments}}}}}"#
+            )
+        };
         let declared = vec![("region".to_string(), "Region".to_string())];
         let h = headers(&[("mcp-param-region", "good")]);
         // The first of duplicate members is what the tool sees, so it is what is checked.
-        let smuggled = parsed(r#"{"params":{"arguments":{"region":"evil","region":"good"}}}"#);
-        assert!(check_params(&h, smuggled, &declared).is_err());
-        let fine = parsed(r#"{"params":{"arguments":{"region":"go\u006fd"}}}"#);
-        assert_eq!(check_params(&h, fine, &declared), Ok(()));
+        let smuggled = call(r#"{"region":"evil","region":"good"}"#);
+        assert!(check_params(&h, &peeked(&smuggled), &declared).is_err());
+        let fine = call(r#"{"region":"go\u006fd"}"#);
+        assert_eq!(check_params(&h, &peeked(&fine), &declared), Ok(()));
         let twice = headers(&[("mcp-param-region", "good"), ("mcp-param-region", "evil")]);
-        assert!(check_params(&twice, fine, &declared).is_err());
-        let number = parsed(r#"{"params":{"arguments":{"region":12}}}"#);
+        assert!(check_params(&twice, &peeked(&fine), &declared).is_err());
+        let number = call(r#"{"region":12}"#);
         let h12 = headers(&[("mcp-param-region", "12")]);
-        assert_eq!(check_params(&h12, number, &declared), Ok(()));
-        let absent = parsed(r#"{"params":{"arguments":{}}}"#);
-        assert_eq!(check_params(&headers(&[]), absent, &declared), Ok(()));
-        assert!(check_params(&h, absent, &declared).is_err());
-        let call = parsed(r#"{"method":"tools/call","params":{"name":"x\u0079"}}"#);
-        assert_eq!(called_tool(call).as_deref(), Some("xy"));
+        assert_eq!(check_params(&h12, &peeked(&number), &declared), Ok(()));
+        let absent = call("{}");
+        assert_eq!(
+            check_params(&headers(&[]), &peeked(&absent), &declared),
+            Ok(())
+        );
+        assert!(check_params(&h, &peeked(&absent), &declared).is_err());
+        let null = call(r#"{"region":null}"#);
+        assert_eq!(
+            check_params(&headers(&[]), &peeked(&null), &declared),
+            Ok(())
+        );
+        // Nothing declared: nothing to compare.
+        assert_eq!(check_params(&h, &peeked(&absent), &[]), Ok(()));
+    }
+
+    #[test]
+    fn called_tools() {
+        let call =
+            peeked(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x\u0079"}}"#);
+        assert!(called_tool(&call).is_some_and(|t| t.eq_str("xy")));
+        // A notification names its tool too (the scope and parameter checks see it).
+        let note = peeked(r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"x"}}"#);
+        assert!(called_tool(&note).is_some_and(|t| t.eq_str("x")));
+        let get =
+            peeked(r#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"x"}}"#);
+        assert_eq!(called_tool(&get), None);
+        let batch =
+            peeked(r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}]"#);
+        assert_eq!(called_tool(&batch), None);
     }
 }

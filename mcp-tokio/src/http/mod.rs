@@ -35,6 +35,7 @@ use hyper::body::{Frame, Incoming};
 use hyper::header::{HeaderValue, ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use mcp_rs_core::wire::peek::{peek, Peek};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
@@ -428,36 +429,34 @@ async fn post(
         (Some(auth), Some(principal)) if auth.has_tool_scopes() => Some((auth, principal)),
         _ => None,
     };
-    // Read once, as the core reads it, for what is checked before the core sees it; an
-    // unreadable body is left to the core's -32700.
-    let parsed = if modern || scoped.is_some() {
-        mcp_rs_core::wire::json::parse(&body, mcp_rs_core::wire::json::Limits::default()).ok()
-    } else {
-        None
-    };
-    if let (Some((auth, principal)), Some(value)) = (scoped, parsed) {
+    // What is checked before the session sees the body is read once, as the session reads
+    // it: its scanner, its depth bound, its method table. A body the session refuses (not
+    // JSON, too deep, not JSON-RPC) is checked for nothing and answered by the session.
+    let peeked = (modern || scoped.is_some()).then(|| {
+        let limits = mcp_rs_core::wire::json::Limits {
+            max_depth: state.server.inner.config.max_depth,
+        };
+        peek(&body, limits)
+    });
+    if let (Some((auth, principal)), Some(peeked)) = (scoped, &peeked) {
         // Per-tool scopes.
-        if let Some(refused) = auth.check_calls(principal, value) {
+        if let Some(refused) = auth.check_calls(principal, peeked) {
             return refused;
         }
     }
-    if modern {
-        if let Some(value) = parsed {
-            let checked = headers::check_modern_tool(&parts.headers, value).and_then(|tool| {
-                let declared = tool
-                    .and_then(|tool| match tool.as_borrowed() {
-                        Some(name) => state.server.tools().header_params(name),
-                        None => state.server.tools().header_params(&tool.to_string()),
-                    })
-                    .unwrap_or_default();
-                headers::check_params(&parts.headers, value, &declared)
-            });
-            if let Err(why) = checked {
-                let id = value
-                    .get("id")
-                    .and_then(|id| serde_json::from_str::<Value>(id.as_str()).ok());
-                return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), -32020, &why);
-            }
+    if let Some(peeked) = peeked.filter(|_| modern) {
+        let checked = headers::check_modern(&parts.headers, &peeked).and_then(|()| {
+            let declared = headers::called_tool(&peeked)
+                .and_then(|tool| match tool.as_borrowed() {
+                    Some(name) => state.server.tools().header_params(name),
+                    None => state.server.tools().header_params(&tool.to_string()),
+                })
+                .unwrap_or_default();
+            headers::check_params(&parts.headers, &peeked, &declared)
+        });
+        if let Err(why) = checked {
+            let id = request_id(&peeked);
+            return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), -32020, &why);
         }
     }
     let (sink, mut frames) = mpsc::channel(routes::SINK_FRAMES);
@@ -692,6 +691,17 @@ fn json(status: StatusCode, frame: Bytes) -> Response<Body> {
     r.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     r
+}
+
+/// The id of a request, for a refusal the transport makes itself (`None` for anything but
+/// a request).
+fn request_id(body: &Peek<'_>) -> Option<Value> {
+    match body {
+        Peek::Request(r) => {
+            r.id.and_then(|id| serde_json::from_str::<Value>(id.as_raw()).ok())
+        }
+        _ => None,
+    }
 }
 
 /// A JSON-RPC error reply with an HTTP status (for refusals the transport makes itself).
