@@ -18,6 +18,65 @@
 //! them to completion, outside the `select`. The session, server and hooks are lent to each
 //! call only, never held across the `select`'s await, so other code may use them between
 //! calls.
+//!
+//! ```no_run
+//! # use core::future::{pending, poll_fn, Future};
+//! # use core::pin::pin;
+//! # use core::task::Poll;
+//! # // What embassy-futures' `select` does, so that this example needs no executor.
+//! # enum Either<A, B> { First(A), Second(B) }
+//! # async fn select<A: Future, B: Future>(a: A, b: B) -> Either<A::Output, B::Output> {
+//! #     let (mut a, mut b) = (pin!(a), pin!(b));
+//! #     poll_fn(|cx| {
+//! #         if let Poll::Ready(x) = a.as_mut().poll(cx) { return Poll::Ready(Either::First(x)); }
+//! #         if let Poll::Ready(y) = b.as_mut().poll(cx) { return Poll::Ready(Either::Second(y)); }
+//! #         Poll::Pending
+//! #     }).await
+//! # }
+//! use embedded_io_async::{Read, Write};
+//! use mcp_rs_core::{CallToken, ServerHandler, Session};
+//! use mcp_rs_embedded::{asynch::Runner, Error, Hooks, Step};
+//!
+//! /// The link's task. `finished()` is the receiving end of a channel the hardware tasks
+//! /// send completed measurements to (embassy-sync's `Channel::receive`); `timer(at)`
+//! /// sleeps until `at` on the runner's clock (`Timer::at`).
+//! async fn serve<R: Read, W: Write, D: Future<Output = (CallToken, f32)>, T: Future<Output = ()>>(
+//!     runner: &mut Runner<'_>,
+//!     session: &mut Session<'_>,
+//!     server: &mut impl ServerHandler,
+//!     hooks: &mut impl Hooks, // keeps the tokens of deferred calls, starts the hardware
+//!     rx: &mut R,
+//!     tx: &mut W,
+//!     mut finished: impl FnMut() -> D,
+//!     mut timer: impl FnMut(u64) -> T,
+//! ) -> Result<(), Error<W::Error>> {
+//!     loop {
+//!         let deadline = session.poll_timeout();
+//!         let wake = async {
+//!             match deadline {
+//!                 Some(at) => timer(at).await,
+//!                 None => pending().await,
+//!             }
+//!         };
+//!         // Only `read` is raced: it is cancel-safe (if the reader's `read` is).
+//!         match select(runner.read(rx), select(finished(), wake)).await {
+//!             Either::First(Step::Eof) => {
+//!                 runner.answer(session, server, hooks, tx).await?;
+//!                 return Ok(());
+//!             }
+//!             Either::First(_) => runner.answer(session, server, hooks, tx).await?,
+//!             Either::Second(Either::First((token, celsius))) => {
+//!                 let text = if celsius > 0.0 { "above freezing" } else { "freezing" };
+//!                 // `false`: the client cancelled it meanwhile (the hooks heard it).
+//!                 runner.complete(session, hooks, tx, token, |r| { r.text(text); }).await?;
+//!             }
+//!             Either::Second(Either::Second(())) => {
+//!                 runner.handle_timeout(session, hooks, tx).await?
+//!             }
+//!         }
+//!     }
+//! }
+//! ```
 
 use embedded_io_async::{Error as _, Read, Write};
 use mcp_rs_core::{
