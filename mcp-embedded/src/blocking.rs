@@ -112,8 +112,15 @@ impl<'b> Runner<'b> {
         R: Read,
         W: Write,
     {
-        let read = reader.read(self.core.read_buf()).map_err(|e| e.kind());
-        let step = self.core.received(read);
+        let buf = self.core.read_buf();
+        // Empty only while a complete line waits (a runner answers every line it reads, so
+        // never in practice): answer it rather than mistake the empty read for the end.
+        let step = if buf.is_empty() {
+            Step::Received(0)
+        } else {
+            let read = reader.read(buf).map_err(|e| e.kind());
+            self.core.received(read)
+        };
         self.answer(session, server, hooks, writer)?;
         Ok(step)
     }

@@ -925,3 +925,48 @@ fn an_idle_link_does_not_block_the_superloop() {
     assert!(tx.out.is_empty());
     assert_eq!(tx.flushes, 0);
 }
+
+/// A reader whose first read is pending (no byte yet), as a UART with an empty ring.
+struct SlowRx {
+    rx: Rx,
+    pending_once: bool,
+}
+
+impl embedded_io_async::ErrorType for SlowRx {
+    type Error = Infallible;
+}
+impl embedded_io_async::Read for SlowRx {
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Infallible> {
+        if std::mem::take(&mut self.pending_once) {
+            std::future::poll_fn(|_| Poll::<()>::Pending).await;
+        }
+        embedded_io::Read::read(&mut self.rx, buf)
+    }
+}
+
+#[test]
+fn an_async_read_that_loses_a_select_loses_no_input() {
+    let mut storage = SessionStorage::<4>::new();
+    let mut buffers = Buffers::<RX, TX>::new();
+    let mut session = Session::new(&INFO, Config::new(SecretKey([7; 16])), &mut storage);
+    let mut runner = asynch::Runner::new(&mut buffers).with_clock(clock);
+    let mut rx = SlowRx {
+        rx: Rx::default(),
+        pending_once: true,
+    };
+    let mut tx = Tx::default();
+    rx.rx
+        .0
+        .extend(&b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"[..]);
+    {
+        // The read is polled while nothing has arrived, then dropped (another branch of
+        // the select won).
+        let mut read = pin!(runner.read(&mut rx));
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(read.as_mut().poll(&mut cx).is_pending());
+    }
+    let step = block_on(runner.read(&mut rx));
+    assert_eq!(step, Step::Received(41));
+    block_on(runner.answer(&mut session, &mut Device::default(), &mut (), &mut tx)).unwrap();
+    assert_eq!(tx.out, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+}
