@@ -34,6 +34,7 @@ use serde_json::{json, Value};
 const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
 const SENSOR: &str = "sensor://temperature";
+const SLOW: &str = "sensor://humidity";
 
 // ---- the pipes -------------------------------------------------------------------------
 
@@ -194,6 +195,9 @@ impl ResourceSet for Sensors {
     fn read(&mut self, request: &ReadRequest<'_>, result: &mut ReadResult<'_, '_>) -> Dispatch {
         if request.uri().eq_str(SENSOR) {
             result.text(SENSOR, Some("text/plain"), "21.5");
+        } else if request.uri().eq_str(SLOW) {
+            // An unlisted resource read from an I2C sensor that answers later.
+            return Dispatch::Defer;
         } else {
             result.not_found();
         }
@@ -969,4 +973,30 @@ fn an_async_read_that_loses_a_select_loses_no_input() {
     assert_eq!(step, Step::Received(41));
     block_on(runner.answer(&mut session, &mut Device::default(), &mut (), &mut tx)).unwrap();
     assert_eq!(tx.out, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+}
+
+#[test]
+fn a_deferred_resource_read_is_completed_through_command() {
+    for rev in [LEGACY, MODERN] {
+        for mode in MODES {
+            let mut storage = SessionStorage::new();
+            let mut buffers = Buffers::new();
+            let mut rig = Rig::new(mode, rev, &mut storage, &mut buffers);
+            let at = format!("{mode:?} {rev}");
+            assert!(rig
+                .request("resources/read", json!({"uri": SLOW}))
+                .is_empty());
+            let (token, name) = rig.hooks.calls.pop().unwrap();
+            assert_eq!(name, SLOW, "{at}");
+            let sent = rig.command(|s, tx| {
+                s.complete_read(token, tx, |r| {
+                    r.text(SLOW, Some("text/plain"), "40 %");
+                })
+            });
+            assert_eq!(sent, Ok(true), "{at}");
+            let r = rig.frames();
+            assert_eq!(r[0]["result"]["contents"][0]["text"], "40 %", "{at}: {r:?}");
+            assert_eq!(rig.session.calls_in_flight(), 0, "{at}");
+        }
+    }
 }
