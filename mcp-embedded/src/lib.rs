@@ -170,8 +170,10 @@ pub const DEFERRED_CALL_MESSAGE: &str = "Deferred requests are not taken by this
 /// A plain function pointer, because a microcontroller's time is global: embassy-time's
 /// `|| Instant::now().as_millis()`, an RTIC monotonic's `now()`, or a SysTick counter read
 /// from a `static` all coerce to it. It keeps the runners non-generic over the clock (the
-/// embassy habit: handles stay non-generic), costs one indirect call per exchange, and a
-/// test's virtual clock is a `static AtomicU64` behind a `fn`.
+/// embassy habit: handles stay non-generic) and costs one indirect call per exchange; a
+/// virtual clock for host tests is a `static` (or thread-local) behind a `fn`. A clock
+/// that needs state of its own (a driver handle) does not fit; read such a timer into a
+/// `static` from its interrupt instead.
 pub type Clock = fn() -> u64;
 
 /// What [`Hooks::deferred`] does with a deferred request.
