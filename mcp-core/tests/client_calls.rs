@@ -574,3 +574,42 @@ fn legacy_sessions_see_plain_results_even_with_a_result_type() {
     link.run();
     assert!(matches!(link.take().as_slice(), [Ev::Result { handle, .. }] if *handle == h));
 }
+
+#[test]
+fn subscriptions_bring_resource_updates_in_the_legacy_era() {
+    let mut link = Link::connected(config(Mode::Legacy, ClientCaps::NONE), Pair::full());
+    let uri = "test://static/text";
+    let h = link.send(&Request::Subscribe { uri }, Options::default());
+    assert_eq!(link.result_of(h), json!({}));
+    let tx = link
+        .pair
+        .session
+        .resource_updated(uri, &mut link.pair.out)
+        .unwrap()
+        .unwrap();
+    link.deliver(tx);
+    link.run();
+    assert!(matches!(link.take().as_slice(), [Ev::ResourceUpdated(u)] if u == uri));
+    let h = link.send(&Request::Unsubscribe { uri }, Options::default());
+    assert_eq!(link.result_of(h), json!({}));
+    let seen = &link.pair.ext.resources.as_ref().unwrap().subscriptions;
+    assert_eq!(seen, &[(uri.to_string(), true), (uri.to_string(), false)]);
+
+    let mut link = Link::connected(config(Mode::Auto, ClientCaps::NONE), Pair::full());
+    let refused = link
+        .client
+        .send(
+            &Request::Subscribe { uri },
+            Options::default(),
+            link.now,
+            &mut link.out,
+        )
+        .unwrap_err();
+    assert!(matches!(
+        refused,
+        ClientError::NotInRevision {
+            method: Method::Subscribe,
+            ..
+        }
+    ));
+}

@@ -9,7 +9,7 @@ mod pair;
 
 use client_link::{info, Ev, Link};
 use mcp_rs_core::client::{
-    ClientConfig, ClientError, Mode, Options, Reference, Request, ServerCaps,
+    ClientConfig, ClientError, Event, Mode, Options, Reference, Request, ServerCaps,
 };
 use mcp_rs_core::wire::method::Method;
 use mcp_rs_core::{ClientCaps, Config, LogLevel, ProtocolVersion, SecretKey};
@@ -406,4 +406,40 @@ fn ids_count_up_and_handles_are_reused_with_a_new_generation() {
         expected_version(Mode::Legacy),
         link.client.version().unwrap()
     );
+}
+
+#[test]
+fn next_request_walks_a_list_inside_the_event_loop() {
+    for mode in ERAS {
+        let mut link = Link::connected(config(mode), server(2));
+        let sent = link
+            .client
+            .request_prompts_list(None, link.now, &mut link.out)
+            .unwrap();
+        link.transmit(sent.len);
+        let mut frame = link.next_from_server().unwrap();
+        let (mut names, mut pages) = (Vec::new(), 0);
+        loop {
+            let mut received = link.client.handle(link.now, frame.as_bytes());
+            let Some(Event::Result(response)) = received.next_event(&mut link.client) else {
+                panic!("{frame}");
+            };
+            let page = response.page().unwrap();
+            names.extend(page.names().map(|n| n.to_string()));
+            pages += 1;
+            let mut buf = [0u8; 512];
+            let Some(next) = page.next_request(&mut buf) else {
+                break;
+            };
+            let sent = link
+                .client
+                .send(&next, Options::default(), link.now, &mut link.out)
+                .unwrap();
+            link.transmit(sent.len);
+            frame = link.next_from_server().unwrap();
+        }
+        assert_eq!(names, ["greet", "media", "slow_prompt", "ask"], "{mode:?}");
+        assert_eq!(pages, 2);
+        assert_eq!(link.client.requests_in_flight(), 0);
+    }
 }

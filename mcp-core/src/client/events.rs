@@ -9,6 +9,7 @@
 
 use super::error::HandshakeError;
 use super::lifecycle::ServerCaps;
+use super::requests::Request;
 use super::rounds::InputRound;
 use super::slots::RequestHandle;
 use crate::model::logging::LogLevel;
@@ -210,6 +211,21 @@ impl<'i> Page<'i> {
     pub fn items(&self) -> Elements<'i> {
         self.items.elements().unwrap_or(Elements { rest: "" })
     }
+    /// The request for the next page, `None` on the last page (or when a cursor with
+    /// escapes does not fit `buf` decoded). Send it while the frame is alive, or copy the
+    /// cursor ([`next_cursor`](Self::next_cursor)) to continue later.
+    pub fn next_request<'b>(&self, buf: &'b mut [u8]) -> Option<Request<'b>>
+    where
+        'i: 'b,
+    {
+        let cursor = Some(self.next_cursor?.text_in(buf)?);
+        Some(match self.kind {
+            ListKind::Tools => Request::ListTools { cursor },
+            ListKind::Prompts => Request::ListPrompts { cursor },
+            ListKind::Resources => Request::ListResources { cursor },
+            _ => Request::ListResourceTemplates { cursor },
+        })
+    }
     /// The `name` of every item that has one.
     pub fn names(&self) -> impl Iterator<Item = JsonStr<'i>> {
         self.items()
@@ -337,4 +353,58 @@ pub struct InboundRequest<'i> {
     pub method: ServerMethod,
     /// Its raw `params` object, if any.
     pub params: Option<RawJson<'i>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::json::{parse, Limits};
+
+    fn response(method: Method, result: &str) -> Response<'_> {
+        Response {
+            handle: RequestHandle {
+                slot: 0,
+                generation: 0,
+            },
+            method,
+            result: parse(result.as_bytes(), Limits::default()).unwrap(),
+        }
+    }
+
+    #[test]
+    fn next_request_continues_the_same_list_with_the_decoded_cursor() {
+        let r = response(
+            Method::PromptsList,
+            r#"{"prompts":[{"name":"a"}],"nextCursor":"c\u0031"}"#,
+        );
+        let page = r.page().unwrap();
+        let mut buf = [0u8; 8];
+        assert_eq!(
+            page.next_request(&mut buf),
+            Some(Request::ListPrompts { cursor: Some("c1") })
+        );
+        assert_eq!(page.next_request(&mut [0u8; 1]), None, "does not fit");
+        let plain = response(
+            Method::TemplatesList,
+            r#"{"resourceTemplates":[],"nextCursor":"x"}"#,
+        );
+        assert_eq!(
+            plain.page().unwrap().next_request(&mut []),
+            Some(Request::ListResourceTemplates { cursor: Some("x") })
+        );
+        let last = response(Method::ToolsList, r#"{"tools":[]}"#);
+        assert_eq!(last.page().unwrap().next_request(&mut buf), None);
+    }
+
+    #[test]
+    fn the_first_text_block_is_the_text() {
+        let r = response(
+            Method::ToolsCall,
+            r#"{"content":[{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"t\u0065xt","text":"hi"},{"type":"text","text":"second"}]}"#,
+        );
+        let call = r.tool_call().unwrap();
+        assert_eq!(call.text().unwrap(), "hi");
+        assert!(!call.is_error);
+        assert!(call.structured.is_none());
+    }
 }

@@ -236,8 +236,10 @@ impl<'a> Client<'a> {
     }
 
     /// A client over a caller-owned slice of request slots (for a capacity chosen at run
-    /// time).
+    /// time; at most 65,535 are used, as a handle names its slot in 16 bits).
     pub fn from_slots(config: ClientConfig<'a>, slots: &'a mut [RequestSlot]) -> Self {
+        let used = slots.len().min(usize::from(u16::MAX));
+        let slots = slots.get_mut(..used).unwrap_or_default();
         for slot in slots.iter_mut() {
             *slot = RequestSlot::EMPTY;
         }

@@ -6,7 +6,7 @@
 //! | [`Request::ListTools`], `ListPrompts`, `ListResources`, `ListResourceTemplates` | `cursor` if given |
 //! | [`Request::CallTool`] | `name`, `arguments` (raw JSON object) if given |
 //! | [`Request::GetPrompt`] | `name`, `arguments` (raw JSON object of strings) if given |
-//! | [`Request::ReadResource`] | `uri` |
+//! | [`Request::ReadResource`], `Subscribe`, `Unsubscribe` | `uri` (the last two legacy only) |
 //! | [`Request::Complete`] | `ref`, `argument` `{name, value}`, `context.arguments` if given |
 //! | [`Request::Ping`] | — (legacy only) |
 //! | [`Request::SetLevel`] | `level` (legacy only) |
@@ -80,6 +80,17 @@ pub enum Request<'a> {
         /// The resource.
         uri: &'a str,
     },
+    /// `resources/subscribe` (legacy era): the server then sends
+    /// `notifications/resources/updated` for it.
+    Subscribe {
+        /// The resource.
+        uri: &'a str,
+    },
+    /// `resources/unsubscribe` (legacy era).
+    Unsubscribe {
+        /// The resource.
+        uri: &'a str,
+    },
     /// `completion/complete`.
     Complete {
         /// The prompt or resource template.
@@ -108,6 +119,8 @@ impl Request<'_> {
             Request::ListResources { .. } => Method::ResourcesList,
             Request::ListResourceTemplates { .. } => Method::TemplatesList,
             Request::ReadResource { .. } => Method::ResourcesRead,
+            Request::Subscribe { .. } => Method::Subscribe,
+            Request::Unsubscribe { .. } => Method::Unsubscribe,
             Request::Complete { .. } => Method::Complete,
             Request::Ping => Method::Ping,
             Request::SetLevel(_) => Method::SetLevel,
@@ -118,7 +131,9 @@ impl Request<'_> {
     pub(super) fn target(&self) -> &str {
         match self {
             Request::CallTool { name, .. } | Request::GetPrompt { name, .. } => name,
-            Request::ReadResource { uri } => uri,
+            Request::ReadResource { uri }
+            | Request::Subscribe { uri }
+            | Request::Unsubscribe { uri } => uri,
             _ => "",
         }
     }
@@ -154,7 +169,9 @@ impl Request<'_> {
                     w.raw_value(a);
                 }
             }
-            Request::ReadResource { uri } => {
+            Request::ReadResource { uri }
+            | Request::Subscribe { uri }
+            | Request::Unsubscribe { uri } => {
                 w.key("uri");
                 w.string(uri);
             }

@@ -9,6 +9,18 @@
 //!                └─deadline─▶ TimedOut ─cancellation sent, event taken─▶ Free
 //! ```
 
+//!
+//! Not the server's slot type ([`CallSlot`](crate::CallSlot)): that one holds a *peer's*
+//! request (its raw id, the revision and capabilities it declared, the provider indexes of
+//! its target, listen flags) with at most one outgoing request hanging off it, whose
+//! answer is handed out later through `Incoming`. A client slot holds *its own* request:
+//! an integer id, a method, a deadline and the progress flag, and its answer is reported
+//! straight from the frame. What both sides do the same way is shared below the slots, in
+//! the wire layer: the request and `notifications/cancelled` writers
+//! ([`jsonrpc::begin_request`](crate::wire::jsonrpc::begin_request),
+//! [`jsonrpc::write_cancelled`](crate::wire::jsonrpc::write_cancelled)) and the method
+//! tables of both directions.
+
 use crate::wire::method::Method;
 
 /// Names one request the client sent: slot index plus generation.

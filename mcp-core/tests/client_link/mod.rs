@@ -295,6 +295,11 @@ impl Link {
         self.inbox.push_back(frame.to_string());
     }
 
+    /// Takes the next frame from the server, for a test that handles it itself.
+    pub(crate) fn next_from_server(&mut self) -> Option<String> {
+        self.inbox.pop_front()
+    }
+
     /// Runs the drive loop until nothing is left to deliver either way.
     pub(crate) fn run(&mut self) {
         loop {

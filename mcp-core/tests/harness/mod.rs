@@ -378,6 +378,8 @@ pub(crate) fn validate_client_message(
             Some("resources/templates/list") => "ListResourceTemplatesRequest",
             Some("resources/read") => "ReadResourceRequest",
             Some("completion/complete") => "CompleteRequest",
+            Some("resources/subscribe") => "SubscribeRequest",
+            Some("resources/unsubscribe") => "UnsubscribeRequest",
             other => {
                 return Err(format!(
                     "[{rev}] unexpected client request {other:?}: {msg}"
