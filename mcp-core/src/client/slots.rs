@@ -23,8 +23,9 @@
 
 use crate::wire::method::Method;
 
-/// Names one request the client sent: slot index plus generation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Names one request the client sent: slot index plus generation (ordered by slot, then
+/// generation, so it can key a sorted map).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RequestHandle {
     pub(crate) slot: u16,
     pub(crate) generation: u32,
