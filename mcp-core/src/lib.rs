@@ -4,6 +4,8 @@
 //! for tools. Bytes in, frames out: it never does I/O, never sleeps, never reads a clock and
 //! never allocates. It serves both protocol eras on one connection: the legacy handshake
 //! revisions (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25) and the stateless 2026-07-28.
+//! The same wire layer carries a sans-IO client for both eras (feature `client`,
+//! `client::Client`).
 //!
 //! ## Layers
 //! Each layer uses only the layers above it in this table (checked by

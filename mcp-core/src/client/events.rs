@@ -4,8 +4,10 @@
 //!
 //! Every request ends with exactly one event naming its handle: [`Event::Result`],
 //! [`Event::Error`], [`Event::TimedOut`] or [`Event::Invalid`] with
-//! [`InvalidFrame::MalformedResult`]. [`Event::InputRequired`] does not end it: the request
-//! waits for [`Client::retry`](super::Client::retry) (or `cancel`).
+//! [`InvalidFrame::MalformedResult`] (or, with no event, when the caller cancels it).
+//! [`Event::InputRequired`] does not end it: the request waits for
+//! [`Client::retry`](super::Client::retry) (or `cancel`). `tests/client_model.rs` checks
+//! this over random sequences.
 
 use super::error::HandshakeError;
 use super::lifecycle::ServerCaps;

@@ -138,14 +138,14 @@ impl Request<'_> {
         }
     }
 
-    /// The raw JSON members, each checked before anything is written.
-    fn raw_members(&self) -> [Option<&str>; 2] {
+    /// The raw JSON member written verbatim, if any (checked before anything is written).
+    fn raw_member(&self) -> Option<&str> {
         match self {
             Request::CallTool { arguments, .. } | Request::GetPrompt { arguments, .. } => {
-                [*arguments, None]
+                *arguments
             }
-            Request::Complete { context, .. } => [*context, None],
-            _ => [None, None],
+            Request::Complete { context, .. } => *context,
+            _ => None,
         }
     }
 
@@ -304,10 +304,10 @@ impl<'a> Client<'a> {
         retry: Answers<'_>,
         out: &mut [u8],
     ) -> Result<Sent, ClientError> {
-        let raw = request.raw_members();
-        let checks = raw.iter().chain([&retry.input_responses]).flatten();
-        if checks
+        let raw = [request.raw_member(), retry.input_responses];
+        if raw
             .into_iter()
+            .flatten()
             .any(|json| check_embedded(json, true).is_err())
         {
             return Err(ClientError::InvalidJson);
