@@ -74,7 +74,13 @@ fn legacy_handshake_initializes_then_announces_initialized() {
         .with(ServerCaps::COMPLETIONS)
         .with(ServerCaps::LOGGING);
     match link.take().as_slice() {
-        [Ev::Connected(v, caps)] => {
+        [Ev::Handshake {
+            method: Method::Initialize,
+            server_name: Some(name),
+            instructions: Some(instructions),
+        }, Ev::Connected(v, caps)] => {
+            assert_eq!(name, "pair-server");
+            assert_eq!(instructions, "Use the tools.");
             assert_eq!(*v, ProtocolVersion::V2025_11_25);
             assert_eq!(*caps, all);
         }
@@ -101,6 +107,14 @@ fn requests_wait_until_notifications_initialized_is_sent() {
     let reply = link.pair.ask(&init).to_string();
     // The result is handled, but the notification is not out yet: requests are refused.
     let mut received = link.client.handle(1, reply.as_bytes());
+    let Some(mcp_rs_core::client::Event::Handshake(h)) = received.next_event(&mut link.client)
+    else {
+        panic!("the initialize result is shown");
+    };
+    assert_eq!(
+        h.server_info().unwrap().get("version").unwrap().as_str(),
+        "\"1.2.3\""
+    );
     assert!(received.next_event(&mut link.client).is_none());
     assert!(link.client.poll_event().is_none());
     let early = link.client.request_ping(1, &mut link.out).unwrap_err();
@@ -140,8 +154,11 @@ fn modern_handshake_discovers_and_sends_no_initialize() {
     );
     assert!(matches!(
         link.take().as_slice(),
-        [Ev::Connected(ProtocolVersion::V2026_07_28, caps)]
-            if caps.contains(ServerCaps::TOOLS.with(ServerCaps::PROMPTS).with(ServerCaps::RESOURCES))
+        [
+            Ev::Handshake { method: Method::Discover, server_name: Some(name), instructions: Some(i) },
+            Ev::Connected(ProtocolVersion::V2026_07_28, caps),
+        ] if name == "pair-server" && i == "Use the tools."
+            && caps.contains(ServerCaps::TOOLS.with(ServerCaps::PROMPTS).with(ServerCaps::RESOURCES))
                 && !caps.contains(ServerCaps::SUBSCRIBE)
     ));
     // Stateless: the server holds no session.

@@ -97,7 +97,10 @@ impl Scripted {
                 r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"resultType":"complete","cacheScope":"public"}}"#
             }
         };
-        assert!(matches!(s.feed(reply).as_slice(), [Ev::Connected(..)]));
+        assert!(matches!(
+            s.feed(reply).as_slice(),
+            [Ev::Handshake { .. }, Ev::Connected(..)]
+        ));
         s
     }
 
@@ -132,7 +135,13 @@ fn discover_refusals_that_name_the_method_or_version_fall_back_to_initialize() {
         assert!(
             matches!(
                 events.as_slice(),
-                [Ev::Connected(ProtocolVersion::V2025_06_18, _)]
+                [
+                    Ev::Handshake {
+                        method: Method::Initialize,
+                        ..
+                    },
+                    Ev::Connected(ProtocolVersion::V2025_06_18, _)
+                ]
             ),
             "{events:?}"
         );

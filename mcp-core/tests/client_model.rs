@@ -122,7 +122,7 @@ impl World {
         };
         let events = w.feed(reply);
         assert!(
-            matches!(events.as_slice(), [Ev::Connected(..)]),
+            matches!(events.as_slice(), [Ev::Handshake { .. }, Ev::Connected(..)]),
             "{events:?}"
         );
         w

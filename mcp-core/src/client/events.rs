@@ -33,6 +33,10 @@ pub enum Event<'i> {
     },
     /// The handshake failed; the client refuses requests.
     HandshakeFailed(HandshakeError),
+    /// The server's accepted answer to the handshake (`initialize` or `server/discover`),
+    /// reported from its frame before [`Connected`](Self::Connected): who the server is
+    /// and its instructions.
+    Handshake(Handshake<'i>),
     /// A request succeeded.
     Result(Response<'i>),
     /// A request failed with a JSON-RPC error.
@@ -113,6 +117,35 @@ pub enum InvalidFrame {
     /// A server request the client had to answer by itself found the queue of such
     /// answers full (drain `poll_transmit` after every frame): it stays unanswered.
     RepliesFull,
+}
+
+/// The server's answer to the handshake.
+#[derive(Clone, Copy, Debug)]
+pub struct Handshake<'i> {
+    /// `initialize` or `server/discover`.
+    pub method: Method,
+    /// The raw result object.
+    pub result: RawJson<'i>,
+}
+
+impl<'i> Handshake<'i> {
+    /// The server's `Implementation` object: `serverInfo` of an `initialize` result, or
+    /// `_meta["io.modelcontextprotocol/serverInfo"]` of a 2026-07-28 result.
+    pub fn server_info(&self) -> Option<RawJson<'i>> {
+        self.result.get("serverInfo").or_else(|| {
+            self.result
+                .get("_meta")
+                .and_then(|m| m.get(crate::wire::params::META_SERVER_INFO))
+        })
+    }
+    /// The server's name, from [`server_info`](Self::server_info).
+    pub fn server_name(&self) -> Option<JsonStr<'i>> {
+        self.server_info()?.get("name")?.as_string()
+    }
+    /// `instructions`: guidance for the model on how to use the server.
+    pub fn instructions(&self) -> Option<JsonStr<'i>> {
+        self.result.get("instructions")?.as_string()
+    }
 }
 
 /// A JSON-RPC error object.

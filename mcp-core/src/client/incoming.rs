@@ -2,7 +2,7 @@
 //! (answered by the client itself or handed to the application) and its notifications.
 
 use super::events::{
-    Event, InboundRequest, InvalidFrame, LogMessage, Progress, Response, RpcError,
+    Event, Handshake, InboundRequest, InvalidFrame, LogMessage, Progress, Response, RpcError,
 };
 use super::rounds::InputRound;
 use super::slots::SlotState;
@@ -141,7 +141,12 @@ impl Client<'_> {
         let (method, handle) = (slot.method, slot.handle(index));
         if matches!(method, Method::Initialize | Method::Discover) {
             self.on_handshake(index, method, outcome);
-            return None;
+            // An accepted answer is shown as it was sent (server info, instructions).
+            let accepted = matches!(self.phase, Phase::Ready(_) | Phase::Initialized(_));
+            return match outcome {
+                Ok(result) if accepted => Some(Event::Handshake(Handshake { method, result })),
+                _ => None,
+            };
         }
         let malformed = |reason| {
             Some(Event::Invalid(InvalidFrame::MalformedResult {

@@ -5,6 +5,8 @@
 //! | [`Mode::Auto`] | `server/discover` with 2026-07-28 `_meta` | connected on the newest modern revision listed in `supportedVersions` (none known: as on the left) | `initialize` (queued, written by `poll_transmit`) | [`HandshakeError`] |
 //! | [`Mode::Legacy`] | `initialize` at [`ProtocolVersion::LATEST_LEGACY`] | the server's `protocolVersion` if it is a legacy revision we know; then `notifications/initialized` (queued) | — | [`HandshakeError`] |
 //!
+//! An accepted answer is reported from its frame as
+//! [`Event::Handshake`](super::Event::Handshake) (the server's info and instructions);
 //! [`Event::Connected`](super::Event::Connected) is reported by `poll_event` once nothing
 //! of the handshake is left to send, so requests sent from then on follow
 //! `notifications/initialized` on the wire. Until then requests are refused with
@@ -138,7 +140,7 @@ impl Client<'_> {
         jsonrpc::end_response(&mut w);
         let len = w.finish()?;
         Ok(Sent {
-            handle: self.track_handshake(index, Method::Discover),
+            handle: self.track_handshake(index, Method::Discover)?,
             len,
         })
     }
@@ -160,30 +162,32 @@ impl Client<'_> {
         jsonrpc::end_response(&mut w);
         let len = w.finish()?;
         Ok(Sent {
-            handle: self.track_handshake(index, Method::Initialize),
+            handle: self.track_handshake(index, Method::Initialize)?,
             len,
         })
     }
 
     /// Marks slot `index` pending for a handshake request just written with `next_id`.
-    fn track_handshake(&mut self, index: usize, method: Method) -> super::RequestHandle {
+    fn track_handshake(
+        &mut self,
+        index: usize,
+        method: Method,
+    ) -> Result<super::RequestHandle, ClientError> {
         let (id, deadline) = (
             self.next_id,
             self.now_ms.saturating_add(self.config.request_timeout_ms),
         );
-        self.bump_id();
-        let slots = &mut *self.slots;
-        let Some(slot) = slots.get_mut(index) else {
-            return super::RequestHandle {
-                slot: u16::MAX,
-                generation: 0,
-            };
-        };
+        let slot = self
+            .slots
+            .get_mut(index)
+            .ok_or(ClientError::UnknownRequest)?;
         slot.state = SlotState::Pending;
         slot.id = id;
         slot.method = method;
         slot.deadline = deadline;
-        slot.handle(index)
+        let handle = slot.handle(index);
+        self.bump_id();
+        Ok(handle)
     }
 
     /// The answer to a handshake request in slot `index`.

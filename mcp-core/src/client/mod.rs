@@ -60,7 +60,8 @@
 //!
 //! | the server sends | the client |
 //! |---|---|
-//! | a response to one of our requests | reports [`Event::Result`], [`Event::Error`] or [`Event::InputRequired`] with the request's handle (handshake responses drive the handshake instead) |
+//! | a response to one of our requests | reports [`Event::Result`], [`Event::Error`] or [`Event::InputRequired`] with the request's handle |
+//! | the answer to the handshake | drives the handshake; an accepted one is reported as [`Event::Handshake`] (server info, instructions), then `poll_event` reports [`Event::Connected`] or [`Event::HandshakeFailed`] |
 //! | a response nobody waits for (unknown id, cancelled or timed out) | reports [`Event::Invalid`] ([`InvalidFrame::UnknownResponse`]) |
 //! | `ping` (legacy) | answers `{}` by itself (`poll_transmit`) |
 //! | `sampling/createMessage`, `elicitation/create`, `roots/list` (legacy, capability declared) | reports [`Event::Request`]; the application answers with [`Client::respond`] or [`Client::respond_error`] |
@@ -79,8 +80,8 @@ mod slots;
 
 pub use error::{ClientError, HandshakeError};
 pub use events::{
-    CallResult, Event, InboundRequest, InvalidFrame, LogMessage, Page, Progress, Response,
-    ResultError, RpcError,
+    CallResult, Event, Handshake, InboundRequest, InvalidFrame, LogMessage, Page, Progress,
+    Response, ResultError, RpcError,
 };
 pub use incoming::Received;
 pub use lifecycle::{Mode, ServerCaps};

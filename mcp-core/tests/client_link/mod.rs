@@ -65,6 +65,11 @@ fn read(r: &mcp_rs_core::client::Response<'_>) -> Read {
 pub(crate) enum Ev {
     Connected(ProtocolVersion, ServerCaps),
     HandshakeFailed(HandshakeError),
+    Handshake {
+        method: Method,
+        server_name: Option<String>,
+        instructions: Option<String>,
+    },
     Result {
         handle: RequestHandle,
         method: Method,
@@ -129,6 +134,11 @@ pub(crate) fn own(ev: Event<'_>) -> Ev {
             capabilities,
         } => Ev::Connected(version, capabilities),
         Event::HandshakeFailed(e) => Ev::HandshakeFailed(e),
+        Event::Handshake(h) => Ev::Handshake {
+            method: h.method,
+            server_name: h.server_name().map(|n| n.to_string()),
+            instructions: h.instructions().map(|i| i.to_string()),
+        },
         Event::Result(r) => Ev::Result {
             handle: r.handle,
             method: r.method,
@@ -224,7 +234,10 @@ impl Link {
         let mut link = Link::new(config, pair);
         link.connect();
         assert!(
-            matches!(link.events.as_slice(), [Ev::Connected(..)]),
+            matches!(
+                link.events.as_slice(),
+                [Ev::Handshake { .. }, Ev::Connected(..)]
+            ),
             "{:?}",
             link.events
         );
