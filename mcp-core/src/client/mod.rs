@@ -410,3 +410,29 @@ impl<'a> Client<'a> {
         self.next_id = self.next_id.checked_add(1).unwrap_or(1);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_stays_small() {
+        // Per request in flight, and the client itself without its slots (64-bit hosts;
+        // smaller on 32-bit targets): the bound a firmware budget is planned with.
+        assert!(core::mem::size_of::<RequestSlot>() <= 32);
+        assert!(core::mem::size_of::<Client<'static>>() <= 400);
+    }
+
+    #[test]
+    fn a_client_without_slots_refuses_to_connect() {
+        let mut client = Client::from_slots(ClientConfig::new(ClientInfo::new("c", "1")), &mut []);
+        let mut out = [0u8; 256];
+        assert_eq!(
+            client.connect(0, &mut out).unwrap_err(),
+            ClientError::TooManyRequests { capacity: 0 }
+        );
+        assert_eq!(client.poll_timeout(), None);
+        assert!(client.poll_transmit(&mut out).unwrap().is_none());
+        assert!(client.poll_event().is_none());
+    }
+}
