@@ -3,9 +3,10 @@
 //! and keeps its requests in caller-owned slots ([`ClientStorage`]).
 //!
 //! Split by concept: [`lifecycle`] (the handshake of each era), [`requests`] (what is sent
-//! and how), `incoming` (frames from the server, answers to its requests), [`events`]
-//! (what the application is told, with typed readers of results) and [`rounds`] (2026-07-28
-//! `input_required` results and their retries).
+//! and how; `shortcuts` adds one `request_*` method per kind), `incoming` (frames from the
+//! server, answers to its requests), [`events`] (what the application is told, with typed
+//! readers of results), [`rounds`] (2026-07-28 `input_required` results and their retries)
+//! and `slots` (the caller-owned request slots).
 //!
 //! ## The loop
 //! Commands (`connect`, [`send`](Client::send) and the `request_*` shortcuts, `retry`,
@@ -76,6 +77,7 @@ mod incoming;
 pub mod lifecycle;
 pub mod requests;
 pub mod rounds;
+mod shortcuts;
 mod slots;
 
 pub use error::{ClientError, HandshakeError};
