@@ -22,11 +22,12 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 step "mcp-core without alloc on Cortex-M (thumbv7em-none-eabihf, thumbv6m-none-eabi)"
 for target in thumbv7em-none-eabihf thumbv6m-none-eabi; do
   cargo build -p mcp-rs-core --no-default-features --target "$target"
+  cargo build -p mcp-rs-core --no-default-features --features client --target "$target"
   cargo build -p mcp-rs-core --features serde --target "$target"
 done
 
 step "feature matrix (mcp-core)"
-for features in "" "serde" "deferred" "listen" "batch" "resources" "prompts" "completion" "input-required" "requests" "render-once" "rotation" "full" "macros" "alloc" "std" "serde,std"; do
+for features in "" "serde" "deferred" "listen" "batch" "resources" "prompts" "completion" "input-required" "requests" "render-once" "rotation" "client" "full" "macros" "alloc" "std" "serde,std"; do
   cargo clippy -p mcp-rs-core --no-default-features --features "$features" --quiet -- -D warnings
 done
 

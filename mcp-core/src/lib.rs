@@ -4,6 +4,8 @@
 //! for tools. Bytes in, frames out: it never does I/O, never sleeps, never reads a clock and
 //! never allocates. It serves both protocol eras on one connection: the legacy handshake
 //! revisions (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25) and the stateless 2026-07-28.
+//! The same wire layer carries a sans-IO client for both eras (feature `client`,
+//! `client::Client`).
 //!
 //! ## Layers
 //! Each layer uses only the layers above it in this table (checked by
@@ -16,6 +18,7 @@
 //! | [`model`] | what a server offers: tools, prompts, resources, completion, content, the result envelope, [`ServerHandler`] |
 //! | [`typed`] | the runtime of the derives: [`typed::ToolArgs`], [`typed::ToolOutput`], prompt arguments, template variables, patterns |
 //! | [`session`] | the state machine: [`Session`], deferred calls ([`CallToken`]), requests to the client |
+//! | `client` | the sans-IO client (feature `client`): both eras, requests in caller-owned slots, events borrowed from each frame, `input_required` rounds |
 //! | [`pump`] | one exchange of a drive loop: a frame in, replies, calls, queued frames and events out |
 //!
 //! The types a server needs are re-exported here, at the crate root.
@@ -67,6 +70,7 @@
 //!
 //! ## Features
 //! - `serde`: typed tool arguments ([`wire::json::from_json`], `CallRequest::parse_args`).
+//! - `client`: the sans-IO MCP client (`client::Client`).
 //! - `alloc`, `std`: reserved for owned conveniences; never required.
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -78,6 +82,8 @@ extern crate alloc;
 #[cfg(any(test, feature = "std"))]
 extern crate std;
 
+#[cfg(feature = "client")]
+pub mod client;
 pub mod model;
 pub mod pump;
 #[cfg(feature = "macros")]

@@ -22,7 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["token"],
     &["model"],
     &["typed"],
-    &["session"],
+    &["session", "client"],
     &["pump"],
 ];
 

@@ -158,13 +158,7 @@ impl Session<'_> {
             return Err(CallError::InvalidParams);
         }
         let mut w = JsonWriter::new(out);
-        w.begin_object();
-        w.key("jsonrpc");
-        w.string("2.0");
-        w.key("id");
-        w.u64(u64::from(id));
-        w.key("method");
-        w.string(method.as_str());
+        jsonrpc::begin_request(&mut w, u64::from(id), method.as_str());
         w.key("params");
         w.raw_value(params);
         w.end_object();
@@ -258,14 +252,7 @@ impl Session<'_> {
             return Ok(None);
         };
         let mut w = JsonWriter::new(out);
-        jsonrpc::begin_notification(&mut w, "notifications/cancelled");
-        w.begin_object();
-        w.key("requestId");
-        w.u64(u64::from(slot.out_id));
-        w.key("reason");
-        w.string("timed out");
-        w.end_object();
-        jsonrpc::end_response(&mut w);
+        jsonrpc::write_cancelled(&mut w, u64::from(slot.out_id), Some("timed out"));
         let len = w.finish()?;
         slot.out_state = OutState::Expired;
         Ok(Some(Transmit {

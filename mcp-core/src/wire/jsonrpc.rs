@@ -275,6 +275,37 @@ pub fn begin_notification(w: &mut JsonWriter<'_>, method: &str) {
     w.key("params");
 }
 
+/// Writes `{"jsonrpc":"2.0","id":<id>,"method":"<method>"` ; the caller writes
+/// `w.key("params")` and the params object if any, then calls [`end_response`]. Requests the
+/// core sends (the server's to a legacy client, the client's to a server) carry the integer
+/// ids it numbers them with.
+#[doc(hidden)]
+pub fn begin_request(w: &mut JsonWriter<'_>, id: u64, method: &str) {
+    w.begin_object();
+    w.key("jsonrpc");
+    w.string("2.0");
+    w.key("id");
+    w.u64(id);
+    w.key("method");
+    w.string(method);
+}
+
+/// Writes a complete `notifications/cancelled` for the request numbered `request_id`, with
+/// an optional reason (either side sends it only for requests it numbered itself).
+#[doc(hidden)]
+pub fn write_cancelled(w: &mut JsonWriter<'_>, request_id: u64, reason: Option<&str>) {
+    begin_notification(w, crate::wire::method::Notification::Cancelled.as_str());
+    w.begin_object();
+    w.key("requestId");
+    w.u64(request_id);
+    if let Some(r) = reason {
+        w.key("reason");
+        w.string(r);
+    }
+    w.end_object();
+    end_response(w);
+}
+
 /// What a frame the core wrote is (see [`frame_kind`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]

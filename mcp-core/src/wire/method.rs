@@ -23,6 +23,9 @@
 //!
 //! Notifications from the client: `notifications/initialized`, `notifications/cancelled`,
 //! `notifications/roots/list_changed` (all others are ignored, as the spec asks).
+//!
+//! The other direction, for the client: requests a server sends ([`ServerMethod`]) and
+//! its notifications ([`ServerNotification`]).
 
 /// A request method the server knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -130,17 +133,11 @@ pub struct Row {
     pub target: Target,
 }
 
-const fn row(
-    method: Method,
-    eras: Eras,
-    needs_init: bool,
-    capability: Capability,
-    target: Target,
-) -> Row {
+const fn row(method: Method, needs_init: bool, capability: Capability, target: Target) -> Row {
     Row {
         method,
         name: method.as_str(),
-        eras,
+        eras: method.eras(),
         needs_init,
         capability,
         target,
@@ -148,51 +145,36 @@ const fn row(
 }
 
 use Capability as C;
-#[cfg(feature = "listen")]
-use Eras::Modern;
-use Eras::{Both, Legacy};
 use Method as M;
 
 /// The table. Rows of capabilities a build leaves out (features `resources`, `prompts`,
 /// `completion`, `listen`) are not in it: those methods are unknown there (-32601), and a
 /// microcontroller image does not carry their names.
 pub const METHODS: &[Row] = &[
-    row(M::Initialize, Legacy, false, C::None, Target::None),
-    row(M::Ping, Legacy, false, C::None, Target::None),
-    row(M::Discover, Both, false, C::None, Target::None),
-    row(M::SetLevel, Legacy, true, C::Logging, Target::None),
-    row(M::ToolsList, Both, true, C::Tools, Target::None),
-    row(M::ToolsCall, Both, true, C::Tools, Target::Name),
+    row(M::Initialize, false, C::None, Target::None),
+    row(M::Ping, false, C::None, Target::None),
+    row(M::Discover, false, C::None, Target::None),
+    row(M::SetLevel, true, C::Logging, Target::None),
+    row(M::ToolsList, true, C::Tools, Target::None),
+    row(M::ToolsCall, true, C::Tools, Target::Name),
     #[cfg(feature = "resources")]
-    row(M::ResourcesList, Both, true, C::Resources, Target::None),
+    row(M::ResourcesList, true, C::Resources, Target::None),
     #[cfg(feature = "resources")]
-    row(M::TemplatesList, Both, true, C::Resources, Target::None),
+    row(M::TemplatesList, true, C::Resources, Target::None),
     #[cfg(feature = "resources")]
-    row(M::ResourcesRead, Both, true, C::Resources, Target::Uri),
+    row(M::ResourcesRead, true, C::Resources, Target::Uri),
     // Legacy-only: kept in every build so that 2026-07-28 requests for them get the
     // "not available in this protocol" message.
-    row(
-        M::Subscribe,
-        Legacy,
-        true,
-        C::ResourceSubscribe,
-        Target::Uri,
-    ),
-    row(
-        M::Unsubscribe,
-        Legacy,
-        true,
-        C::ResourceSubscribe,
-        Target::Uri,
-    ),
+    row(M::Subscribe, true, C::ResourceSubscribe, Target::Uri),
+    row(M::Unsubscribe, true, C::ResourceSubscribe, Target::Uri),
     #[cfg(feature = "prompts")]
-    row(M::PromptsList, Both, true, C::Prompts, Target::None),
+    row(M::PromptsList, true, C::Prompts, Target::None),
     #[cfg(feature = "prompts")]
-    row(M::PromptsGet, Both, true, C::Prompts, Target::Name),
+    row(M::PromptsGet, true, C::Prompts, Target::Name),
     #[cfg(feature = "completion")]
-    row(M::Complete, Both, true, C::Completions, Target::None),
+    row(M::Complete, true, C::Completions, Target::None),
     #[cfg(feature = "listen")]
-    row(M::Listen, Modern, true, C::None, Target::None),
+    row(M::Listen, true, C::None, Target::None),
 ];
 
 const NOTIFICATIONS: [(Notification, &str); 3] = [
@@ -215,6 +197,19 @@ impl Method {
     pub fn lookup_json(name: crate::wire::json::JsonStr<'_>) -> Option<&'static Row> {
         let mut buf = [0u8; 64];
         name.text_in(&mut buf).and_then(Self::lookup)
+    }
+    /// Which eras serve the method (the table's eras come from here; the client reads it
+    /// too, in every build, whatever rows the server features leave out).
+    pub const fn eras(self) -> Eras {
+        match self {
+            Method::Initialize
+            | Method::Ping
+            | Method::SetLevel
+            | Method::Subscribe
+            | Method::Unsubscribe => Eras::Legacy,
+            Method::Listen => Eras::Modern,
+            _ => Eras::Both,
+        }
     }
     /// The wire name (the table's names come from here).
     pub const fn as_str(self) -> &'static str {
@@ -246,6 +241,120 @@ impl Notification {
             .find(|(_, n)| *n == name)
             .map(|(m, _)| *m)
     }
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        NOTIFICATIONS
+            .iter()
+            .find(|(m, _)| *m == self)
+            .map_or("", |(_, n)| n)
+    }
+}
+
+/// A request a server sends to a client (the client's side of the table).
+///
+/// | method | eras | client capability |
+/// |---|---|---|
+/// | `ping` | legacy | — (answered by the client itself) |
+/// | `sampling/createMessage` | legacy | `sampling` |
+/// | `elicitation/create` | legacy (2025-06-18+) | `elicitation` |
+/// | `roots/list` | legacy | `roots` |
+///
+/// 2026-07-28 servers send no requests: they ask with `input_required` results, whose
+/// `inputRequests` name the last three methods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ServerMethod {
+    /// `ping`
+    Ping,
+    /// `sampling/createMessage`
+    CreateMessage,
+    /// `elicitation/create`
+    Elicit,
+    /// `roots/list`
+    ListRoots,
+}
+
+const SERVER_METHODS: [(ServerMethod, &str); 4] = [
+    (ServerMethod::Ping, "ping"),
+    (ServerMethod::CreateMessage, "sampling/createMessage"),
+    (ServerMethod::Elicit, "elicitation/create"),
+    (ServerMethod::ListRoots, "roots/list"),
+];
+
+impl ServerMethod {
+    /// The method of a wire name.
+    pub fn lookup(name: &str) -> Option<ServerMethod> {
+        SERVER_METHODS
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(m, _)| *m)
+    }
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        SERVER_METHODS
+            .iter()
+            .find(|(m, _)| *m == self)
+            .map_or("", |(_, n)| n)
+    }
+}
+
+/// A notification a server sends to a client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ServerNotification {
+    /// `notifications/tools/list_changed`
+    ToolsListChanged,
+    /// `notifications/prompts/list_changed`
+    PromptsListChanged,
+    /// `notifications/resources/list_changed`
+    ResourcesListChanged,
+    /// `notifications/resources/updated`
+    ResourceUpdated,
+    /// `notifications/message` (a log message)
+    Message,
+    /// `notifications/progress`
+    Progress,
+    /// `notifications/cancelled` (the server withdraws a request it sent)
+    Cancelled,
+}
+
+const SERVER_NOTIFICATIONS: [(ServerNotification, &str); 7] = [
+    (
+        ServerNotification::ToolsListChanged,
+        "notifications/tools/list_changed",
+    ),
+    (
+        ServerNotification::PromptsListChanged,
+        "notifications/prompts/list_changed",
+    ),
+    (
+        ServerNotification::ResourcesListChanged,
+        "notifications/resources/list_changed",
+    ),
+    (
+        ServerNotification::ResourceUpdated,
+        "notifications/resources/updated",
+    ),
+    (ServerNotification::Message, "notifications/message"),
+    (ServerNotification::Progress, "notifications/progress"),
+    (ServerNotification::Cancelled, "notifications/cancelled"),
+];
+
+impl ServerNotification {
+    /// The notification of a wire name.
+    pub fn lookup(name: &str) -> Option<ServerNotification> {
+        SERVER_NOTIFICATIONS
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(m, _)| *m)
+    }
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        SERVER_NOTIFICATIONS
+            .iter()
+            .find(|(m, _)| *m == self)
+            .map_or("", |(_, n)| n)
+    }
 }
 
 #[cfg(test)]
@@ -263,5 +372,30 @@ mod tests {
             Notification::lookup("notifications/cancelled"),
             Some(Notification::Cancelled)
         );
+        for (n, name) in NOTIFICATIONS {
+            assert_eq!(n.as_str(), name);
+        }
+        for (m, name) in SERVER_METHODS {
+            assert_eq!(ServerMethod::lookup(name), Some(m));
+            assert_eq!(m.as_str(), name);
+        }
+        for (n, name) in SERVER_NOTIFICATIONS {
+            assert_eq!(ServerNotification::lookup(name), Some(n));
+            assert_eq!(n.as_str(), name);
+        }
+        assert_eq!(ServerMethod::lookup("tools/list"), None);
+    }
+
+    #[test]
+    fn eras_of_the_table_come_from_the_method() {
+        use Method as M;
+        assert_eq!(M::Ping.eras(), Eras::Legacy);
+        assert_eq!(M::SetLevel.eras(), Eras::Legacy);
+        assert_eq!(M::Discover.eras(), Eras::Both);
+        assert_eq!(M::ToolsCall.eras(), Eras::Both);
+        assert_eq!(M::Listen.eras(), Eras::Modern);
+        for r in METHODS {
+            assert_eq!(r.eras, r.method.eras());
+        }
     }
 }

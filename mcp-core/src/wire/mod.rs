@@ -14,5 +14,7 @@ pub(crate) mod test_rng;
 pub mod uri_template;
 pub mod version;
 
-pub use method::{Capability, Eras, Method, Notification, Target, METHODS};
+pub use method::{
+    Capability, Eras, Method, Notification, ServerMethod, ServerNotification, Target, METHODS,
+};
 pub use params::{Meta, Params};

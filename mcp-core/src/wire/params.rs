@@ -6,6 +6,8 @@ use crate::wire::json::RawJson;
 pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// `_meta` key of the 2026-07-28 client capabilities.
 pub const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of the 2026-07-28 client identity (an `Implementation`, sent by clients).
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// `_meta` key of the 2026-07-28 per-request log level.
 pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 /// `_meta` key of the server identity on 2026-07-28 results.

@@ -321,3 +321,98 @@ pub(crate) fn validate_server_message(
         Err(failures.join("\n"))
     }
 }
+
+/// Validates one message the client sent, choosing the definitions from its shape.
+///
+/// * `method` and `id`: a request, against `JSONRPCRequest` and its own type
+///   (`initialize` → `InitializeRequest`, `tools/call` → `CallToolRequest`, ...), and
+///   `ClientRequest` where the revision defines it.
+/// * `method` without `id`: a notification, against `JSONRPCNotification` and
+///   `InitializedNotification` / `CancelledNotification`.
+/// * `result`: an answer to the server request `answered` (`ping` → `EmptyResult`,
+///   `sampling/createMessage` → `CreateMessageResult`, `elicitation/create` →
+///   `ElicitResult`, `roots/list` → `ListRootsResult`) in its envelope.
+/// * `error`: `JSONRPCErrorResponse` (≥ 2025-11-25) or `JSONRPCError`.
+pub(crate) fn validate_client_message(
+    rev: &str,
+    answered: Option<&str>,
+    msg: &Value,
+) -> Result<(), String> {
+    let mut checks: Vec<(&'static str, &Value, &str)> = Vec::new();
+    let obj = msg
+        .as_object()
+        .ok_or_else(|| format!("[{rev}] client message is not a JSON object: {msg}"))?;
+    let method = obj.get("method").and_then(Value::as_str);
+    if let Some(result) = obj.get("result") {
+        checks.push((
+            first_def(rev, &["JSONRPCResultResponse", "JSONRPCResponse"])?,
+            msg,
+            "",
+        ));
+        let def = match answered {
+            Some("ping") => "EmptyResult",
+            Some("sampling/createMessage") => "CreateMessageResult",
+            Some("elicitation/create") => "ElicitResult",
+            Some("roots/list") => "ListRootsResult",
+            _ => "Result",
+        };
+        checks.push((def, result, "/result"));
+    } else if obj.contains_key("error") {
+        checks.push((
+            first_def(rev, &["JSONRPCErrorResponse", "JSONRPCError"])?,
+            msg,
+            "",
+        ));
+    } else if obj.contains_key("id") {
+        checks.push(("JSONRPCRequest", msg, ""));
+        let def = match method {
+            Some("initialize") => "InitializeRequest",
+            Some("ping") => "PingRequest",
+            Some("server/discover") => "DiscoverRequest",
+            Some("logging/setLevel") => "SetLevelRequest",
+            Some("tools/list") => "ListToolsRequest",
+            Some("tools/call") => "CallToolRequest",
+            Some("prompts/list") => "ListPromptsRequest",
+            Some("prompts/get") => "GetPromptRequest",
+            Some("resources/list") => "ListResourcesRequest",
+            Some("resources/templates/list") => "ListResourceTemplatesRequest",
+            Some("resources/read") => "ReadResourceRequest",
+            Some("completion/complete") => "CompleteRequest",
+            Some("resources/subscribe") => "SubscribeRequest",
+            Some("resources/unsubscribe") => "UnsubscribeRequest",
+            other => {
+                return Err(format!(
+                    "[{rev}] unexpected client request {other:?}: {msg}"
+                ))
+            }
+        };
+        if !has_def(rev, def) {
+            return Err(format!("[{rev}] the revision has no {def}: {msg}"));
+        }
+        checks.push((def, msg, ""));
+        if has_def(rev, "ClientRequest") {
+            checks.push(("ClientRequest", msg, ""));
+        }
+    } else {
+        checks.push(("JSONRPCNotification", msg, ""));
+        let def = match method {
+            Some("notifications/initialized") => "InitializedNotification",
+            Some("notifications/cancelled") => "CancelledNotification",
+            other => {
+                return Err(format!(
+                    "[{rev}] unexpected client notification {other:?}: {msg}"
+                ))
+            }
+        };
+        checks.push((def, msg, ""));
+    }
+    let failures: Vec<String> = checks
+        .into_iter()
+        .filter_map(|(def, value, base)| validate_at(rev, def, value, base).err())
+        .collect();
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n"))
+    }
+}
