@@ -31,6 +31,11 @@ done
 # Verified packaging. --allow-dirty so uncommitted work can be checked too; the published
 # packages come from a clean tree anyway.
 # The tests are excluded from the packages on purpose; cargo's warning for each is dropped.
+# Cargo verifies each package against the others through a temporary local registry, and
+# extracts those crates once per registry path into its source cache; an extraction left by
+# an earlier run of this script in the same checkout would be reused, stale. Drop ours.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/mcp-rs-*
+
 cargo package --workspace --exclude mcp-examples --exclude mcp-httpload \
   --all-features --allow-dirty 2> >(grep -v '^warning: ignoring test ' >&2)
 
