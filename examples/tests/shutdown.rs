@@ -17,10 +17,11 @@ use std::time::{Duration, Instant};
 /// How long a server may take to exit once told to.
 const BOUND: Duration = Duration::from_secs(5);
 
-/// Generated tools and the page size: each `tools/list` answer is a few hundred KiB.
+/// Generated tools and the page size: each `tools/list` answer is about 64 KiB.
 const BIG_LISTS: [&str; 4] = ["--extra-tools", "2000", "--page-size", "2000"];
 
-/// Requests whose answers (tens of MiB in all) far exceed every buffer on the way.
+/// Requests whose answers (about 13 MB in all) exceed every buffer on the way (a pipe's
+/// 64 KiB, the stdio writer's 4 MiB queue, loopback socket buffers).
 fn flood() -> Vec<u8> {
     let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
     let mut bytes = Vec::new();
