@@ -45,6 +45,16 @@ pub(crate) enum Answer {
     Failed(ErrorReply),
 }
 
+impl Answer {
+    /// A -32603 error answer (a prompt, read or completion task that panicked).
+    pub(crate) fn internal(why: String) -> Answer {
+        Answer::Failed(ErrorReply::new(
+            mcp_rs_core::wire::jsonrpc::code::INTERNAL_ERROR,
+            why,
+        ))
+    }
+}
+
 /// Why a request to the client ([`Context::request`]) produced no result.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -15,7 +15,7 @@ use crate::clock::now_ms;
 use crate::context::{Answer, Command, Context, RequestError};
 use crate::deferred::{CompletionRequest, CompletionTarget, PromptRequest, ResourceRequest};
 use crate::error::Error;
-use crate::output::{ErrorReply, ToolReply};
+use crate::output::ToolReply;
 use crate::principal::Principal;
 use crate::registry::Args;
 use crate::state::note_list_changes;
@@ -41,66 +41,83 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                     // answer rather than leak the call.
                     return self.refuse(session, token, "tool has no async handler");
                 };
-                let ctx = self.context(
-                    token,
-                    tool.wants_progress(),
-                    tool.client_caps(),
-                    tool.version(),
-                    principal,
-                );
+                let view = (tool.client_caps(), tool.version(), tool.wants_progress());
                 let args = Args::new(tool.args().as_str().to_owned());
-                let name = tool.name().to_string();
-                self.spawn(token, ctx.1, async move {
-                    let output = guarded(&format!("tool {name}"), handler(args, ctx.0)).await;
-                    Command::Done(token, Answer::Tool(output.unwrap_or_else(ToolReply::error)))
-                });
+                let what = format!("tool {}", tool.name());
+                // A tool that panics answers with an `isError` result, as a failed tool does.
+                let panicked = |why| Answer::Tool(ToolReply::error(why));
+                self.run_task(
+                    token,
+                    view,
+                    principal,
+                    (what, panicked),
+                    move |ctx| async move { Answer::Tool(handler(args, ctx).await) },
+                );
             }
             Request::Prompt(prompt) => {
                 let Some(handler) = self.shared.async_handlers.prompts.clone() else {
                     return self.refuse(session, token, "prompt has no async handler");
                 };
-                let caps = (prompt.client_caps(), prompt.version());
+                let caps = (prompt.client_caps(), prompt.version(), false);
                 let request = PromptRequest {
                     name: prompt.name().to_string(),
                     arguments: serde_json::from_str(prompt.arguments().as_str())
                         .unwrap_or_default(),
                 };
                 let what = format!("prompt {}", request.name);
-                self.run_task(token, caps, principal, what, move |ctx| async move {
-                    handler(request, ctx)
-                        .await
-                        .map_or_else(Answer::Failed, Answer::Prompt)
-                });
+                self.run_task(
+                    token,
+                    caps,
+                    principal,
+                    (what, Answer::internal),
+                    move |ctx| async move {
+                        handler(request, ctx)
+                            .await
+                            .map_or_else(Answer::Failed, Answer::Prompt)
+                    },
+                );
             }
             Request::Read(read) => {
                 let Some(handler) = self.shared.async_handlers.resources.clone() else {
                     return self.refuse(session, token, "resource has no async handler");
                 };
-                let caps = (read.client_caps(), read.version());
+                let caps = (read.client_caps(), read.version(), false);
                 let request = ResourceRequest {
                     uri: read.uri().to_string(),
                     resource: read.resource_index(),
                     template: read.template_index(),
                 };
                 let what = format!("resource {}", request.uri);
-                self.run_task(token, caps, principal, what, move |ctx| async move {
-                    handler(request, ctx)
-                        .await
-                        .map_or_else(Answer::Failed, Answer::Resource)
-                });
+                self.run_task(
+                    token,
+                    caps,
+                    principal,
+                    (what, Answer::internal),
+                    move |ctx| async move {
+                        handler(request, ctx)
+                            .await
+                            .map_or_else(Answer::Failed, Answer::Resource)
+                    },
+                );
             }
             Request::Complete(complete) => {
                 let Some(handler) = self.shared.async_handlers.completion.clone() else {
                     return self.refuse(session, token, "completion has no async handler");
                 };
-                let caps = (complete.client_caps(), complete.version());
+                let caps = (complete.client_caps(), complete.version(), false);
                 let request = completion_request(&complete);
                 let what = format!("completion of {}", request.argument);
-                self.run_task(token, caps, principal, what, move |ctx| async move {
-                    handler(request, ctx)
-                        .await
-                        .map_or_else(Answer::Failed, Answer::Completion)
-                });
+                self.run_task(
+                    token,
+                    caps,
+                    principal,
+                    (what, Answer::internal),
+                    move |ctx| async move {
+                        handler(request, ctx)
+                            .await
+                            .map_or_else(Answer::Failed, Answer::Completion)
+                    },
+                );
             }
             _ => {
                 return self.refuse(
@@ -113,25 +130,23 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         Ok(())
     }
 
-    /// Starts the task of a deferred prompt, read or completion: `task` gets the call's
-    /// context; a panic becomes a -32603 answer naming `what`.
+    /// Starts the task of a deferred request: `task` gets the call's context (`view`: the
+    /// client capabilities, revision and whether progress was asked for); a panic is
+    /// answered with `panicked` of "`what` panicked: ...".
     pub(super) fn run_task<F, Fut>(
         &mut self,
         token: CallToken,
-        (caps, version): (ClientCaps, ProtocolVersion),
+        (caps, version, wants_progress): (ClientCaps, ProtocolVersion, bool),
         principal: Option<&Arc<Principal>>,
-        what: String,
+        (what, panicked): (String, fn(String) -> Answer),
         task: F,
     ) where
         F: FnOnce(Context) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = Answer> + Send + 'static,
     {
-        let (ctx, cancel) = self.context(token, false, caps, version, principal);
+        let (ctx, cancel) = self.context(token, wants_progress, caps, version, principal);
         self.spawn(token, cancel, async move {
-            let answer = guarded(&what, task(ctx)).await.unwrap_or_else(|why| {
-                let e = ErrorReply::new(mcp_rs_core::wire::jsonrpc::code::INTERNAL_ERROR, why);
-                Answer::Failed(e)
-            });
+            let answer = guarded(&what, task(ctx)).await.unwrap_or_else(panicked);
             Command::Done(token, answer)
         });
     }
