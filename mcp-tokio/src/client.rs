@@ -68,10 +68,14 @@
 //! # }
 //! ```
 
+#[cfg(feature = "http")]
+pub mod auth;
 mod conn;
 mod error;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+pub(crate) mod net;
 mod types;
 
 use std::collections::HashSet;
@@ -259,10 +263,22 @@ impl Client {
         let url: hyper::Uri = url
             .parse()
             .map_err(|e| ClientError::Malformed(format!("invalid URL {url:?}: {e}")))?;
+        if !net::supports_scheme(url.scheme_str().unwrap_or("")) {
+            return Err(ClientError::Malformed(format!(
+                "{url}: only http:// URLs{} are supported by this build",
+                if cfg!(feature = "tls") {
+                    " and https://"
+                } else {
+                    " (https:// needs the `tls` feature)"
+                }
+            )));
+        }
+        let http = net::http_client().map_err(|e| ClientError::Malformed(e.to_string()))?;
         let (client_side, bridge_side) = tokio::io::duplex(1 << 20);
         let (bridge_reader, bridge_writer) = tokio::io::split(bridge_side);
         let (client_reader, client_writer) = tokio::io::split(client_side);
         let bridge = tokio::spawn(http::run(
+            http,
             url,
             bridge_reader,
             bridge_writer,

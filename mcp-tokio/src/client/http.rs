@@ -20,14 +20,11 @@ use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
 use hyper::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode, Uri};
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::rt::TokioExecutor;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-type Http = HyperClient<HttpConnector, Full<Bytes>>;
+type Http = super::net::HttpClient;
 
 /// Resumption attempts for one broken response stream.
 const RESUME_ATTEMPTS: usize = 3;
@@ -51,8 +48,13 @@ struct Bridge {
 /// Runs the bridge: reads the client's lines from `from_client`, writes the server's
 /// messages to `to_client`, until the client closes its side. Bodies and events longer than
 /// `max_message` bytes are not read (their request fails).
-pub(crate) async fn run<R, W>(url: Uri, from_client: R, mut to_client: W, max_message: usize)
-where
+pub(crate) async fn run<R, W>(
+    http: Http,
+    url: Uri,
+    from_client: R,
+    mut to_client: W,
+    max_message: usize,
+) where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
@@ -69,7 +71,7 @@ where
         let _ = to_client.shutdown().await;
     });
     let bridge = Arc::new(Bridge {
-        http: HyperClient::builder(TokioExecutor::new()).build_http(),
+        http,
         url,
         session: Mutex::new(Session::default()),
         out,
