@@ -283,6 +283,7 @@ impl Client {
             bridge_reader,
             bridge_writer,
             options.max_line,
+            options.authorizer.clone(),
         ));
         let client = Client::start(client_reader, client_writer, options, None, None);
         lock(&client.inner.tasks).push(bridge);

@@ -31,7 +31,7 @@ pub struct Challenge<'a> {
 }
 
 /// Supplies credentials to the HTTP transport.
-pub trait Authorizer: Send + Sync + 'static {
+pub trait Authorizer: Send + Sync + std::fmt::Debug + 'static {
     /// The `Authorization` header value for the next request (`Bearer …`), if any.
     fn authorization(&self) -> BoxFuture<'_, Result<Option<String>, AuthError>>;
 

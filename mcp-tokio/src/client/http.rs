@@ -18,13 +18,18 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
+use hyper::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use hyper::{Method, Request, Response, StatusCode, Uri};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
+use super::auth::{Authorizer, Challenge};
+
 type Http = super::net::HttpClient;
+
+/// Challenges (401, 403) one request may answer by asking the authorizer again.
+const MAX_CHALLENGES: usize = 3;
 
 /// Resumption attempts for one broken response stream.
 const RESUME_ATTEMPTS: usize = 3;
@@ -43,6 +48,8 @@ struct Bridge {
     out: mpsc::Sender<String>,
     /// Longest JSON body or SSE event read (the client's `max_line`).
     max_message: usize,
+    /// Supplies `Authorization` and answers challenges.
+    authorizer: Option<Arc<dyn Authorizer>>,
 }
 
 /// Runs the bridge: reads the client's lines from `from_client`, writes the server's
@@ -54,6 +61,7 @@ pub(crate) async fn run<R, W>(
     from_client: R,
     mut to_client: W,
     max_message: usize,
+    authorizer: Option<Arc<dyn Authorizer>>,
 ) where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -76,6 +84,7 @@ pub(crate) async fn run<R, W>(
         session: Mutex::new(Session::default()),
         out,
         max_message,
+        authorizer,
     });
     let mut reader = BufReader::new(from_client).lines();
     let mut posts = tokio::task::JoinSet::new();
@@ -143,8 +152,46 @@ impl Bridge {
         req
     }
 
+    /// Sends `req` with the authorizer's `Authorization` header; a 401 (or a 403 with a
+    /// challenge) goes to the authorizer, and the request is sent again while it obtains new
+    /// credentials, at most [`MAX_CHALLENGES`] times.
     async fn send(&self, req: Request<Full<Bytes>>) -> Result<Response<Incoming>, String> {
-        self.http.request(req).await.map_err(|e| e.to_string())
+        let Some(auth) = &self.authorizer else {
+            return self.http.request(req).await.map_err(|e| e.to_string());
+        };
+        let (parts, body) = req.into_parts();
+        let mut challenges = 0;
+        loop {
+            let mut req = Request::new(body.clone());
+            *req.method_mut() = parts.method.clone();
+            *req.uri_mut() = parts.uri.clone();
+            *req.headers_mut() = parts.headers.clone();
+            if let Some(value) = auth.authorization().await.map_err(|e| e.to_string())? {
+                let value = HeaderValue::from_str(&value)
+                    .map_err(|_| "the authorizer's header value is not valid".to_string())?;
+                req.headers_mut().insert(AUTHORIZATION, value);
+            }
+            let resp = self.http.request(req).await.map_err(|e| e.to_string())?;
+            let www = resp
+                .headers()
+                .get(WWW_AUTHENTICATE)
+                .and_then(|v| v.to_str().ok());
+            let refused = resp.status() == StatusCode::UNAUTHORIZED
+                || (resp.status() == StatusCode::FORBIDDEN && www.is_some());
+            if !refused || challenges == MAX_CHALLENGES {
+                return Ok(resp);
+            }
+            challenges += 1;
+            let resource = self.url.to_string();
+            let challenge = Challenge {
+                status: resp.status().as_u16(),
+                www_authenticate: www,
+                resource: &resource,
+            };
+            if !auth.challenge(challenge).await.map_err(|e| e.to_string())? {
+                return Ok(resp);
+            }
+        }
     }
 
     async fn deliver(&self, msg: &Value) {

@@ -128,6 +128,10 @@ pub struct ClientOptions {
     /// in the middle of a message cannot hold the client. Time between messages is not
     /// limited (that is [`request_timeout`](Self::request_timeout)'s job).
     pub line_timeout: Duration,
+    /// Over Streamable HTTP: what supplies the `Authorization` header and answers 401/403
+    /// challenges (default none; see [`auth`](super::auth)).
+    #[cfg(feature = "http")]
+    pub authorizer: Option<std::sync::Arc<dyn super::auth::Authorizer>>,
 }
 
 impl Default for ClientOptions {
@@ -141,11 +145,21 @@ impl Default for ClientOptions {
             close_timeout: Duration::from_secs(5),
             write_timeout: Duration::from_secs(30),
             line_timeout: Duration::from_secs(30),
+            #[cfg(feature = "http")]
+            authorizer: None,
         }
     }
 }
 
 impl ClientOptions {
+    /// These options with an authorizer for Streamable HTTP (e.g. OAuth, or a
+    /// [`BearerToken`](super::auth::BearerToken)).
+    #[cfg(feature = "http")]
+    pub fn with_authorizer(mut self, authorizer: impl super::auth::Authorizer) -> Self {
+        self.authorizer = Some(std::sync::Arc::new(authorizer));
+        self
+    }
+
     /// The default options with another era.
     pub fn with_era(era: Era) -> Self {
         ClientOptions {
