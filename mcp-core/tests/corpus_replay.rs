@@ -147,6 +147,103 @@ fn session_corpus() {
     );
 }
 
+#[test]
+fn client_corpus() {
+    let (mut decoded, mut connected) = (0, 0);
+    let (mut requests, mut outcomes, mut frames) = (0, 0, 0);
+    let n = replay("client", |bytes| {
+        if let Some(input) = decode::<checks::client::Input>(bytes) {
+            decoded += 1;
+            let r = checks::client::check(&input);
+            connected += usize::from(r.connected);
+            requests += r.requests;
+            outcomes += r.outcomes;
+            frames += r.frames;
+        }
+    });
+    println!(
+        "client: {n} files, {decoded} decoded, {connected} connected, {requests} requests, \
+         {outcomes} outcomes, {frames} server frames"
+    );
+    assert!(
+        connected > 0 && outcomes > 0,
+        "the client corpus never gets past the handshake"
+    );
+}
+
+/// A scripted client run: both handshakes, requests, answers of each kind, a round, a
+/// timeout and server requests go through the model (guards against a vacuous one).
+#[test]
+fn client_model_is_not_vacuous() {
+    use checks::client::{Body, Cfg, HandshakeBody, IdForm, Input, Op, Req, SId, SMethod, Text};
+    let cfg = |legacy| Cfg {
+        slots: 4,
+        legacy,
+        caps: 7,
+        timeout: 1000,
+        depth: 28,
+        out: 1000,
+    };
+    let send = |request| Op::Send {
+        request,
+        progress: true,
+        timeout: None,
+        level: false,
+    };
+    let answer = |pick, body| Op::Answer {
+        pick,
+        id: IdForm::Exact,
+        body,
+    };
+    let modern = Input {
+        cfg: cfg(false),
+        ops: vec![
+            Op::Connect,
+            Op::Handshake(HandshakeBody::Discover(vec![0, 1])),
+            send(Req::CallTool(Text::Pool(0), Some(0))),
+            answer(1, Body::Result(8)), // input_required
+            Op::Retry {
+                pick: 0,
+                same: true,
+                answers: 3,
+                state: true,
+            },
+            answer(2, Body::Result(2)), // the retry's result
+            send(Req::ListTools(None)),
+            Op::Advance(1000),          // times out
+            answer(3, Body::Result(1)), // too late: unknown
+        ],
+    };
+    let r = checks::client::check(&modern);
+    assert!(r.connected);
+    assert_eq!((r.requests, r.outcomes), (4, 3), "{r:?}");
+    let legacy = Input {
+        cfg: cfg(true),
+        ops: vec![
+            Op::Connect,
+            Op::Handshake(HandshakeBody::Initialize(1, true)),
+            Op::ServerRequest {
+                method: SMethod::Ping,
+                id: SId::Number(7),
+            },
+            Op::ServerRequest {
+                method: SMethod::Roots,
+                id: SId::Text("r".into()),
+            },
+            Op::Respond {
+                pick: 0,
+                error: false,
+            },
+            send(Req::Subscribe(Text::Pool(2))),
+            answer(1, Body::Error(-32602, true)),
+            Op::Cancel(0),
+        ],
+    };
+    let r = checks::client::check(&legacy);
+    assert!(r.connected);
+    assert_eq!((r.requests, r.outcomes), (2, 1), "{r:?}");
+}
+
 /// The checks themselves catch violations (guards against a vacuous model).
 #[test]
 fn session_model_is_not_vacuous() {

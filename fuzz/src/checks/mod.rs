@@ -10,6 +10,7 @@
 //! | `json_scan.rs` | `json_scan` | the scanner on any bytes, against serde_json: exact, monotonic depth bound; same structure, numbers bit-exact, strings decoded; `from_json` agrees |
 //! | `json_roundtrip.rs` | `json_roundtrip` | `JsonWriter` op sequences: one valid document that reads back equal; a small buffer reports the exact size and writes a correct prefix |
 //! | `framing.rs` | `framing` | `LineFramer` (`push` whole or chunked, `spare`/`commit`) against a plain reference |
+//! | `client/` | `client` | operation sequences against a live sans-IO `Client`: every frame it writes, every outcome exactly once, timeouts, cancellation, retries, answers to server requests (its `mod.rs` has its own table) |
 //! | `session/` | `session` | operation sequences against a live `Session`: every request answered exactly once, frames, calls, state, listen streams, server-to-client requests (its `mod.rs` has its own table) |
 //!
 //! The `http_headers` target's checks are in `../http_checks.rs`, outside this folder: they
@@ -20,6 +21,7 @@
 #![allow(dead_code)]
 #![allow(clippy::too_many_lines)]
 
+pub mod client;
 pub mod framing;
 pub mod json_roundtrip;
 pub mod json_scan;
