@@ -201,6 +201,9 @@ async def main() -> None:
                 assert kind == "elicitation" and params.message == "who?", asked
                 assert params.requested_schema == PERSON_SCHEMA, params.requested_schema
                 assert getattr(params, "mode", "form") in (None, "form"), params
+                # Content is echoed as the client sent it: the schema's default age is not filled in.
+                elicit_answer.update(action="accept", content={"name": "Bob"})
+                assert text(await c.call_tool("ask_user", {"question": "who?"})) == 'accept {"name":"Bob"}'
                 elicit_answer.update(action="decline", content=None)
                 assert text(await c.call_tool("ask_user", {"question": "who?"})) == "decline null"
                 elicit_answer.update(action="cancel", content=None)

@@ -136,6 +136,7 @@ async function check(name, fn) {
 try {
   await client.connect(transport);
   console.log(`server ${JSON.stringify(client.getServerVersion())} caps ${JSON.stringify(client.getServerCapabilities())}`);
+  if (MODERN) assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
 
   await check('lists', async () => {
     const tools = Object.fromEntries((await client.listTools()).tools.map((t) => [t.name, t]));
@@ -209,6 +210,9 @@ try {
     assert.equal(params.message, 'who?');
     assert.deepEqual(params.requestedSchema, PERSON_SCHEMA);
     assert.ok(params.mode === undefined || params.mode === 'form', params.mode);
+    // Content is echoed as the client sent it: the schema's default age is not filled in.
+    elicitAnswer = { action: 'accept', content: { name: 'Bob' } };
+    assert.equal(textOf(await call('ask_user', { question: 'who?' })), 'accept {"name":"Bob"}');
     elicitAnswer = { action: 'decline' };
     assert.equal(textOf(await call('ask_user', { question: 'who?' })), 'decline null');
     elicitAnswer = { action: 'cancel' };
