@@ -34,6 +34,7 @@ import logging
 import socket
 import sys
 import warnings
+import weakref
 from typing import Annotated, Any
 
 import anyio
@@ -112,14 +113,15 @@ low.create_initialization_options = functools.partial(  # type: ignore[method-as
     low.create_initialization_options, NotificationOptions(tools_changed=True)
 )
 
-# Handshake-era per-connection state: resources/subscribe URIs and the logging/setLevel level.
-_subscriptions: dict[int, set[str]] = {}
-_log_levels: dict[int, str] = {}
+# Handshake-era per-connection state: resources/subscribe URIs and the logging/setLevel level,
+# dropped with the connection.
+_subscriptions: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+_log_levels: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
 
-def _connection_key(session: Any) -> int:
+def _connection_key(session: Any) -> Any:
     # The SDK's ServerSession is built per request around the connection-scoped Connection.
-    return id(getattr(session, "_connection", session))
+    return session._connection  # noqa: SLF001
 
 
 # ---- tools ----------------------------------------------------------------------------------
