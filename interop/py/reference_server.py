@@ -3,7 +3,10 @@
 It serves one fixed surface (interop/REFERENCE.md) that the TypeScript reference servers
 (interop/ts/reference-legacy.mjs, interop/ts/reference-modern.mjs) serve too, so a single
 test can drive the mcp-rs client against every one of them. Nothing here is mcp-rs code:
-it is the SDK's ``MCPServer`` used the way its own documentation shows.
+it is the SDK's ``MCPServer`` used the way its own documentation shows, except where MCPServer
+has no public hook (each marked below): the low-level server's handlers for resources/subscribe,
+resources/unsubscribe and logging/setLevel, its handshake-era tools.listChanged flag, and the
+connection a request belongs to (for per-connection subscriptions and log level).
 
     python reference_server.py stdio    serve one client on stdin/stdout
     python reference_server.py http     Streamable HTTP on 127.0.0.1, a free port; prints exactly
