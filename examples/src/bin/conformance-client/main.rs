@@ -13,10 +13,7 @@ async fn main() {
     let context: Option<serde_json::Value> = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
         .and_then(|c| serde_json::from_str(&c).ok());
-    let Some(url) = std::env::args()
-        .nth(1)
-        .and_then(|_| std::env::args().last())
-    else {
+    let Some(url) = std::env::args().skip(1).next_back() else {
         eprintln!("usage: conformance-client <server-url>");
         std::process::exit(2);
     };
