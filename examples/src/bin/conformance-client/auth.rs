@@ -33,23 +33,27 @@ fn era() -> Result<Era, String> {
 // `pub`: the signature the conformance client's main.rs calls, whichever main.rs it is.
 #[allow(unreachable_pub)]
 pub async fn run(url: &str, scenario: &str, context: Option<&Value>) -> Result<(), String> {
-    let redirect = HeadlessRedirect::new(REDIRECT_URI).map_err(|e| e.to_string())?;
-    let mut config = OAuthConfig::new(redirect)
-        .with_client_name("mcp-rs conformance client")
-        .with_client_metadata_url(CLIENT_METADATA_URL);
     let text = |k: &str| {
         context
             .and_then(|c| c.get(k))
             .and_then(Value::as_str)
             .map(str::to_owned)
     };
-    if let Some(client_id) = text("client_id") {
-        let issuer = text("issuer");
-        config = config.with_client(
-            ClientCredentials::new(client_id, text("client_secret")),
-            issuer,
-        );
-    }
+    let config = if scenario.starts_with("auth/client-credentials-") {
+        let client_id = text("client_id").ok_or("the scenario gave no client_id")?;
+        OAuthConfig::client_credentials(ClientCredentials::new(client_id, text("client_secret")))
+    } else {
+        let redirect = HeadlessRedirect::new(REDIRECT_URI).map_err(|e| e.to_string())?;
+        let mut config = OAuthConfig::new(redirect)
+            .with_client_name("mcp-rs conformance client")
+            .with_client_metadata_url(CLIENT_METADATA_URL);
+        if let Some(client_id) = text("client_id") {
+            let issuer = text("issuer");
+            let credentials = ClientCredentials::new(client_id, text("client_secret"));
+            config = config.with_client(credentials, issuer);
+        }
+        config
+    };
     let authorizer = OAuthAuthorizer::new(config).map_err(|e| e.to_string())?;
     let options = ClientOptions::with_era(era()?).with_authorizer(authorizer);
     let client = Client::connect_http_with(url, options)

@@ -36,7 +36,8 @@ const EXPIRY_MARGIN: Duration = Duration::from_secs(30);
 /// How the [`OAuthAuthorizer`] identifies itself and where it keeps what it obtains.
 #[derive(Debug)]
 pub struct OAuthConfig {
-    redirect: Arc<dyn RedirectHandler>,
+    /// `None`: the client-credentials grant (no user, no redirect).
+    redirect: Option<Arc<dyn RedirectHandler>>,
     store: Arc<dyn TokenStore>,
     client_name: String,
     pre_registered: Option<(ClientCredentials, Option<String>)>,
@@ -53,8 +54,23 @@ impl OAuthConfig {
     /// asked for (`offline_access` when the authorization server lists it), 10 s and 256 KiB
     /// per request.
     pub fn new(redirect: impl RedirectHandler) -> OAuthConfig {
+        OAuthConfig::with_redirect(Some(Arc::new(redirect)))
+    }
+
+    /// A machine-to-machine client (the OAuth client-credentials extension,
+    /// `io.modelcontextprotocol/oauth-client-credentials`): no user and no redirect; on a 401
+    /// the token comes straight from the token endpoint for `credentials`, with the same
+    /// discovery, scope selection and `resource` as the authorization-code flow.
+    pub fn client_credentials(credentials: ClientCredentials) -> OAuthConfig {
+        let mut config = OAuthConfig::with_redirect(None);
+        config.pre_registered = Some((credentials, None));
+        config.offline_access = false;
+        config
+    }
+
+    fn with_redirect(redirect: Option<Arc<dyn RedirectHandler>>) -> OAuthConfig {
         OAuthConfig {
-            redirect: Arc::new(redirect),
+            redirect,
             store: Arc::new(MemoryStore::new()),
             client_name: "mcp-rs client".into(),
             pre_registered: None,
@@ -375,7 +391,12 @@ impl OAuthAuthorizer {
                 });
             }
         }
-        let redirect_uri = self.config.redirect.redirect_uri().to_owned();
+        let Some(redirect) = &self.config.redirect else {
+            return Err(OAuthError::NoRegistration {
+                issuer: issuer.to_owned(),
+            });
+        };
+        let redirect_uri = redirect.redirect_uri().to_owned();
         let mut grant_types = vec!["authorization_code".to_owned()];
         if self.config.offline_access {
             grant_types.push("refresh_token".to_owned());
@@ -405,13 +426,16 @@ impl OAuthAuthorizer {
         meta: ServerMetadata,
         wanted: Option<String>,
     ) -> Result<(), OAuthError> {
+        let client = self.client_for(&meta.issuer, &meta).await?;
+        let Some(redirect) = &self.config.redirect else {
+            return self.client_credentials(st, prm, meta, client, wanted).await;
+        };
         if !meta.supports_s256() {
             return Err(OAuthError::PkceUnsupported);
         }
-        let client = self.client_for(&meta.issuer, &meta).await?;
         let pkce = Pkce::generate()?;
         let state = pkce::random_token()?;
-        let redirect_uri = self.config.redirect.redirect_uri();
+        let redirect_uri = redirect.redirect_uri();
         let mut url = parse_endpoint(&meta.authorization_endpoint)?;
         {
             let mut q = url.query_pairs_mut();
@@ -427,7 +451,7 @@ impl OAuthAuthorizer {
             q.append_pair("resource", &prm.resource);
         }
         tracing::info!(issuer = %meta.issuer, scope = wanted.as_deref().unwrap_or(""), "authorizing");
-        let answer = self.config.redirect.authorize(&url).await?;
+        let answer = redirect.authorize(&url).await?;
         if answer.state.as_deref() != Some(state.as_str()) {
             return Err(OAuthError::AuthorizationResponse(
                 "state does not match".into(),
@@ -441,6 +465,36 @@ impl OAuthAuthorizer {
         };
         let fresh = request
             .code(&self.fetcher, &answer.code, pkce.verifier(), redirect_uri)
+            .await?;
+        let issuer = meta.issuer.clone();
+        st.grant = Some(Grant {
+            resource: prm.resource.clone(),
+            server: meta,
+            client,
+        });
+        self.keep(st, fresh, wanted, None, issuer).await;
+        Ok(())
+    }
+}
+
+impl OAuthAuthorizer {
+    /// The client-credentials grant: the token endpoint, directly.
+    async fn client_credentials(
+        &self,
+        st: &mut State,
+        prm: &ResourceMetadata,
+        meta: ServerMetadata,
+        client: ClientCredentials,
+        wanted: Option<String>,
+    ) -> Result<(), OAuthError> {
+        tracing::info!(issuer = %meta.issuer, scope = wanted.as_deref().unwrap_or(""), "client credentials grant");
+        let request = TokenRequest {
+            server: &meta,
+            client: &client,
+            resource: &prm.resource,
+        };
+        let fresh = request
+            .client_credentials(&self.fetcher, wanted.as_deref())
             .await?;
         let issuer = meta.issuer.clone();
         st.grant = Some(Grant {

@@ -83,6 +83,19 @@ impl TokenRequest<'_> {
         self.send(fetcher, &params).await
     }
 
+    /// The client-credentials grant (no user involved).
+    pub(crate) async fn client_credentials(
+        &self,
+        fetcher: &Fetcher,
+        scope: Option<&str>,
+    ) -> Result<TokenResponse, OAuthError> {
+        let mut params = vec![("grant_type", "client_credentials")];
+        if let Some(s) = scope {
+            params.push(("scope", s));
+        }
+        self.send(fetcher, &params).await
+    }
+
     async fn send(
         &self,
         fetcher: &Fetcher,
