@@ -644,3 +644,31 @@ async fn a_mismatched_resource_stops_the_flow() {
     );
     assert_eq!(log.lock().unwrap().len(), 1);
 }
+
+#[tokio::test]
+async fn concurrent_refusals_authorize_once() {
+    let (base, log) = mock(Quirks::default()).await;
+    let server = format!("{base}/mcp");
+    let auth = authorizer();
+    let challenge = || Challenge {
+        status: 401,
+        www_authenticate: Some("Bearer"),
+        resource: &server,
+    };
+    let (a, b, c) = tokio::join!(
+        auth.challenge(challenge()),
+        auth.challenge(challenge()),
+        auth.challenge(challenge())
+    );
+    assert!(a.unwrap() && b.unwrap() && c.unwrap());
+    let entries = log.lock().unwrap().clone();
+    let authorizations = entries
+        .iter()
+        .filter(|(l, _)| l.starts_with("GET /authorize"))
+        .count();
+    assert_eq!(authorizations, 1);
+    assert_eq!(
+        auth.authorization().await.unwrap().as_deref(),
+        Some("Bearer tok1")
+    );
+}

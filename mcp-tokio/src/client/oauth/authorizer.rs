@@ -6,12 +6,16 @@
 //! | 403 `insufficient_scope` | runs the flow again for the union of the granted and the challenged scopes, unless the granted ones already cover the challenge or [`OAuthConfig::with_max_step_ups`] is reached (then the request fails with the 403) |
 //! | 403 otherwise | nothing: the request fails |
 //!
+//! Challenges are handled one at a time; one that waited while another obtained a token
+//! (concurrent requests refused together) retries with that token instead of authorizing
+//! again, unless it is a step-up the new token does not cover.
+//!
 //! When the metadata names another authorization server than the one the current token
 //! came from (the server moved), the token is dropped and the client registers anew
 //! there: credentials are never carried from one authorization server to another.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::Mutex;
 use url::Url;
@@ -157,6 +161,10 @@ struct State {
     grant: Option<Grant>,
     step_ups: u32,
     refreshed: bool,
+    /// When the current token was obtained: a challenge that was waiting for the lock
+    /// meanwhile (concurrent requests refused together) retries with it instead of
+    /// authorizing again.
+    obtained: Option<Instant>,
 }
 
 /// OAuth 2.1 authorization for the MCP client's Streamable HTTP transport (see the
@@ -261,6 +269,7 @@ impl OAuthAuthorizer {
             }
         }
         st.token = Some(stored);
+        st.obtained = Some(Instant::now());
     }
 
     async fn handle(&self, challenge: Challenge<'_>) -> Result<bool, OAuthError> {
@@ -276,8 +285,18 @@ impl OAuthAuthorizer {
             url: challenge.resource.to_owned(),
             reason: e.to_string(),
         })?;
+        let arrived = Instant::now();
         let mut st = self.state.lock().await;
         st.server_url = Some(challenge.resource.to_owned());
+        if st.obtained.is_some_and(|at| at > arrived) {
+            let granted = st.token.as_ref().and_then(|t| t.scope.as_deref());
+            if !step_up || scope::covers(granted, bearer.scope.as_deref()) {
+                tracing::debug!(
+                    "a new token arrived while this challenge waited: retrying with it"
+                );
+                return Ok(true);
+            }
+        }
 
         let prm = self
             .resource_metadata(&server, bearer.resource_metadata.as_deref())
