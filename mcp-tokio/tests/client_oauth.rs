@@ -672,3 +672,65 @@ async fn concurrent_refusals_authorize_once() {
         Some("Bearer tok1")
     );
 }
+
+#[cfg(feature = "oauth-jwt")]
+#[tokio::test]
+async fn client_credentials_with_private_key_jwt() {
+    use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/auth");
+    let private = std::fs::read_to_string(format!("{fixtures}/ec.key.pem")).unwrap();
+    let public = std::fs::read(format!("{fixtures}/ec.pub.pem")).unwrap();
+    let (base, log) = mock(Quirks::default()).await;
+    let server = format!("{base}/mcp");
+    let credentials = ClientCredentials::with_private_key_jwt("machine", private, "ES256");
+    let auth = OAuthAuthorizer::new(OAuthConfig::client_credentials(credentials)).unwrap();
+    assert!(auth
+        .challenge(Challenge {
+            status: 401,
+            www_authenticate: None,
+            resource: &server
+        })
+        .await
+        .unwrap());
+    let entries = log.lock().unwrap().clone();
+    assert!(entries
+        .iter()
+        .all(|(l, _)| !l.starts_with("GET /authorize")));
+    let form: std::collections::HashMap<String, String> =
+        url::form_urlencoded::parse(entries.last().unwrap().1.as_bytes())
+            .into_owned()
+            .collect();
+    assert_eq!(form["grant_type"], "client_credentials");
+    assert_eq!(
+        form["client_assertion_type"],
+        "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    );
+    let mut validation = Validation::new(Algorithm::ES256);
+    validation.set_audience(&[base.as_str()]);
+    validation.set_issuer(&["machine"]);
+    let claims = jsonwebtoken::decode::<serde_json::Value>(
+        &form["client_assertion"],
+        &DecodingKey::from_ec_pem(&public).unwrap(),
+        &validation,
+    )
+    .unwrap()
+    .claims;
+    assert_eq!(claims["sub"], "machine");
+    assert!(claims["jti"].as_str().is_some_and(|j| j.len() >= 32));
+    assert!(!format!("{auth:?}").contains("PRIVATE KEY"));
+
+    // RSA keys are refused (signing with the `rsa` crate is not offered).
+    let rsa = std::fs::read_to_string(format!("{fixtures}/rsa.key.pem")).unwrap();
+    let credentials = ClientCredentials::with_private_key_jwt("machine", rsa, "RS256");
+    let auth = OAuthAuthorizer::new(OAuthConfig::client_credentials(credentials)).unwrap();
+    let err = auth
+        .challenge(Challenge {
+            status: 401,
+            www_authenticate: None,
+            resource: &server,
+        })
+        .await
+        .unwrap_err();
+    assert!(err.0.contains("unsupported"), "{}", err.0);
+}

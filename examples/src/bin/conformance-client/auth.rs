@@ -41,7 +41,14 @@ pub async fn run(url: &str, scenario: &str, context: Option<&Value>) -> Result<(
     };
     let config = if scenario.starts_with("auth/client-credentials-") {
         let client_id = text("client_id").ok_or("the scenario gave no client_id")?;
-        OAuthConfig::client_credentials(ClientCredentials::new(client_id, text("client_secret")))
+        let credentials = match text("private_key_pem") {
+            Some(pem) => {
+                let algorithm = text("signing_algorithm").unwrap_or_else(|| "ES256".into());
+                ClientCredentials::with_private_key_jwt(client_id, pem, algorithm)
+            }
+            None => ClientCredentials::new(client_id, text("client_secret")),
+        };
+        OAuthConfig::client_credentials(credentials)
     } else {
         let redirect = HeadlessRedirect::new(REDIRECT_URI).map_err(|e| e.to_string())?;
         let mut config = OAuthConfig::new(redirect)

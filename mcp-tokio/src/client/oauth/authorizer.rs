@@ -394,7 +394,9 @@ impl OAuthAuthorizer {
         if let Some((creds, for_issuer)) = &self.config.pre_registered {
             if for_issuer.as_deref().is_none_or(|i| i == issuer) {
                 let mut creds = creds.clone();
-                creds.auth = TokenEndpointAuth::choose(methods, creds.client_secret.is_some());
+                if creds.assertion_key.is_none() {
+                    creds.auth = TokenEndpointAuth::choose(methods, creds.client_secret.is_some());
+                }
                 return Ok(creds);
             }
         }
@@ -407,6 +409,7 @@ impl OAuthAuthorizer {
                     client_id: url.clone(),
                     client_secret: None,
                     auth: TokenEndpointAuth::None,
+                    assertion_key: None,
                 });
             }
         }

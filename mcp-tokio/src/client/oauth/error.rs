@@ -85,6 +85,10 @@ pub enum OAuthError {
     /// The token store failed.
     #[error("token store: {0}")]
     Store(String),
+    /// What the configuration asks for is not supported by this build or this client
+    /// (a key type, a feature left out).
+    #[error("unsupported: {0}")]
+    Unsupported(String),
     /// Randomness for PKCE or state was not available.
     #[error("no randomness: {0}")]
     Random(String),

@@ -40,6 +40,7 @@
 //! # }
 //! ```
 
+mod assertion;
 mod authorizer;
 pub mod challenge;
 pub mod discovery;
@@ -55,7 +56,7 @@ pub mod token;
 pub use authorizer::{OAuthAuthorizer, OAuthConfig, DEFAULT_MAX_STEP_UPS};
 pub use error::OAuthError;
 pub use redirect::{AuthorizationResponse, HeadlessRedirect, RedirectHandler};
-pub use registration::{ClientCredentials, TokenEndpointAuth};
+pub use registration::{AssertionKey, ClientCredentials, TokenEndpointAuth};
 pub use store::{MemoryStore, StoredToken, TokenStore};
 
 /// A secret string (an access or refresh token, a client secret, an authorization code, a

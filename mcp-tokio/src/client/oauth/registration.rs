@@ -21,6 +21,8 @@ pub enum TokenEndpointAuth {
     ClientSecretPost,
     /// A public client: `client_id` in the body, no secret.
     None,
+    /// A JWT signed with the client's private key (RFC 7523 §2.2; feature `oauth-jwt`).
+    PrivateKeyJwt,
 }
 
 impl TokenEndpointAuth {
@@ -30,6 +32,7 @@ impl TokenEndpointAuth {
             TokenEndpointAuth::ClientSecretBasic => "client_secret_basic",
             TokenEndpointAuth::ClientSecretPost => "client_secret_post",
             TokenEndpointAuth::None => "none",
+            TokenEndpointAuth::PrivateKeyJwt => "private_key_jwt",
         }
     }
 
@@ -39,6 +42,7 @@ impl TokenEndpointAuth {
             "client_secret_basic" => Some(TokenEndpointAuth::ClientSecretBasic),
             "client_secret_post" => Some(TokenEndpointAuth::ClientSecretPost),
             "none" => Some(TokenEndpointAuth::None),
+            "private_key_jwt" => Some(TokenEndpointAuth::PrivateKeyJwt),
             _ => None,
         }
     }
@@ -74,6 +78,26 @@ pub struct ClientCredentials {
     pub client_secret: Option<Secret>,
     /// How to authenticate at the token endpoint.
     pub auth: TokenEndpointAuth,
+    /// The private key for [`TokenEndpointAuth::PrivateKeyJwt`].
+    pub assertion_key: Option<AssertionKey>,
+}
+
+/// A client's private key for `private_key_jwt` authentication: PEM (PKCS#8) and the JWS
+/// algorithm (`ES256`, `ES384` or `EdDSA`). `Debug` does not show the key.
+#[derive(Clone)]
+pub struct AssertionKey {
+    /// The key, PEM.
+    pub pem: Secret,
+    /// The JWS algorithm name.
+    pub algorithm: String,
+}
+
+impl std::fmt::Debug for AssertionKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AssertionKey")
+            .field("algorithm", &self.algorithm)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ClientCredentials {
@@ -90,6 +114,25 @@ impl ClientCredentials {
             client_id: client_id.into(),
             client_secret,
             auth,
+            assertion_key: None,
+        }
+    }
+
+    /// Pre-registered credentials that authenticate with a JWT signed by `pem` (PKCS#8)
+    /// with `algorithm` (`ES256`, `ES384`, `EdDSA`): `private_key_jwt`, feature `oauth-jwt`.
+    pub fn with_private_key_jwt(
+        client_id: impl Into<String>,
+        pem: impl Into<String>,
+        algorithm: impl Into<String>,
+    ) -> ClientCredentials {
+        ClientCredentials {
+            client_id: client_id.into(),
+            client_secret: None,
+            auth: TokenEndpointAuth::PrivateKeyJwt,
+            assertion_key: Some(AssertionKey {
+                pem: Secret(pem.into()),
+                algorithm: algorithm.into(),
+            }),
         }
     }
 }
@@ -192,5 +235,6 @@ pub(crate) async fn register(
         client_id: got.client_id,
         client_secret: got.client_secret,
         auth,
+        assertion_key: None,
     })
 }

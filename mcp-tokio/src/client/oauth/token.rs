@@ -6,6 +6,7 @@ use base64::Engine;
 use serde::Deserialize;
 use url::form_urlencoded;
 
+use super::assertion;
 use super::discovery::{parse_endpoint, ServerMetadata};
 use super::fetch::Fetcher;
 use super::registration::{ClientCredentials, TokenEndpointAuth};
@@ -102,7 +103,7 @@ impl TokenRequest<'_> {
         grant: &[(&str, &str)],
     ) -> Result<TokenResponse, OAuthError> {
         let url = parse_endpoint(&self.server.token_endpoint)?;
-        let (form, authorization) = self.form(grant);
+        let (form, authorization) = self.form(grant)?;
         let reply = fetcher.post_form(&url, form, authorization).await?;
         if !reply.ok() {
             return Err(match reply.json::<ErrorBody>(&url) {
@@ -132,7 +133,7 @@ impl TokenRequest<'_> {
 
     /// The form body (grant, `resource`, client authentication) and the `Authorization`
     /// header, if the client authenticates with HTTP Basic.
-    fn form(&self, grant: &[(&str, &str)]) -> (String, Option<String>) {
+    fn form(&self, grant: &[(&str, &str)]) -> Result<(String, Option<String>), OAuthError> {
         let mut form = form_urlencoded::Serializer::new(String::new());
         form.extend_pairs(grant.iter().copied());
         form.append_pair("resource", self.resource);
@@ -152,11 +153,21 @@ impl TokenRequest<'_> {
                 form.append_pair("client_secret", secret);
                 None
             }
+            (TokenEndpointAuth::PrivateKeyJwt, _) => {
+                let key = client.assertion_key.as_ref().ok_or_else(|| {
+                    OAuthError::Unsupported("private_key_jwt without a private key".into())
+                })?;
+                let jwt = assertion::sign(key, &client.client_id, &self.server.issuer)?;
+                form.append_pair("client_id", &client.client_id);
+                form.append_pair("client_assertion_type", assertion::ASSERTION_TYPE);
+                form.append_pair("client_assertion", &jwt);
+                None
+            }
             _ => {
                 form.append_pair("client_id", &client.client_id);
                 None
             }
         };
-        (form.finish(), authorization)
+        Ok((form.finish(), authorization))
     }
 }
