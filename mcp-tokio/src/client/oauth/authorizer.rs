@@ -6,6 +6,10 @@
 //! | 403 `insufficient_scope` | runs the flow again for the union of the granted and the challenged scopes, unless the granted ones already cover the challenge or [`OAuthConfig::with_max_step_ups`] is reached (then the request fails with the 403) |
 //! | 403 otherwise | nothing: the request fails |
 //!
+//! A server without protected-resource metadata (the 2025-03-26 revision) is taken to be
+//! its own authorization server (its origin); without authorization-server metadata there
+//! either, the default endpoints `/authorize`, `/token` and `/register` are used.
+//!
 //! Challenges are handled one at a time; one that waited while another obtained a token
 //! (concurrent requests refused together) retries with that token instead of authorizing
 //! again, unless it is a step-up the new token does not cover.
@@ -298,7 +302,7 @@ impl OAuthAuthorizer {
             }
         }
 
-        let prm = self
+        let (prm, legacy) = self
             .resource_metadata(&server, bearer.resource_metadata.as_deref())
             .await?;
         let Some(issuer) = prm.authorization_servers.first().cloned() else {
@@ -314,7 +318,10 @@ impl OAuthAuthorizer {
                 tracing::warn!(error = %e, "the token store failed");
             }
         }
-        let meta = discovery::fetch_server_metadata(&self.fetcher, &issuer).await?;
+        let meta = match discovery::fetch_server_metadata(&self.fetcher, &issuer).await {
+            Err(OAuthError::Status { .. }) if legacy => legacy_endpoints(&issuer),
+            other => other?,
+        };
         let granted = st.token.as_ref().and_then(|t| t.scope.clone());
 
         let wanted = if step_up {
@@ -361,25 +368,26 @@ impl OAuthAuthorizer {
     }
 
     /// The protected-resource metadata; without any (a server of the 2025-03-26 revision),
-    /// the server's origin is taken as its authorization server.
+    /// the server's origin is taken as its authorization server (and `true` says so).
     async fn resource_metadata(
         &self,
         server: &Url,
         from_challenge: Option<&str>,
-    ) -> Result<ResourceMetadata, OAuthError> {
+    ) -> Result<(ResourceMetadata, bool), OAuthError> {
         match discovery::fetch_resource_metadata(&self.fetcher, server, from_challenge).await {
             Err(OAuthError::Status { .. }) if from_challenge.is_none() => {
                 let origin = server.origin().ascii_serialization();
                 tracing::debug!(issuer = %origin, "no protected-resource metadata: trying the server's origin");
                 let mut resource = server.clone();
                 resource.set_fragment(None);
-                Ok(ResourceMetadata {
+                let prm = ResourceMetadata {
                     resource: resource.to_string(),
                     authorization_servers: vec![origin],
                     scopes_supported: None,
-                })
+                };
+                Ok((prm, true))
             }
-            other => other,
+            other => other.map(|prm| (prm, false)),
         }
     }
 
@@ -496,6 +504,24 @@ impl OAuthAuthorizer {
         });
         self.keep(st, fresh, wanted, None, issuer).await;
         Ok(())
+    }
+}
+
+/// A 2025-03-26 server without any metadata: the default endpoints at its origin
+/// (`/authorize`, `/token`, `/register`); that revision required PKCE S256 of every server.
+fn legacy_endpoints(origin: &str) -> ServerMetadata {
+    tracing::debug!(issuer = %origin, "no authorization-server metadata: the default endpoints");
+    ServerMetadata {
+        issuer: origin.to_owned(),
+        authorization_endpoint: format!("{origin}/authorize"),
+        token_endpoint: format!("{origin}/token"),
+        registration_endpoint: Some(format!("{origin}/register")),
+        scopes_supported: None,
+        grant_types_supported: None,
+        code_challenge_methods_supported: Some(vec![pkce::METHOD.to_owned()]),
+        token_endpoint_auth_methods_supported: None,
+        client_id_metadata_document_supported: false,
+        authorization_response_iss_parameter_supported: false,
     }
 }
 
