@@ -117,7 +117,7 @@ impl Parser<'_> {
                 return out;
             }
             self.i += 1;
-            // `name==` or `name=` followed by a comma or the end: a token68 ending in `=`.
+            // A value that is neither quoted nor a token (`abc==`, a token68) is skipped below.
             self.skip(false);
             let value = if self.s.get(self.i) == Some(&b'"') {
                 self.i += 1;
