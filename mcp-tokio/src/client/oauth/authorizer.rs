@@ -2,7 +2,7 @@
 //!
 //! | the server answers | the authorizer |
 //! |---|---|
-//! | 401 | reads the challenge, fetches the protected-resource metadata (checking its `resource`), then the authorization server's (checking its `issuer`); refreshes the token once if it has a refresh token from that same server; otherwise runs the authorization-code flow with the scope of the challenge (or the metadata's `scopes_supported`) |
+//! | 401 | reads the challenge, fetches the protected-resource metadata (checking its `resource`), then the authorization server's (checking its `issuer`); refreshes the token if it has a refresh token from that same server (not when the refused token, itself refreshed, has not expired: that grant is gone); otherwise runs the authorization-code flow with the scope of the challenge (or the metadata's `scopes_supported`) |
 //! | 403 `insufficient_scope` | runs the flow again for the union of the granted and the challenged scopes, unless the granted ones already cover the challenge or [`OAuthConfig::with_max_step_ups`] is reached (then the request fails with the 403) |
 //! | 403 otherwise | nothing: the request fails |
 //!
@@ -164,7 +164,9 @@ struct State {
     token: Option<StoredToken>,
     grant: Option<Grant>,
     step_ups: u32,
-    refreshed: bool,
+    /// Whether the current token came from a refresh: one that is refused before it
+    /// expired is not refreshed again (the grant itself is gone), the user is asked anew.
+    from_refresh: bool,
     /// When the current token was obtained: a challenge that was waiting for the lock
     /// meanwhile (concurrent requests refused together) retries with it instead of
     /// authorizing again.
@@ -241,6 +243,7 @@ impl OAuthAuthorizer {
         let keep_refresh = token.refresh_token.clone();
         let issuer = grant.server.issuer.clone();
         self.keep(st, fresh, scope, keep_refresh, issuer).await;
+        st.from_refresh = true;
         Ok(())
     }
 
@@ -336,7 +339,13 @@ impl OAuthAuthorizer {
             st.step_ups += 1;
             scope::union(granted.as_deref(), bearer.scope.as_deref())
         } else {
-            if !st.refreshed && st.token.as_ref().is_some_and(|t| t.refresh_token.is_some()) {
+            let expired = st
+                .token
+                .as_ref()
+                .and_then(|t| t.expires_at)
+                .is_some_and(|at| at <= SystemTime::now());
+            let refreshable = st.token.as_ref().is_some_and(|t| t.refresh_token.is_some());
+            if refreshable && (expired || !st.from_refresh) {
                 st.grant = Some(Grant {
                     resource: prm.resource.clone(),
                     server: meta.clone(),
@@ -345,7 +354,6 @@ impl OAuthAuthorizer {
                         None => self.client_for(&issuer, &meta).await?,
                     },
                 });
-                st.refreshed = true;
                 match self.refresh(&mut st).await {
                     Ok(()) => return Ok(true),
                     Err(e) => tracing::debug!(error = %e, "refresh failed; authorizing anew"),
@@ -363,7 +371,6 @@ impl OAuthAuthorizer {
             wanted
         };
         self.authorize(&mut st, &prm, meta, wanted).await?;
-        st.refreshed = false;
         Ok(true)
     }
 
@@ -503,6 +510,7 @@ impl OAuthAuthorizer {
             client,
         });
         self.keep(st, fresh, wanted, None, issuer).await;
+        st.from_refresh = false;
         Ok(())
     }
 }
@@ -551,6 +559,7 @@ impl OAuthAuthorizer {
             client,
         });
         self.keep(st, fresh, wanted, None, issuer).await;
+        st.from_refresh = false;
         Ok(())
     }
 }
