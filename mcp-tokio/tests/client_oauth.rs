@@ -734,3 +734,36 @@ async fn client_credentials_with_private_key_jwt() {
         .unwrap_err();
     assert!(err.0.contains("unsupported"), "{}", err.0);
 }
+
+#[tokio::test]
+async fn the_headless_redirect_takes_only_a_redirect_to_its_uri() {
+    use mcp_rs_tokio::client::oauth::RedirectHandler;
+
+    let (base, _log) = mock(Quirks::default()).await;
+    let authorize = |redirect_uri: &str| {
+        let mut url = Url::parse(&format!("{base}/authorize")).unwrap();
+        url.query_pairs_mut()
+            .append_pair("redirect_uri", redirect_uri)
+            .append_pair("state", "s1");
+        url
+    };
+    let handler = HeadlessRedirect::new("http://127.0.0.1:1/callback").unwrap();
+    let ok = handler
+        .authorize(&authorize("http://127.0.0.1:1/callback"))
+        .await
+        .unwrap();
+    assert_eq!(ok.code.expose(), "the-code");
+    assert_eq!(ok.state.as_deref(), Some("s1"));
+    assert_eq!(ok.iss.as_deref(), Some(base.as_str()));
+
+    // A redirect elsewhere; an answer that is not a redirect.
+    let elsewhere = handler
+        .authorize(&authorize("http://127.0.0.1:2/callback"))
+        .await;
+    assert!(matches!(elsewhere, Err(OAuthError::Redirect(_))));
+    let page = Url::parse(&format!("{base}/.well-known/oauth-protected-resource/mcp")).unwrap();
+    assert!(matches!(
+        handler.authorize(&page).await,
+        Err(OAuthError::Redirect(_))
+    ));
+}
