@@ -98,6 +98,12 @@ pub trait RedirectHandler: Send + Sync + std::fmt::Debug + 'static {
     ) -> BoxFuture<'a, Result<AuthorizationResponse, OAuthError>>;
 }
 
+/// How long [`HeadlessRedirect`] waits for the authorization endpoint's answer.
+pub const HEADLESS_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Largest body [`HeadlessRedirect`] reads with the authorization endpoint's answer.
+pub const HEADLESS_MAX_BODY: usize = 64 * 1024;
+
 /// For authorization servers that redirect at once (test servers, consent given
 /// beforehand): GETs the authorization URL, does not follow the redirect, and reads the
 /// answer from its `Location`. Anything but a redirect to [`redirect_uri`](RedirectHandler::redirect_uri)
@@ -113,7 +119,7 @@ impl HeadlessRedirect {
     pub fn new(redirect_uri: impl Into<String>) -> Result<HeadlessRedirect, OAuthError> {
         Ok(HeadlessRedirect {
             redirect_uri: redirect_uri.into(),
-            fetcher: Fetcher::new(Duration::from_secs(10), 64 * 1024)?,
+            fetcher: Fetcher::new(HEADLESS_TIMEOUT, HEADLESS_MAX_BODY)?,
         })
     }
 }
