@@ -153,19 +153,21 @@ pub fn check_resource(server: &Url, resource: &str) -> Result<(), OAuthError> {
 }
 
 /// Fetches the protected-resource metadata: from the challenge's `resource_metadata` if it
-/// gave one, else from the well-known URLs in order. Checks its `resource` against `server`.
+/// gave one, else (or if that has no document) from the well-known URLs in order. Checks its `resource` against `server`.
 pub(crate) async fn fetch_resource_metadata(
     fetcher: &Fetcher,
     server: &Url,
     from_challenge: Option<&str>,
 ) -> Result<ResourceMetadata, OAuthError> {
-    let candidates = match from_challenge {
-        Some(u) => vec![Url::parse(u).map_err(|e| OAuthError::Url {
+    let mut candidates = Vec::with_capacity(3);
+    if let Some(u) = from_challenge {
+        candidates.push(Url::parse(u).map_err(|e| OAuthError::Url {
             url: u.to_owned(),
             reason: e.to_string(),
-        })?],
-        None => resource_metadata_urls(server),
-    };
+        })?);
+    }
+    // The well-known URLs also when the challenge's URL has no document (lenient).
+    candidates.extend(resource_metadata_urls(server));
     let mut last = None;
     for url in candidates {
         if url.origin() != server.origin() && !secure_enough(&url) {
