@@ -76,6 +76,8 @@ mod error;
 mod http;
 #[cfg(feature = "http")]
 pub(crate) mod net;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 mod types;
 
 use std::collections::HashSet;

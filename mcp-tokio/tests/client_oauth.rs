@@ -1,0 +1,769 @@
+//! The OAuth client's pieces (`client::oauth`): challenge parsing, metadata URLs, PKCE,
+//! scope selection, the `iss` and resource checks; and the whole authorizer against a small
+//! in-process authorization server (the conformance suite's auth scenarios are the real
+//! peer: `scripts/test-conformance.sh`).
+
+#![cfg(feature = "oauth")]
+
+use std::sync::{Arc, Mutex};
+
+use mcp_rs_tokio::client::auth::{Authorizer, Challenge};
+use mcp_rs_tokio::client::oauth::challenge::BearerChallenge;
+use mcp_rs_tokio::client::oauth::discovery::{
+    check_resource, resource_metadata_urls, server_metadata_urls, ServerMetadata,
+};
+use mcp_rs_tokio::client::oauth::pkce::{self, Pkce};
+use mcp_rs_tokio::client::oauth::{
+    scope, AuthorizationResponse, ClientCredentials, HeadlessRedirect, OAuthAuthorizer,
+    OAuthConfig, OAuthError, Secret, TokenEndpointAuth,
+};
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+use url::Url;
+
+#[test]
+fn bearer_challenges_are_parsed() {
+    let c = BearerChallenge::parse(
+        r#"Bearer error="insufficient_scope", scope="mcp:read mcp:write", resource_metadata="https://h/.well-known/oauth-protected-resource/mcp""#,
+    )
+    .unwrap();
+    assert!(c.insufficient_scope());
+    assert_eq!(c.scope.as_deref(), Some("mcp:read mcp:write"));
+    assert_eq!(
+        c.resource_metadata.as_deref(),
+        Some("https://h/.well-known/oauth-protected-resource/mcp")
+    );
+
+    // Case-insensitive scheme and names, token values, escapes, other challenges around it.
+    let c = BearerChallenge::parse(
+        r#"Basic realm="a, b", DPoP algs="ES256", bearer Scope=files, error_description="say \"no\"""#,
+    )
+    .unwrap();
+    assert_eq!(c.scope.as_deref(), Some("files"));
+    assert_eq!(c.error_description.as_deref(), Some(r#"say "no""#));
+    assert_eq!(c.resource_metadata, None);
+
+    // A token68 before the Bearer challenge; a bare Bearer.
+    let c = BearerChallenge::parse("Negotiate abc+/==, Bearer realm=x").unwrap();
+    assert_eq!(c, BearerChallenge::default());
+    assert_eq!(
+        BearerChallenge::parse("Bearer"),
+        Some(BearerChallenge::default())
+    );
+
+    // No Bearer challenge, garbage, an unterminated quote, too long.
+    assert_eq!(BearerChallenge::parse(r#"Basic realm="x""#), None);
+    assert_eq!(BearerChallenge::parse(""), None);
+    assert_eq!(BearerChallenge::parse("=,=,\"\"\\"), None);
+    let c = BearerChallenge::parse(r#"Bearer scope="a", error="unterminated"#).unwrap();
+    assert_eq!(c.scope.as_deref(), Some("a"));
+    assert_eq!(c.error, None);
+    let long = format!("Bearer scope=\"{}\"", "a".repeat(9000));
+    assert_eq!(BearerChallenge::parse(&long), None);
+}
+
+fn urls(list: Vec<Url>) -> Vec<String> {
+    list.into_iter().map(String::from).collect()
+}
+
+#[test]
+fn metadata_urls_follow_the_spec_order() {
+    let server = Url::parse("https://h:8443/mcp/?x=1").unwrap();
+    assert_eq!(
+        urls(resource_metadata_urls(&server)),
+        [
+            "https://h:8443/.well-known/oauth-protected-resource/mcp",
+            "https://h:8443/.well-known/oauth-protected-resource",
+        ]
+    );
+    let root = Url::parse("https://h/").unwrap();
+    assert_eq!(
+        urls(resource_metadata_urls(&root)),
+        ["https://h/.well-known/oauth-protected-resource"]
+    );
+
+    let issuer = Url::parse("https://as.example/tenant1").unwrap();
+    assert_eq!(
+        urls(server_metadata_urls(&issuer)),
+        [
+            "https://as.example/.well-known/oauth-authorization-server/tenant1",
+            "https://as.example/.well-known/openid-configuration/tenant1",
+            "https://as.example/tenant1/.well-known/openid-configuration",
+        ]
+    );
+    let issuer = Url::parse("https://as.example").unwrap();
+    assert_eq!(
+        urls(server_metadata_urls(&issuer)),
+        [
+            "https://as.example/.well-known/oauth-authorization-server",
+            "https://as.example/.well-known/openid-configuration",
+        ]
+    );
+}
+
+#[test]
+fn the_resource_must_be_the_server_or_a_parent() {
+    let server = Url::parse("https://h/api/mcp").unwrap();
+    for ok in [
+        "https://h/api/mcp",
+        "https://h/api/mcp/",
+        "https://h/api",
+        "https://h",
+        "https://H/",
+    ] {
+        assert!(check_resource(&server, ok).is_ok(), "{ok}");
+    }
+    for bad in [
+        "https://evil.example.com/api/mcp",
+        "http://h/api/mcp",
+        "https://h:444/api/mcp",
+        "https://h/ap",
+        "https://h/api/mcp/more",
+        "https://h/api/mcp#f",
+        "not a url",
+    ] {
+        assert!(
+            matches!(
+                check_resource(&server, bad),
+                Err(OAuthError::ResourceMismatch { .. })
+            ),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn pkce_is_s256() {
+    // RFC 7636 Appendix B.
+    let p = Pkce::from_verifier("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk".into());
+    assert_eq!(p.challenge(), "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
+    assert_eq!(pkce::METHOD, "S256");
+    let a = Pkce::generate().unwrap();
+    let b = Pkce::generate().unwrap();
+    assert_eq!(a.verifier().expose().len(), 43);
+    assert_ne!(a.verifier(), b.verifier());
+    assert_eq!(a.challenge(), pkce::s256(a.verifier().expose()));
+    // Secrets stay out of Debug output.
+    assert!(!format!("{a:?}").contains(a.verifier().expose()));
+    assert_eq!(format!("{:?}", Secret::new("hunter2")), "Secret(…)");
+}
+
+#[test]
+fn scopes_are_selected_in_order() {
+    let supported = vec!["a".to_owned(), "b".to_owned()];
+    assert_eq!(
+        scope::select(Some("x y"), Some(&supported)).as_deref(),
+        Some("x y")
+    );
+    assert_eq!(
+        scope::select(None, Some(&supported)).as_deref(),
+        Some("a b")
+    );
+    assert_eq!(
+        scope::select(Some("  "), Some(&supported)).as_deref(),
+        Some("a b")
+    );
+    assert_eq!(scope::select(None, None), None);
+    assert_eq!(scope::select(None, Some(&[])), None);
+
+    assert_eq!(
+        scope::union(Some("a b"), Some("b c")).as_deref(),
+        Some("a b c")
+    );
+    assert_eq!(scope::union(None, None), None);
+    assert!(scope::covers(Some("a b c"), Some("c a")));
+    assert!(!scope::covers(Some("a"), Some("a b")));
+    assert!(scope::covers(None, None));
+
+    let with_offline = vec!["a".to_owned(), "offline_access".to_owned()];
+    assert_eq!(
+        scope::with_offline_access(Some("a".into()), Some(&with_offline)).as_deref(),
+        Some("a offline_access")
+    );
+    assert_eq!(
+        scope::with_offline_access(Some("a".into()), Some(&supported)).as_deref(),
+        Some("a")
+    );
+    assert_eq!(scope::with_offline_access(None, Some(&with_offline)), None);
+}
+
+#[test]
+fn token_endpoint_auth_follows_the_metadata() {
+    let list = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let choose = TokenEndpointAuth::choose;
+    assert_eq!(choose(None, true), TokenEndpointAuth::ClientSecretBasic);
+    assert_eq!(choose(None, false), TokenEndpointAuth::None);
+    let post = list(&["client_secret_post"]);
+    assert_eq!(
+        choose(Some(&post), true),
+        TokenEndpointAuth::ClientSecretPost
+    );
+    let both = list(&["none", "client_secret_basic"]);
+    assert_eq!(
+        choose(Some(&both), true),
+        TokenEndpointAuth::ClientSecretBasic
+    );
+    let none = list(&["none"]);
+    assert_eq!(choose(Some(&none), true), TokenEndpointAuth::None);
+    let jwt = list(&["private_key_jwt"]);
+    assert_eq!(choose(Some(&jwt), false), TokenEndpointAuth::None);
+}
+
+fn metadata(iss_supported: bool) -> ServerMetadata {
+    serde_json::from_value(json!({
+        "issuer": "https://as.example",
+        "authorization_endpoint": "https://as.example/authorize",
+        "token_endpoint": "https://as.example/token",
+        "code_challenge_methods_supported": ["S256"],
+        "authorization_response_iss_parameter_supported": iss_supported,
+    }))
+    .unwrap()
+}
+
+#[test]
+fn iss_is_compared_exactly() {
+    let answer = |q: &str| {
+        AuthorizationResponse::from_callback_url(&format!("http://localhost/cb?code=c&state=s{q}"))
+            .unwrap()
+    };
+    let advertised = metadata(true);
+    let silent = metadata(false);
+    assert!(answer("&iss=https%3A%2F%2Fas.example")
+        .check_issuer(&advertised)
+        .is_ok());
+    assert!(answer("&iss=https%3A%2F%2Fas.example")
+        .check_issuer(&silent)
+        .is_ok());
+    assert!(answer("").check_issuer(&silent).is_ok());
+    // Required when advertised; compared even when not; no normalization.
+    assert!(answer("").check_issuer(&advertised).is_err());
+    assert!(answer("&iss=https%3A%2F%2Fevil.example")
+        .check_issuer(&silent)
+        .is_err());
+    assert!(answer("&iss=https%3A%2F%2Fas.example%2F")
+        .check_issuer(&advertised)
+        .is_err());
+    assert!(answer("&iss=HTTPS%3A%2F%2Fas.example")
+        .check_issuer(&advertised)
+        .is_err());
+
+    // The callback itself: an OAuth error, a missing code, a repeated parameter.
+    let err =
+        AuthorizationResponse::from_callback_url("http://localhost/cb?error=access_denied&state=s");
+    assert!(matches!(err, Err(OAuthError::Server { ref error, .. }) if error == "access_denied"));
+    assert!(AuthorizationResponse::from_callback_url("http://localhost/cb?state=s").is_err());
+    assert!(AuthorizationResponse::from_callback_url("http://localhost/cb?code=a&code=b").is_err());
+    let ok = answer("");
+    assert_eq!(ok.code.expose(), "c");
+    assert_eq!(ok.state.as_deref(), Some("s"));
+}
+
+#[test]
+fn pkce_is_required() {
+    let mut m = metadata(false);
+    assert!(m.supports_s256());
+    m.code_challenge_methods_supported = Some(vec!["plain".into()]);
+    assert!(!m.supports_s256());
+    m.code_challenge_methods_supported = None;
+    assert!(!m.supports_s256());
+}
+
+// --- the whole flow against an in-process authorization server -------------------------
+
+/// How the mock authorization server misbehaves.
+#[derive(Clone, Copy, Default)]
+struct Quirks {
+    wrong_metadata_issuer: bool,
+    wrong_iss: bool,
+    no_s256: bool,
+}
+
+/// One HTTP/1.1 request per connection: `METHOD path` and the body, recorded; answers from
+/// `route`.
+async fn mock(quirks: Quirks) -> (String, Arc<Mutex<Vec<(String, String)>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let (base2, log2) = (base.clone(), log.clone());
+    tokio::spawn(async move {
+        let mut tokens = 0;
+        loop {
+            let Ok((mut sock, _)) = listener.accept().await else {
+                return;
+            };
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            let (head, body) = loop {
+                let n = sock.read(&mut chunk).await.unwrap();
+                if n == 0 {
+                    break (String::new(), String::new());
+                }
+                buf.extend_from_slice(&chunk[..n]);
+                let text = String::from_utf8_lossy(&buf).into_owned();
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let len = text[..end]
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse::<usize>().unwrap())
+                        })
+                        .unwrap_or(0);
+                    if buf.len() >= end + 4 + len {
+                        break (
+                            text[..end].to_owned(),
+                            text[end + 4..end + 4 + len].to_owned(),
+                        );
+                    }
+                }
+            };
+            let line = head.lines().next().unwrap_or("").to_owned();
+            let mut parts = line.split(' ');
+            let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+            let url = Url::parse(&format!("{base2}{target}")).unwrap();
+            let auth_header = head
+                .lines()
+                .find(|l| l.to_ascii_lowercase().starts_with("authorization:"))
+                .map(|l| l[14..].trim().to_owned());
+            log2.lock().unwrap().push((
+                format!("{method} {target}"),
+                format!(
+                    "{body}{}",
+                    auth_header.map(|h| format!(" [{h}]")).unwrap_or_default()
+                ),
+            ));
+            let issuer = if quirks.wrong_metadata_issuer {
+                "https://attacker.example".to_owned()
+            } else {
+                base2.clone()
+            };
+            let (status, extra, body) = match (method, url.path()) {
+                ("GET", "/.well-known/oauth-protected-resource/mcp") => (
+                    200,
+                    String::new(),
+                    json!({"resource": format!("{base2}/mcp"), "authorization_servers": [base2], "scopes_supported": ["a", "b"]}).to_string(),
+                ),
+                ("GET", "/.well-known/oauth-authorization-server") => (
+                    200,
+                    String::new(),
+                    json!({
+                        "issuer": issuer,
+                        "authorization_endpoint": format!("{base2}/authorize"),
+                        "token_endpoint": format!("{base2}/token"),
+                        "registration_endpoint": format!("{base2}/register"),
+                        "code_challenge_methods_supported": if quirks.no_s256 { json!(["plain"]) } else { json!(["S256"]) },
+                        "authorization_response_iss_parameter_supported": true,
+                        "token_endpoint_auth_methods_supported": ["client_secret_post"],
+                        "scopes_supported": ["a", "b", "c", "offline_access"],
+                    })
+                    .to_string(),
+                ),
+                ("POST", "/register") => (
+                    201,
+                    String::new(),
+                    json!({"client_id": "cid", "client_secret": "csecret", "token_endpoint_auth_method": "client_secret_post"}).to_string(),
+                ),
+                ("GET", "/authorize") => {
+                    let q: std::collections::HashMap<_, _> = url.query_pairs().into_owned().collect();
+                    let mut to = Url::parse(&q["redirect_uri"]).unwrap();
+                    let iss = if quirks.wrong_iss { "https://evil.example".to_owned() } else { base2.clone() };
+                    to.query_pairs_mut()
+                        .append_pair("code", "the-code")
+                        .append_pair("state", &q["state"])
+                        .append_pair("iss", &iss);
+                    (302, format!("Location: {to}\r\n"), String::new())
+                }
+                ("POST", "/token") => {
+                    tokens += 1;
+                    let form: std::collections::HashMap<_, _> =
+                        url::form_urlencoded::parse(body.as_bytes()).into_owned().collect();
+                    (
+                        200,
+                        String::new(),
+                        json!({
+                            "access_token": format!("tok{tokens}"),
+                            "token_type": "bearer",
+                            "expires_in": 3600,
+                            "refresh_token": "refresh-1",
+                            "scope": form.get("scope"),
+                        })
+                        .to_string(),
+                    )
+                }
+                _ => (404, String::new(), String::new()),
+            };
+            let reply = format!(
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n{extra}\r\n{body}",
+                body.len()
+            );
+            let _ = sock.write_all(reply.as_bytes()).await;
+            let _ = sock.shutdown().await;
+        }
+    });
+    (base, log)
+}
+
+fn authorizer() -> OAuthAuthorizer {
+    let redirect = HeadlessRedirect::new("http://127.0.0.1:1/callback").unwrap();
+    OAuthAuthorizer::new(OAuthConfig::new(redirect)).unwrap()
+}
+
+fn query_of(entry: &str) -> std::collections::HashMap<String, String> {
+    let target = entry.split(' ').nth(1).unwrap();
+    Url::parse(&format!("http://x{target}"))
+        .unwrap()
+        .query_pairs()
+        .into_owned()
+        .collect()
+}
+
+#[tokio::test]
+async fn the_flow_registers_authorizes_steps_up_and_refreshes() {
+    let (base, log) = mock(Quirks::default()).await;
+    let server = format!("{base}/mcp");
+    let auth = authorizer();
+    assert_eq!(auth.authorization().await.unwrap(), None);
+
+    // 401 without a resource_metadata: the path-aware well-known URL; scopes_supported.
+    let ok = auth
+        .challenge(Challenge {
+            status: 401,
+            www_authenticate: Some("Bearer"),
+            resource: &server,
+        })
+        .await
+        .unwrap();
+    assert!(ok);
+    assert_eq!(
+        auth.authorization().await.unwrap().as_deref(),
+        Some("Bearer tok1")
+    );
+    let entries = log.lock().unwrap().clone();
+    let paths: Vec<&str> = entries
+        .iter()
+        .map(|(l, _)| l.split('?').next().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "GET /.well-known/oauth-protected-resource/mcp",
+            "GET /.well-known/oauth-authorization-server",
+            "POST /register",
+            "GET /authorize",
+            "POST /token",
+        ]
+    );
+    let register: serde_json::Value = serde_json::from_str(&entries[2].1).unwrap();
+    assert_eq!(register["application_type"], "native");
+    assert_eq!(register["token_endpoint_auth_method"], "client_secret_post");
+    assert_eq!(
+        register["grant_types"],
+        json!(["authorization_code", "refresh_token"])
+    );
+    let q = query_of(&entries[3].0);
+    assert_eq!(q["code_challenge_method"], "S256");
+    assert_eq!(q["client_id"], "cid");
+    assert_eq!(q["scope"], "a b offline_access");
+    assert_eq!(q["resource"], server);
+    let token = &entries[4].1;
+    assert!(token.contains("grant_type=authorization_code"), "{token}");
+    assert!(token.contains("client_secret=csecret"), "{token}");
+    assert!(token.contains("code_verifier="), "{token}");
+    assert!(token.contains(&format!(
+        "resource={}",
+        url::form_urlencoded::byte_serialize(server.as_bytes()).collect::<String>()
+    )));
+
+    // 403 insufficient_scope for a new scope: a second authorization for the union.
+    let rm = format!("Bearer error=\"insufficient_scope\", scope=\"c\", resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\"");
+    assert!(auth
+        .challenge(Challenge {
+            status: 403,
+            www_authenticate: Some(&rm),
+            resource: &server
+        })
+        .await
+        .unwrap());
+    assert_eq!(
+        auth.authorization().await.unwrap().as_deref(),
+        Some("Bearer tok2")
+    );
+    let entries = log.lock().unwrap().clone();
+    let authorize = entries
+        .iter()
+        .rev()
+        .find(|(l, _)| l.starts_with("GET /authorize"))
+        .unwrap();
+    assert_eq!(query_of(&authorize.0)["scope"], "a b offline_access c");
+
+    // 403 for a scope already granted: not asked again; 403 without insufficient_scope: no.
+    let again = "Bearer error=\"insufficient_scope\", scope=\"a\"";
+    assert!(!auth
+        .challenge(Challenge {
+            status: 403,
+            www_authenticate: Some(again),
+            resource: &server
+        })
+        .await
+        .unwrap());
+    assert!(!auth
+        .challenge(Challenge {
+            status: 403,
+            www_authenticate: None,
+            resource: &server
+        })
+        .await
+        .unwrap());
+
+    // 401 with a refresh token: refreshed, not re-authorized.
+    let before = log.lock().unwrap().len();
+    assert!(auth
+        .challenge(Challenge {
+            status: 401,
+            www_authenticate: Some("Bearer"),
+            resource: &server
+        })
+        .await
+        .unwrap());
+    let entries = log.lock().unwrap().clone();
+    assert!(entries[before..]
+        .iter()
+        .all(|(l, _)| !l.starts_with("GET /authorize")));
+    assert!(entries
+        .last()
+        .unwrap()
+        .1
+        .contains("grant_type=refresh_token"));
+    assert_eq!(
+        auth.authorization().await.unwrap().as_deref(),
+        Some("Bearer tok3")
+    );
+
+    // Debug output of the authorizer shows no secret.
+    let debug = format!("{auth:?}");
+    for secret in ["tok3", "refresh-1", "csecret", "the-code"] {
+        assert!(!debug.contains(secret), "{secret} in {debug}");
+    }
+}
+
+#[tokio::test]
+async fn pre_registered_credentials_use_the_advertised_method() {
+    let (base, log) = mock(Quirks::default()).await;
+    let server = format!("{base}/mcp");
+    let redirect = HeadlessRedirect::new("http://127.0.0.1:1/callback").unwrap();
+    let config = OAuthConfig::new(redirect).with_client(
+        ClientCredentials::new("pre", Some("s3cret".into())),
+        Some(base.clone()),
+    );
+    let auth = OAuthAuthorizer::new(config).unwrap();
+    assert!(auth
+        .challenge(Challenge {
+            status: 401,
+            www_authenticate: None,
+            resource: &server
+        })
+        .await
+        .unwrap());
+    let entries = log.lock().unwrap().clone();
+    assert!(entries
+        .iter()
+        .all(|(l, _)| !l.starts_with("POST /register")));
+    let token = &entries.last().unwrap().1;
+    assert!(
+        token.contains("client_id=pre") && token.contains("client_secret=s3cret"),
+        "{token}"
+    );
+}
+
+#[tokio::test]
+async fn bad_servers_are_refused_before_the_code_is_used() {
+    for (quirks, what) in [
+        (
+            Quirks {
+                wrong_metadata_issuer: true,
+                ..Quirks::default()
+            },
+            "issuer",
+        ),
+        (
+            Quirks {
+                wrong_iss: true,
+                ..Quirks::default()
+            },
+            "iss",
+        ),
+        (
+            Quirks {
+                no_s256: true,
+                ..Quirks::default()
+            },
+            "S256",
+        ),
+    ] {
+        let (base, log) = mock(quirks).await;
+        let server = format!("{base}/mcp");
+        let auth = authorizer();
+        let err = auth
+            .challenge(Challenge {
+                status: 401,
+                www_authenticate: None,
+                resource: &server,
+            })
+            .await
+            .unwrap_err();
+        assert!(err.0.contains(what), "{what}: {}", err.0);
+        let entries = log.lock().unwrap().clone();
+        assert!(
+            entries.iter().all(|(l, _)| !l.starts_with("POST /token")),
+            "{what}"
+        );
+        assert_eq!(auth.authorization().await.unwrap(), None);
+    }
+}
+
+#[tokio::test]
+async fn a_mismatched_resource_stops_the_flow() {
+    let (base, log) = mock(Quirks::default()).await;
+    // The metadata names {base}/mcp; the server is elsewhere on the same host.
+    let server = format!("{base}/other");
+    let rm =
+        format!("Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\"");
+    let err = authorizer()
+        .challenge(Challenge {
+            status: 401,
+            www_authenticate: Some(&rm),
+            resource: &server,
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        err.0.contains("protected-resource metadata is for"),
+        "{}",
+        err.0
+    );
+    assert_eq!(log.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn concurrent_refusals_authorize_once() {
+    let (base, log) = mock(Quirks::default()).await;
+    let server = format!("{base}/mcp");
+    let auth = authorizer();
+    let challenge = || Challenge {
+        status: 401,
+        www_authenticate: Some("Bearer"),
+        resource: &server,
+    };
+    let (a, b, c) = tokio::join!(
+        auth.challenge(challenge()),
+        auth.challenge(challenge()),
+        auth.challenge(challenge())
+    );
+    assert!(a.unwrap() && b.unwrap() && c.unwrap());
+    let entries = log.lock().unwrap().clone();
+    let authorizations = entries
+        .iter()
+        .filter(|(l, _)| l.starts_with("GET /authorize"))
+        .count();
+    assert_eq!(authorizations, 1);
+    assert_eq!(
+        auth.authorization().await.unwrap().as_deref(),
+        Some("Bearer tok1")
+    );
+}
+
+#[cfg(feature = "oauth-jwt")]
+#[tokio::test]
+async fn client_credentials_with_private_key_jwt() {
+    use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/auth");
+    let private = std::fs::read_to_string(format!("{fixtures}/ec.key.pem")).unwrap();
+    let public = std::fs::read(format!("{fixtures}/ec.pub.pem")).unwrap();
+    let (base, log) = mock(Quirks::default()).await;
+    let server = format!("{base}/mcp");
+    let credentials = ClientCredentials::with_private_key_jwt("machine", private, "ES256");
+    let auth = OAuthAuthorizer::new(OAuthConfig::client_credentials(credentials)).unwrap();
+    assert!(auth
+        .challenge(Challenge {
+            status: 401,
+            www_authenticate: None,
+            resource: &server
+        })
+        .await
+        .unwrap());
+    let entries = log.lock().unwrap().clone();
+    assert!(entries
+        .iter()
+        .all(|(l, _)| !l.starts_with("GET /authorize")));
+    let form: std::collections::HashMap<String, String> =
+        url::form_urlencoded::parse(entries.last().unwrap().1.as_bytes())
+            .into_owned()
+            .collect();
+    assert_eq!(form["grant_type"], "client_credentials");
+    assert_eq!(
+        form["client_assertion_type"],
+        "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    );
+    let mut validation = Validation::new(Algorithm::ES256);
+    validation.set_audience(&[base.as_str()]);
+    validation.set_issuer(&["machine"]);
+    let claims = jsonwebtoken::decode::<serde_json::Value>(
+        &form["client_assertion"],
+        &DecodingKey::from_ec_pem(&public).unwrap(),
+        &validation,
+    )
+    .unwrap()
+    .claims;
+    assert_eq!(claims["sub"], "machine");
+    assert!(claims["jti"].as_str().is_some_and(|j| j.len() >= 32));
+    assert!(!format!("{auth:?}").contains("PRIVATE KEY"));
+
+    // RSA keys are refused (signing with the `rsa` crate is not offered).
+    let rsa = std::fs::read_to_string(format!("{fixtures}/rsa.key.pem")).unwrap();
+    let credentials = ClientCredentials::with_private_key_jwt("machine", rsa, "RS256");
+    let auth = OAuthAuthorizer::new(OAuthConfig::client_credentials(credentials)).unwrap();
+    let err = auth
+        .challenge(Challenge {
+            status: 401,
+            www_authenticate: None,
+            resource: &server,
+        })
+        .await
+        .unwrap_err();
+    assert!(err.0.contains("unsupported"), "{}", err.0);
+}
+
+#[tokio::test]
+async fn the_headless_redirect_takes_only_a_redirect_to_its_uri() {
+    use mcp_rs_tokio::client::oauth::RedirectHandler;
+
+    let (base, _log) = mock(Quirks::default()).await;
+    let authorize = |redirect_uri: &str| {
+        let mut url = Url::parse(&format!("{base}/authorize")).unwrap();
+        url.query_pairs_mut()
+            .append_pair("redirect_uri", redirect_uri)
+            .append_pair("state", "s1");
+        url
+    };
+    let handler = HeadlessRedirect::new("http://127.0.0.1:1/callback").unwrap();
+    let ok = handler
+        .authorize(&authorize("http://127.0.0.1:1/callback"))
+        .await
+        .unwrap();
+    assert_eq!(ok.code.expose(), "the-code");
+    assert_eq!(ok.state.as_deref(), Some("s1"));
+    assert_eq!(ok.iss.as_deref(), Some(base.as_str()));
+
+    // A redirect elsewhere; an answer that is not a redirect.
+    let elsewhere = handler
+        .authorize(&authorize("http://127.0.0.1:2/callback"))
+        .await;
+    assert!(matches!(elsewhere, Err(OAuthError::Redirect(_))));
+    let page = Url::parse(&format!("{base}/.well-known/oauth-protected-resource/mcp")).unwrap();
+    assert!(matches!(
+        handler.authorize(&page).await,
+        Err(OAuthError::Redirect(_))
+    ));
+}
