@@ -5,8 +5,9 @@
 //! Split by concept: [`lifecycle`] (the handshake of each era), [`requests`] (what is sent
 //! and how; `shortcuts` adds one `request_*` method per kind), `incoming` (frames from the
 //! server, answers to its requests), [`events`] (what the application is told, with typed
-//! readers of results), [`rounds`] (2026-07-28 `input_required` results and their retries)
-//! and `slots` (the caller-owned request slots).
+//! readers of results), [`rounds`] (2026-07-28 `input_required` results and their retries),
+//! `slots` (the caller-owned request slots) and [`headers`] (SEP-2243 `x-mcp-header` marks
+//! of tool schemas, for HTTP transports).
 //!
 //! ## The loop
 //! Commands (`connect`, [`send`](Client::send) and the `request_*` shortcuts, `retry`,
@@ -72,6 +73,7 @@
 //! | anything unreadable | reports [`Event::Invalid`]; never an `Err`, never a panic |
 
 mod error;
+pub mod headers;
 pub mod events;
 mod incoming;
 pub mod lifecycle;
