@@ -144,12 +144,27 @@ mod tests {
         assert_eq!(check(&prop("string", "Region")), Ok(1));
         assert_eq!(check(&prop("integer", "P")), Ok(1));
         assert_eq!(check(&prop("string", "")), Err(HeaderMarkError::Empty));
-        assert_eq!(check(&prop("object", "D")), Err(HeaderMarkError::NotPrimitive));
-        assert_eq!(check(&prop("number", "D")), Err(HeaderMarkError::NotPrimitive));
-        assert_eq!(check(&prop("string", "My R")), Err(HeaderMarkError::Charset));
+        assert_eq!(
+            check(&prop("object", "D")),
+            Err(HeaderMarkError::NotPrimitive)
+        );
+        assert_eq!(
+            check(&prop("number", "D")),
+            Err(HeaderMarkError::NotPrimitive)
+        );
+        assert_eq!(
+            check(&prop("string", "My R")),
+            Err(HeaderMarkError::Charset)
+        );
         assert_eq!(check(&prop("string", "R:1")), Err(HeaderMarkError::Charset));
-        assert_eq!(check(&prop("string", "R\\t1")), Err(HeaderMarkError::Charset));
-        assert_eq!(check(&prop("string", "Régi")), Err(HeaderMarkError::Charset));
+        assert_eq!(
+            check(&prop("string", "R\\t1")),
+            Err(HeaderMarkError::Charset)
+        );
+        assert_eq!(
+            check(&prop("string", "Régi")),
+            Err(HeaderMarkError::Charset)
+        );
         let dup = r#"{"properties":{"a":{"type":"string","x-mcp-header":"MyField"},"b":{"type":"string","x-mcp-header":"myfield"}}}"#;
         assert_eq!(check(dup), Err(HeaderMarkError::Duplicate));
         assert_eq!(check(r#"{"type":"object"}"#), Ok(0));

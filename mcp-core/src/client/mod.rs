@@ -73,8 +73,8 @@
 //! | anything unreadable | reports [`Event::Invalid`]; never an `Err`, never a panic |
 
 mod error;
-pub mod headers;
 pub mod events;
+pub mod headers;
 mod incoming;
 pub mod lifecycle;
 pub mod requests;
