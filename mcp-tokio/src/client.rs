@@ -114,6 +114,8 @@ use driver::{lock, Command as DriverCommand, Setup, Shared};
 pub use error::{ClientError, Result};
 pub use handlers::{apply_defaults, Handler, HandlerError, HandlerFuture, Handlers};
 use link::Link;
+pub use mcp_rs_core::model::logging::LogLevel;
+pub use mcp_rs_core::ListKind;
 pub use request::CompletionRef;
 pub use results::{
     CallToolResult, Completion, GetPromptResult, Prompt, ReadResourceResult, Resource,
