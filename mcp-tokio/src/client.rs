@@ -219,7 +219,7 @@ fn cancel(
     call: u64,
     reason: Option<&str>,
 ) -> bool {
-    if !lock(&shared.live).contains(&call) {
+    if !lock(&shared.live).remove(&call) {
         return false;
     }
     let reason = reason.map(str::to_owned);
@@ -532,10 +532,7 @@ impl Client {
                 task.abort();
             }
         }
-        let shared = &inner.shared;
-        if !shared.closed.swap(true, Ordering::AcqRel) {
-            lock(&shared.close_error).get_or_insert(ClientError::Closed);
-        }
+        inner.shared.closed.store(true, Ordering::Release);
         Ok(status)
     }
 }

@@ -315,11 +315,11 @@ async fn legacy_wire_shapes() {
     assert_eq!(sent[0]["params"]["capabilities"], json!({}));
     assert_eq!(
         sent[1],
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized", "params": {}})
     );
     assert_eq!(
         sent[2],
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
     );
     for m in &sent {
         assert_eq!(m["jsonrpc"], "2.0");
@@ -421,15 +421,18 @@ async fn timeout_and_drop_send_cancelled() {
 
     eventually(|| bridge.cancellations().len() >= 3).await;
     let cancels = bridge.cancellations();
+    // Call ids count API calls; the JSON-RPC ids are the core's (after `server/discover`).
+    let reasons: Vec<&Value> = cancels.iter().map(|c| &c["reason"]).collect();
     assert_eq!(
-        cancels,
-        vec![
-            json!({"requestId": timed_id, "reason": "timeout"}),
-            json!({"requestId": dropped_id, "reason": "request dropped by the client"}),
-            json!({"requestId": explicit_id, "reason": "user"}),
+        reasons,
+        [
+            &json!("timed out"),
+            &json!("request dropped by the client"),
+            &json!("user")
         ]
     );
-    assert!(!cancels.iter().any(|c| c["requestId"] == done_id));
+    assert!(timed_id < dropped_id && dropped_id < explicit_id && explicit_id < done_id);
+    assert_eq!(cancels.len(), 3, "the completed call is not cancelled");
     client
         .call_tool("add_numbers", json!({"number1": 1, "number2": 1}))
         .await
@@ -438,12 +441,20 @@ async fn timeout_and_drop_send_cancelled() {
 
 #[tokio::test]
 async fn server_disconnect_fails_pending_requests() {
-    // A listener that accepts, reads one line, then hangs up without answering.
+    // A listener that accepts, answers `server/discover`, reads one more line, then hangs
+    // up without answering.
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
         let (socket, _) = listener.accept().await.unwrap();
-        let mut lines = BufReader::new(socket).lines();
+        let (r, mut w) = socket.into_split();
+        let mut lines = BufReader::new(r).lines();
+        let discover: Value =
+            serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+        let answer = json!({"jsonrpc": "2.0", "id": discover["id"], "result": {
+            "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+            "resultType": "complete", "cacheScope": "public"}});
+        w.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
         let _ = lines.next_line().await;
     });
     let client = Client::connect_tcp_with(addr, modern()).await.unwrap();

@@ -149,7 +149,6 @@ async fn stateless_requests_over_http() {
     task.await.unwrap();
 }
 
-
 #[tokio::test]
 async fn idle_sessions_expire() {
     let tools = Tools::new();

@@ -3,7 +3,7 @@
 //! | mode | sent by `connect` | on success | on -32601 / -32022 | otherwise |
 //! |---|---|---|---|---|
 //! | [`Mode::Auto`] | `server/discover` with 2026-07-28 `_meta` | connected on the newest modern revision listed in `supportedVersions` (none known: as on the left) | `initialize` (queued, written by `poll_transmit`) | [`HandshakeError`] |
-//! | [`Mode::Legacy`] | `initialize` at [`ProtocolVersion::LATEST_LEGACY`] | the server's `protocolVersion` if it is a legacy revision we know; then `notifications/initialized` (queued) | — | [`HandshakeError`] |
+//! | [`Mode::Legacy`] | `initialize` at [`ClientConfig::legacy_version`](super::ClientConfig::legacy_version) | the server's `protocolVersion` if it is a legacy revision we know; then `notifications/initialized` (queued) | — | [`HandshakeError`] |
 //!
 //! An accepted answer is reported from its frame as
 //! [`Event::Handshake`](super::Event::Handshake) (the server's info and instructions);
@@ -147,7 +147,10 @@ impl Client<'_> {
 
     fn write_initialize(&mut self, index: usize, out: &mut [u8]) -> Result<Sent, ClientError> {
         let id = self.next_id;
-        let version = ProtocolVersion::LATEST_LEGACY;
+        let version = match self.config.legacy_version {
+            v if v.is_modern() => ProtocolVersion::LATEST_LEGACY,
+            v => v,
+        };
         let mut w = JsonWriter::new(out);
         jsonrpc::begin_request(&mut w, u64::from(id), Method::Initialize.as_str());
         w.key("params");

@@ -152,6 +152,10 @@ pub struct ClientConfig<'a> {
     pub request_timeout_ms: u64,
     /// Maximum JSON nesting depth of a received frame (default 32, at most 128).
     pub max_depth: u8,
+    /// The revision `initialize` asks for (default
+    /// [`ProtocolVersion::LATEST_LEGACY`]; a 2026 revision here is asked as the latest
+    /// legacy one). The server may choose any legacy revision the client knows.
+    pub legacy_version: ProtocolVersion,
 }
 
 impl<'a> ClientConfig<'a> {
@@ -163,6 +167,7 @@ impl<'a> ClientConfig<'a> {
             mode: Mode::Auto,
             request_timeout_ms: 60_000,
             max_depth: json::DEFAULT_MAX_DEPTH,
+            legacy_version: ProtocolVersion::LATEST_LEGACY,
         }
     }
 }

@@ -37,6 +37,9 @@ use super::types::{
 };
 use super::{MAX_IN_FLIGHT, MAX_OUTGOING_FRAME, MAX_QUEUED_REPLY_BYTES};
 
+/// The call id a transport is given with the handshake's frames (API calls count up from 1).
+const HANDSHAKE: u64 = u64::MAX;
+
 /// A notification callback (runs on the driver task).
 pub(crate) type NotificationHandler = Arc<dyn Fn(&Notification) + Send + Sync>;
 
@@ -52,8 +55,6 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub(crate) struct Shared {
     /// Set once the driver has ended.
     pub(crate) closed: AtomicBool,
-    /// What ended it.
-    pub(crate) close_error: Mutex<Option<ClientError>>,
     pub(crate) handlers: Mutex<Vec<NotificationHandler>>,
     /// Notifications and progress dropped because a bounded channel was full.
     pub(crate) dropped: Arc<AtomicU64>,
@@ -68,11 +69,10 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// The error a call on a closed connection gets.
+    /// The error a call gets when the driver is gone (calls pending when the connection
+    /// ended were told what ended it).
     pub(crate) fn closed_error(&self) -> ClientError {
-        lock(&self.close_error)
-            .as_ref()
-            .map_or(ClientError::Closed, ClientError::duplicate)
+        ClientError::Closed
     }
 }
 
@@ -174,8 +174,14 @@ pub(crate) async fn run(
         title: title.as_deref(),
     });
     config.capabilities = setup.handlers.capabilities();
-    config.mode = match setup.era {
-        Era::Legacy { .. } => Mode::Legacy,
+    config.mode = match &setup.era {
+        Era::Legacy { version } => {
+            // A revision the core does not know is asked as the latest legacy one.
+            if let Some(v) = ProtocolVersion::from_wire(version) {
+                config.legacy_version = v;
+            }
+            Mode::Legacy
+        }
         Era::Modern | Era::Auto => Mode::Auto,
     };
     config.request_timeout_ms =
@@ -199,7 +205,7 @@ pub(crate) async fn run(
     };
     let now = d.now();
     match d.write(|out| core.connect(now, out).map(|s| s.len)) {
-        Ok(len) => d.send_frame(len, 0),
+        Ok(len) => d.send_own_frame(len),
         Err(e) => d.fatal = Some(e),
     }
     let end = loop {
@@ -303,14 +309,31 @@ impl Driver {
         }
     }
 
-    /// Queues `buf[..len]` for the transport; a transport that takes nothing more ends the
-    /// connection.
+    /// Queues `buf[..len]`, the request of call `call`, for the transport; a transport
+    /// that takes nothing more ends the connection.
     fn send_frame(&mut self, len: usize, call: u64) {
         let bytes = self.buf.get(..len).unwrap_or_default().to_vec();
-        let reply = match peek(&bytes, Limits::default()) {
-            Peek::Response => bytes.len(),
-            _ => 0,
+        self.queue(bytes, call, 0);
+    }
+
+    /// Queues a frame the core wrote on its own (`poll_transmit`) or an answer to a server
+    /// request: answers count against [`MAX_QUEUED_REPLY_BYTES`], and the handshake's
+    /// requests are tagged so a transport can fail the handshake.
+    fn send_own_frame(&mut self, len: usize) {
+        let bytes = self.buf.get(..len).unwrap_or_default().to_vec();
+        let (reply, call) = match peek(&bytes, Limits::default()) {
+            Peek::Response => (bytes.len(), 0),
+            Peek::Request(r)
+                if matches!(r.method(), Some(Method::Initialize | Method::Discover)) =>
+            {
+                (0, HANDSHAKE)
+            }
+            _ => (0, 0),
         };
+        self.queue(bytes, call, reply);
+    }
+
+    fn queue(&mut self, bytes: Vec<u8>, call: u64, reply: usize) {
         if reply > 0 {
             let queued = self.shared.reply_bytes.fetch_add(reply, Ordering::Relaxed);
             if queued > MAX_QUEUED_REPLY_BYTES {
@@ -338,7 +361,7 @@ impl Driver {
     fn flush(&mut self, core: &mut Core<'_>) {
         while self.fatal.is_none() {
             match self.write(|out| core.poll_transmit(out).map(|t| t.map(|t| t.len))) {
-                Ok(Some(len)) => self.send_frame(len, 0),
+                Ok(Some(len)) => self.send_own_frame(len),
                 Ok(None) => break,
                 Err(e) => {
                     self.fatal = Some(e);
@@ -526,6 +549,13 @@ impl Driver {
     }
 
     fn transport_failed(&mut self, core: &mut Core<'_>, call: u64, error: ClientError) {
+        if call == HANDSHAKE {
+            self.fatal = Some(error.duplicate());
+            if let Some(ready) = self.ready.take() {
+                let _ = ready.send(Err(error));
+            }
+            return;
+        }
         if let Some(handle) = self.calls.get(&call).map(|c| c.handle) {
             // Forget it in the core; the cancellation frame is not sent (the request
             // never got an answer over this transport).
@@ -610,7 +640,7 @@ impl Driver {
                     }),
                 };
                 match written {
-                    Ok(len) => self.send_frame(len, 0),
+                    Ok(len) => self.send_own_frame(len),
                     Err(e) => tracing::warn!("answering the server's request failed: {e}"),
                 }
             }
@@ -726,7 +756,6 @@ impl Driver {
         if let Some(ready) = self.ready.take() {
             let _ = ready.send(Err(error.duplicate()));
         }
-        *lock(&self.shared.close_error) = Some(error.duplicate());
         self.shared.closed.store(true, Ordering::Release);
         self.fail_all(&error);
     }

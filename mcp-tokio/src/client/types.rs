@@ -33,9 +33,8 @@ pub enum Era {
     /// A handshake revision: connecting sends `initialize`, checks that the server chose a
     /// legacy revision the core knows, then sends `notifications/initialized`.
     Legacy {
-        /// The version asked for. The core asks for the newest legacy revision
-        /// (`ProtocolVersion::LATEST_LEGACY`) and accepts any older one the server chooses,
-        /// so this is informational.
+        /// The version asked for (one the core does not know is asked as the newest
+        /// legacy revision); the server may choose any legacy revision the core knows.
         version: String,
     },
     /// 2026-07-28: `server/discover`, then every request carries
