@@ -234,6 +234,8 @@ pub struct Client<'a> {
     now_ms: u64,
     /// Answers the client owes the server's requests (`ping`, -32601).
     replies: Replies,
+    /// `server/discover` was asked again after a -32022 (once only).
+    rediscovered: bool,
 }
 
 impl<'a> Client<'a> {
@@ -262,6 +264,7 @@ impl<'a> Client<'a> {
             next_id: 1,
             now_ms: 0,
             replies: Replies::new(),
+            rediscovered: false,
         }
     }
 
