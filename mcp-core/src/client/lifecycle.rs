@@ -323,9 +323,11 @@ fn lists_modern(supported: Option<RawJson<'_>>) -> bool {
     let Some(listed) = supported.and_then(|s| s.elements()) else {
         return false;
     };
-    listed
-        .filter_map(|v| v.as_string())
-        .any(|v| ProtocolVersion::ALL.iter().any(|k| k.is_modern() && v.eq_str(k.as_str())))
+    listed.filter_map(|v| v.as_string()).any(|v| {
+        ProtocolVersion::ALL
+            .iter()
+            .any(|k| k.is_modern() && v.eq_str(k.as_str()))
+    })
 }
 
 fn refused(code: Option<i64>) -> HandshakeError {
@@ -358,7 +360,10 @@ mod tests {
         while rx.next_event(&mut client).is_some() {}
         let tx = client.poll_transmit(&mut out).unwrap().unwrap();
         let again = core::str::from_utf8(&out[..tx.len]).unwrap();
-        assert!(again.contains(r#""id":2,"method":"server/discover""#), "{again}");
+        assert!(
+            again.contains(r#""id":2,"method":"server/discover""#),
+            "{again}"
+        );
         // A second refusal falls back to `initialize`.
         let frame = refusal(2);
         let mut rx = client.handle(2, frame.as_bytes());
@@ -366,7 +371,10 @@ mod tests {
         let tx = client.poll_transmit(&mut out).unwrap().unwrap();
         let init = core::str::from_utf8(&out[..tx.len]).unwrap();
         assert!(init.contains(r#""method":"initialize""#), "{init}");
-        assert!(!matches!(client.poll_event(), Some(Event::HandshakeFailed(_))));
+        assert!(!matches!(
+            client.poll_event(),
+            Some(Event::HandshakeFailed(_))
+        ));
     }
 
     #[test]
