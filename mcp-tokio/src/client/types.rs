@@ -138,7 +138,7 @@ pub struct ClientOptions {
     /// client closes the connection (default 30 s): pending requests fail with
     /// [`ClientError::WriteTimeout`](super::ClientError::WriteTimeout), later calls with
     /// [`ClientError::Closed`](super::ClientError::Closed). A server that stops reading cannot hang a call,
-    /// a [`notify`](super::Client::notify) or [`close`](super::Client::close). Applies to
+    /// or [`close`](super::Client::close). Applies to
     /// every transport (over HTTP, to the local bridge, which never stalls that long).
     pub write_timeout: Duration,
     /// How long a line from the server may take to complete once its first byte has arrived
@@ -370,8 +370,7 @@ impl From<mpsc::Sender<Progress>> for ProgressSink {
     }
 }
 
-/// Per-request options for [`Client::call_tool_with`](super::Client::call_tool_with) and
-/// [`Client::request_with`](super::Client::request_with).
+/// Per-request options for [`Client::call_tool_with`](super::Client::call_tool_with).
 #[derive(Clone, Debug, Default)]
 pub struct CallOptions {
     /// Ask for progress: a fresh `_meta.progressToken` is attached and the matching
