@@ -588,6 +588,43 @@ mod tests {
     use super::*;
 
     #[test]
+    fn param_values_are_encoded_as_sep_2243_says() {
+        let value = |json: &str| {
+            let v = parse(json.as_bytes(), Limits::default()).unwrap();
+            param_value(v).map(|h| h.to_str().unwrap().to_owned())
+        };
+        assert_eq!(value(r#""us-west1""#).as_deref(), Some("us-west1"));
+        assert_eq!(value("42").as_deref(), Some("42"));
+        assert_eq!(value("3.14159").as_deref(), Some("3.14159"));
+        assert_eq!(value("false").as_deref(), Some("false"));
+        assert_eq!(value(r#""""#).as_deref(), Some(""));
+        assert_eq!(value("null"), None);
+        assert_eq!(value("{}"), None);
+        // Not plain visible ASCII, or surrounding spaces: Base64.
+        assert_eq!(
+            value(r#"" padded ""#).as_deref(),
+            Some("=?base64?IHBhZGRlZCA=?=")
+        );
+        assert_eq!(
+            value(r#""line1\nline2""#).as_deref(),
+            Some("=?base64?bGluZTEKbGluZTI=?=")
+        );
+        assert_eq!(
+            value(r#""Hello, \u4e16\u754c""#).as_deref(),
+            Some("=?base64?SGVsbG8sIOS4lueVjA==?=")
+        );
+        assert_eq!(value(r#""us west 1""#).as_deref(), Some("us west 1"));
+    }
+
+    #[test]
+    fn a_response_is_recognised_by_its_id() {
+        assert!(answers(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#, "7"));
+        assert!(!answers(br#"{"jsonrpc":"2.0","id":8,"result":{}}"#, "7"));
+        assert!(!answers(br#"{"jsonrpc":"2.0","method":"x","id":7}"#, "7"));
+        assert!(!answers(b"garbage", "7"));
+    }
+
+    #[test]
     fn sse_parser() {
         let mut p = SseParser::new(1 << 20);
         assert!(p.push(b"id: 1-0\nretry: 500\ndata: \n").unwrap().is_empty());
