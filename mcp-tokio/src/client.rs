@@ -91,6 +91,7 @@ mod link;
 pub(crate) mod net;
 mod request;
 mod results;
+mod shared;
 mod stream;
 mod types;
 
@@ -110,7 +111,7 @@ use tokio::process::{Child, ChildStderr, Command};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use driver::{lock, Command as DriverCommand, Setup, Shared};
+use driver::{Command as DriverCommand, Setup};
 pub use error::{ClientError, Result};
 pub use handlers::{apply_defaults, Handler, HandlerError, HandlerFuture, Handlers};
 use link::Link;
@@ -121,6 +122,7 @@ pub use results::{
     CallToolResult, Completion, GetPromptResult, Prompt, ReadResourceResult, Resource,
     ResourceTemplate, Root, Tool, ToolsPage,
 };
+use shared::{lock, Shared};
 pub use types::{
     CallOptions, ClientOptions, Era, Implementation, Notification, Progress, ProgressSink,
     ServerDetails, MAX_INPUT_ROUNDS,
@@ -419,7 +421,7 @@ impl Client {
             for tool in &options.known_tools {
                 let text = tool.input_schema.to_string();
                 let raw = mcp_rs_core::wire::json::parse(text.as_bytes(), Default::default());
-                if let Some(marks) = raw.ok().and_then(driver::marks_of) {
+                if let Some(marks) = raw.ok().and_then(shared::marks_of) {
                     known.insert(tool.name.clone(), marks);
                 }
             }

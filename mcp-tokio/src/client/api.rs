@@ -10,12 +10,13 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::driver::{count_drop, lock, valid_marks, Command};
+use super::driver::Command;
 use super::request::{CompletionRef, OwnedRequest};
 use super::results::{
     CallToolResult, Completion, GetPromptResult, Prompt, ReadResourceResult, Resource,
     ResourceTemplate, Tool, ToolsPage,
 };
+use super::shared::{count_drop, lock, valid_marks};
 use super::types::{CallOptions, Notification};
 use super::{CallHandle, Client, ClientError, Result, MAX_PAGES, MAX_QUEUED_NOTIFICATIONS};
 

@@ -38,9 +38,9 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::auth::{Authorizer, Challenge};
-use super::driver::{lock, ToolHeaders};
 use super::error::ClientError;
 use super::link::{Inbound, Link, Outgoing, INBOUND_CAPACITY};
+use super::shared::{lock, ToolHeaders};
 use super::MAX_QUEUED_LINES;
 
 type Http = super::net::HttpClient;
