@@ -13,6 +13,9 @@ use serde_json::json;
 
 const OBJECT: &str = r#"{"type":"object"}"#;
 
+/// A tool whose `region` argument travels in an `Mcp-Param-Region` header too (SEP-2243).
+const REGIONAL: &str = r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}"#;
+
 async fn server() -> (Server, String, tokio::task::JoinHandle<()>) {
     let tools = Tools::new();
     tools.add(
@@ -37,6 +40,12 @@ async fn server() -> (Server, String, tokio::task::JoinHandle<()>) {
             ctx.progress(1.0, None, None).await;
             tokio::time::sleep(Duration::from_secs(3600)).await;
             ToolReply::text("unreachable")
+        }),
+    );
+    tools.add(
+        ToolDef::new("regional", REGIONAL),
+        Handler::sync(|call, r| {
+            r.text(call.args().as_str());
         }),
     );
     tools.add(
@@ -76,7 +85,7 @@ async fn legacy_session_over_http() {
         .into_iter()
         .map(|t| t.name)
         .collect();
-    assert_eq!(names, ["echo", "slow", "forever", "poll"]);
+    assert_eq!(names, ["echo", "slow", "forever", "regional", "poll"]);
     let r = client.call_tool("echo", json!({"a": 1})).await.unwrap();
     assert_eq!(r.text(), r#"{"a": 1}"#.replace(' ', ""));
 
@@ -131,7 +140,7 @@ async fn stateless_requests_over_http() {
     assert!(client.is_modern());
     let details = client.discover().await.unwrap();
     assert!(details.supported_versions.iter().any(|v| v == "2026-07-28"));
-    assert_eq!(client.list_tools().await.unwrap().len(), 4);
+    assert_eq!(client.list_tools().await.unwrap().len(), 5);
     let r = client.call_tool("echo", json!({"b": true})).await.unwrap();
     assert_eq!(r.text(), r#"{"b":true}"#);
     let (tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
@@ -187,6 +196,44 @@ async fn idle_sessions_expire() {
         err.to_string().contains("404") || err.to_string().contains("Session not found"),
         "{err}"
     );
+    server.shutdown();
+    task.await.unwrap();
+}
+
+#[tokio::test]
+async fn x_mcp_header_arguments_are_mirrored_from_listed_or_known_tools() {
+    let (server, url, task) = server().await;
+    let arguments = json!({"region": "eu west\n1"});
+    // Not listed, not known: the header is missing and the server refuses the call.
+    let client = Client::connect_http_with(&url, ClientOptions::with_era(Era::Modern))
+        .await
+        .unwrap();
+    let err = client
+        .call_tool("regional", arguments.clone())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("Mcp-Param-Region"), "{err}");
+    // Listed: the client learned the mark.
+    client.list_tools().await.unwrap();
+    let r = client
+        .call_tool("regional", arguments.clone())
+        .await
+        .unwrap();
+    assert_eq!(r.text(), arguments.to_string());
+    client.close().await.unwrap();
+    // Known up front: no tools/list needed.
+    let regional = serde_json::from_value(json!({
+        "name": "regional", "inputSchema": serde_json::from_str::<serde_json::Value>(REGIONAL).unwrap()
+    }))
+    .unwrap();
+    let options = ClientOptions::with_era(Era::Modern).with_known_tool(regional);
+    let client = Client::connect_http_with(&url, options).await.unwrap();
+    let r = client
+        .call_tool("regional", arguments.clone())
+        .await
+        .unwrap();
+    assert_eq!(r.text(), arguments.to_string());
+    client.close().await.unwrap();
     server.shutdown();
     task.await.unwrap();
 }
