@@ -14,7 +14,7 @@
 //! | resources | [`list_resources`](Client::list_resources), [`list_resource_templates`](Client::list_resource_templates), [`read_resource`](Client::read_resource), [`subscribe`](Client::subscribe), [`unsubscribe`](Client::unsubscribe) |
 //! | prompts | [`list_prompts`](Client::list_prompts), [`get_prompt`](Client::get_prompt) |
 //! | other | [`complete`](Client::complete), [`set_log_level`](Client::set_log_level), [`ping`](Client::ping), [`server_details`](Client::server_details) |
-//! | from the server | [`on_notification`](Client::on_notification), [`notifications`](Client::notifications); sampling, elicitation and roots handlers in [`ClientOptions`] (they also answer 2026-07-28 `input_required` rounds, at most [`ClientOptions::max_input_rounds`] per request) |
+//! | from the server | [`on_notification`](Client::on_notification), [`notifications`](Client::notifications), [`listen`](Client::listen) (2026-07-28); sampling, elicitation and roots handlers in [`ClientOptions`] (they also answer 2026-07-28 `input_required` rounds, at most [`ClientOptions::max_input_rounds`] per request) |
 //!
 //! A hostile or stuck server cannot hang the client or grow its memory:
 //!

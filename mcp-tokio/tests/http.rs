@@ -237,3 +237,31 @@ async fn x_mcp_header_arguments_are_mirrored_from_listed_or_known_tools() {
     server.shutdown();
     task.await.unwrap();
 }
+
+#[tokio::test]
+async fn listen_stream_over_http_and_shutdown() {
+    let (server, url, task) = server().await;
+    let client = Client::connect_http_with(&url, ClientOptions::with_era(Era::Modern))
+        .await
+        .unwrap();
+    let mut notes = client.notifications();
+    let listen = client.listen(json!({"toolsListChanged": true}));
+    let listen = tokio::spawn(listen);
+    // The subscription is acknowledged on its stream (not reported); give it a moment.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.tools().remove("poll");
+    let changed = tokio::time::timeout(Duration::from_secs(5), notes.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(changed, Notification::ListChanged(ListKind::Tools));
+    // Shutdown ends the stream with its closing response.
+    server.shutdown();
+    let closed = tokio::time::timeout(Duration::from_secs(5), listen)
+        .await
+        .expect("the listen request ends")
+        .unwrap()
+        .expect("a closing result");
+    assert_eq!(closed["resultType"], "complete");
+    task.await.unwrap();
+}

@@ -10,6 +10,7 @@
 //! | [`Request::Complete`] | `ref`, `argument` `{name, value}`, `context.arguments` if given |
 //! | [`Request::Ping`] | — (legacy only) |
 //! | [`Request::SetLevel`] | `level` (legacy only) |
+//! | [`Request::Listen`] | `notifications` (raw JSON `SubscriptionFilter`; 2026-07-28 only) |
 //!
 //! Every request then gets `_meta`: `progressToken` (the request's id) when progress was
 //! asked for, and on 2026-07-28 `io.modelcontextprotocol/protocolVersion`,
@@ -106,6 +107,13 @@ pub enum Request<'a> {
     Ping,
     /// `logging/setLevel` (legacy era).
     SetLevel(LogLevel),
+    /// `subscriptions/listen` (2026-07-28): a long-lived request whose stream carries the
+    /// notifications opted in to; it is answered only when the server ends it (send it
+    /// with a timeout of `u64::MAX`).
+    Listen {
+        /// The `SubscriptionFilter` (a JSON object), e.g. `{"toolsListChanged":true}`.
+        notifications: &'a str,
+    },
 }
 
 impl Request<'_> {
@@ -124,6 +132,7 @@ impl Request<'_> {
             Request::Complete { .. } => Method::Complete,
             Request::Ping => Method::Ping,
             Request::SetLevel(_) => Method::SetLevel,
+            Request::Listen { .. } => Method::Listen,
         }
     }
 
@@ -145,6 +154,7 @@ impl Request<'_> {
                 *arguments
             }
             Request::Complete { context, .. } => *context,
+            Request::Listen { notifications } => Some(notifications),
             _ => None,
         }
     }
@@ -215,6 +225,10 @@ impl Request<'_> {
             Request::SetLevel(level) => {
                 w.key("level");
                 w.string(level.as_str());
+            }
+            Request::Listen { notifications } => {
+                w.key("notifications");
+                w.raw_value(notifications);
             }
             Request::Ping => {}
         }

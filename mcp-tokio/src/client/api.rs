@@ -333,6 +333,22 @@ impl Client {
         self.begin(request, CallOptions::default(), nothing).await
     }
 
+    /// `subscriptions/listen` (2026-07-28): opens the stream of the notifications opted in
+    /// to by `filter` (a `SubscriptionFilter` such as `{"toolsListChanged": true}`); they
+    /// arrive as [`Notification`]s. The handle resolves (to the raw result) only when the
+    /// server ends the subscription; dropping it cancels the subscription. It has no
+    /// timeout.
+    pub fn listen(&self, filter: Value) -> CallHandle<Value> {
+        if !filter.is_object() {
+            return self.failed(ClientError::Refused(
+                "the filter must be a JSON object".into(),
+            ));
+        }
+        let request = OwnedRequest::Listen(filter.to_string());
+        let options = CallOptions::new().with_timeout(std::time::Duration::MAX);
+        self.begin(request, options, raw)
+    }
+
     /// What `server/discover` (2026-07-28) or `initialize` reported: the handshake already
     /// asked, so this sends nothing.
     pub async fn discover(&self) -> Result<super::ServerDetails> {

@@ -39,6 +39,7 @@ pub(crate) enum OwnedRequest {
     },
     Ping,
     SetLevel(LogLevel),
+    Listen(String),
 }
 
 impl OwnedRequest {
@@ -84,6 +85,7 @@ impl OwnedRequest {
             },
             OwnedRequest::Ping => Request::Ping,
             OwnedRequest::SetLevel(level) => Request::SetLevel(*level),
+            OwnedRequest::Listen(notifications) => Request::Listen { notifications },
         }
     }
 }
