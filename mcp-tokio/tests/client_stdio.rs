@@ -660,3 +660,25 @@ async fn captured_stderr() {
     stderr.read_to_string(&mut text).await.unwrap();
     assert!(text.contains("calculator"), "{text}");
 }
+
+#[cfg(feature = "validate")]
+#[tokio::test]
+async fn structured_content_is_checked_against_the_output_schema() {
+    let client = spawn(&[], modern()).await;
+    let tools = client.list_tools().await.unwrap();
+    let add = tools.iter().find(|t| t.name == "add_numbers").unwrap();
+    assert!(add.output_schema.is_some(), "{add:?}");
+    let sum = client
+        .call_tool_validated(add, json!({"number1": 1, "number2": 2}))
+        .await
+        .unwrap();
+    assert_eq!(sum.structured_content, Some(json!({"sum": 3.0})));
+    // A schema the result does not match.
+    let mut strict = add.clone();
+    strict.output_schema = Some(json!({"type": "object", "required": ["difference"]}));
+    let err = client
+        .call_tool_validated(&strict, json!({"number1": 1, "number2": 2}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClientError::Malformed(_)), "{err:?}");
+}
