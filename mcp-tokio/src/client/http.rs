@@ -32,6 +32,7 @@ use hyper::{Method, Request, Response, StatusCode, Uri};
 use mcp_rs_core::client::headers::PREFIX;
 use mcp_rs_core::wire::json::{parse, Kind, Limits, RawJson};
 use mcp_rs_core::wire::jsonrpc::{classify, Message};
+use mcp_rs_core::wire::method::Method as CoreMethod;
 use mcp_rs_core::wire::peek::{peek, Peek};
 use mcp_rs_core::wire::version::ProtocolVersion;
 use tokio::sync::mpsc;
@@ -109,8 +110,11 @@ impl View {
         match peek(frame, Limits::default()) {
             Peek::Request(r) => View {
                 id: r.id.map(|id| id.as_raw().to_owned()),
-                handshake: r.method.eq_str("initialize") || r.method.eq_str("server/discover"),
-                initialize: r.method.eq_str("initialize"),
+                handshake: matches!(
+                    r.method(),
+                    Some(CoreMethod::Initialize | CoreMethod::Discover)
+                ),
+                initialize: r.method() == Some(CoreMethod::Initialize),
             },
             _ => View {
                 id: None,
@@ -237,7 +241,7 @@ impl Bridge {
                 req = req.header("mcp-name", name);
             }
             if let (true, Some(tool), Some(arguments)) = (
-                r.method.eq_str("tools/call"),
+                r.method() == Some(CoreMethod::ToolsCall),
                 target.as_deref(),
                 r.arguments,
             ) {

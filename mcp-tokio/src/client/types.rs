@@ -205,7 +205,11 @@ impl ClientOptions {
 
     /// These options answering `roots/list` with `roots` (declares `roots`).
     pub fn with_roots(mut self, roots: Vec<Root>) -> Self {
-        let result = serde_json::json!({ "roots": roots });
+        #[derive(Serialize)]
+        struct ListRootsResult {
+            roots: Vec<Root>,
+        }
+        let result = serde_json::to_value(ListRootsResult { roots }).unwrap_or(Value::Null);
         self.handlers.roots = Some(boxed(move |_| {
             let result = result.clone();
             async move { Ok(result) }
