@@ -88,3 +88,86 @@ async fn modern_catalog() {
     );
     client.close().await.unwrap();
 }
+
+/// Handlers that answer every kind of input request.
+fn with_handlers(era: Era) -> ClientOptions {
+    ClientOptions::with_era(era)
+        .on_elicitation(|params| async move {
+            let fields = params["requestedSchema"]["properties"].clone();
+            let mut content = serde_json::Map::new();
+            for (name, schema) in fields.as_object().into_iter().flatten() {
+                let value = match schema["type"].as_str() {
+                    Some("boolean") => json!(true),
+                    _ => json!("Ann"),
+                };
+                content.insert(name.clone(), value);
+            }
+            Ok(json!({"action": "accept", "content": content}))
+        })
+        .on_sampling(|_| async {
+            Ok(json!({"role": "assistant", "model": "m",
+                "content": {"type": "text", "text": "Paris"}}))
+        })
+        .with_roots(vec![mcp_rs_tokio::client::Root::new(
+            "file:///work",
+            "work",
+        )])
+}
+
+#[tokio::test]
+async fn input_required_tools_are_answered_from_the_handlers() {
+    let mut command = Command::new(example_bin("everything"));
+    command.stderr(std::process::Stdio::null());
+    let client = Client::spawn_with(command, with_handlers(Era::Modern))
+        .await
+        .unwrap();
+    let expectations = [
+        ("test_input_required_result_elicitation", "Hello, Ann!"),
+        (
+            "test_input_required_result_sampling",
+            "Sampling result: Paris",
+        ),
+        (
+            "test_input_required_result_list_roots",
+            "Found 1 root(s): file:///work",
+        ),
+        (
+            "test_input_required_result_request_state",
+            "state-ok: requestState validated",
+        ),
+        (
+            "test_input_required_result_multiple_inputs",
+            "Name: Ann; Greeting: Paris; Roots: 1",
+        ),
+    ];
+    for (tool, expected) in expectations {
+        let result = client.call_tool(tool, json!({})).await.unwrap();
+        assert_eq!(result.text(), expected, "{tool}");
+    }
+    let multi = client
+        .call_tool("test_input_required_result_multi_round", json!({}))
+        .await
+        .unwrap();
+    assert!(multi.text().contains("Ann"), "{multi:?}");
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn legacy_server_requests_are_answered_from_the_handlers() {
+    let mut command = Command::new(example_bin("everything"));
+    command.stderr(std::process::Stdio::null());
+    let client = Client::spawn_with(command, with_handlers(Era::legacy()))
+        .await
+        .unwrap();
+    let result = client
+        .call_tool("test_input_required_result_elicitation", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(result.text(), "Hello, Ann!");
+    let result = client
+        .call_tool("test_sampling", json!({"prompt": "capital?"}))
+        .await
+        .unwrap();
+    assert_eq!(result.text(), "LLM response: Paris");
+    client.close().await.unwrap();
+}
