@@ -108,6 +108,11 @@ async fn legacy_server_requests_are_answered_by_the_handlers() {
         conn.send(json!({"jsonrpc": "2.0", "id": call["id"], "result": {
             "content": [{"type": "text", "text": "done"}]}}))
             .await;
+        let changed = conn.recv().await;
+        assert_eq!(
+            changed,
+            json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed", "params": {}})
+        );
         answers
     })
     .await;
@@ -116,6 +121,7 @@ async fn legacy_server_requests_are_answered_by_the_handlers() {
         .unwrap();
     let result = client.call_tool("ask", json!({})).await.unwrap();
     assert_eq!(result.text(), "done");
+    client.roots_changed().await.unwrap();
     let answers = server.await.unwrap();
     assert_eq!(
         answers[0],
@@ -229,6 +235,9 @@ async fn without_handlers_nothing_is_declared() {
     let client = Client::connect_tcp_with(addr, ClientOptions::with_era(Era::Modern))
         .await
         .unwrap();
+    // No roots handler, and 2026-07-28 has no such notification.
+    let err = client.roots_changed().await.unwrap_err();
+    assert!(matches!(err, ClientError::Refused(_)), "{err:?}");
     assert!(client.list_tools().await.unwrap().is_empty());
     let list = server.await.unwrap();
     assert_eq!(

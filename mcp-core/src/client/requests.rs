@@ -24,7 +24,7 @@ use super::{Client, Sent, Transmit};
 use crate::model::logging::LogLevel;
 use crate::wire::json::{check_embedded, JsonWriter};
 use crate::wire::jsonrpc;
-use crate::wire::method::{Eras, Method};
+use crate::wire::method::{Eras, Method, Notification};
 use crate::wire::params::{META_CAPS, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION};
 use crate::wire::version::ProtocolVersion;
 
@@ -392,6 +392,30 @@ impl<'a> Client<'a> {
             }
         }
         w.end_object();
+    }
+
+    /// Tells the server the client's roots changed (`notifications/roots/list_changed`,
+    /// legacy era): writes it into `out`. Refused unless the client declared `roots`
+    /// ([`ClientError::NotDeclared`]); in 2026-07-28, where the server asks for the roots
+    /// with each request instead, [`ClientError::LegacyOnly`].
+    pub fn roots_list_changed(&mut self, out: &mut [u8]) -> Result<Transmit, ClientError> {
+        let version = self.version().ok_or(ClientError::NotConnected)?;
+        if version.is_modern() {
+            return Err(ClientError::LegacyOnly);
+        }
+        if !self
+            .config
+            .capabilities
+            .contains(crate::model::common::ClientCaps::ROOTS)
+        {
+            return Err(ClientError::NotDeclared);
+        }
+        let mut w = JsonWriter::new(out);
+        jsonrpc::begin_notification(&mut w, Notification::RootsListChanged.as_str());
+        w.begin_object();
+        w.end_object();
+        jsonrpc::end_response(&mut w);
+        Ok(Transmit { len: w.finish()? })
     }
 
     /// Cancels a request the caller no longer wants: writes `notifications/cancelled` for it

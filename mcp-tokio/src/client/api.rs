@@ -349,6 +349,24 @@ impl Client {
         self.begin(request, options, raw)
     }
 
+    /// Tells the server the roots changed (`notifications/roots/list_changed`, legacy era):
+    /// it asks `roots/list` again. Needs a roots handler
+    /// ([`ClientOptions::on_roots`](super::ClientOptions::on_roots) or `with_roots`);
+    /// otherwise, or in 2026-07-28, it fails with [`ClientError::Refused`].
+    pub async fn roots_changed(&self) -> Result<()> {
+        let (reply, rx) = oneshot::channel();
+        let shared = &self.inner.shared;
+        if self
+            .inner
+            .commands
+            .send(Command::RootsChanged(reply))
+            .is_err()
+        {
+            return Err(shared.closed_error());
+        }
+        rx.await.unwrap_or_else(|_| Err(shared.closed_error()))
+    }
+
     /// What `server/discover` (2026-07-28) or `initialize` reported: the handshake already
     /// asked, so this sends nothing.
     pub async fn discover(&self) -> Result<super::ServerDetails> {

@@ -50,6 +50,8 @@ pub(crate) enum Command {
     },
     /// Cancel call `call` (if it is still in flight).
     Cancel { call: u64, reason: Option<String> },
+    /// Send `notifications/roots/list_changed`; answer when it is queued.
+    RootsChanged(oneshot::Sender<Result<()>>),
     /// Close the write side (see [`Outgoing::Shutdown`]).
     Shutdown(oneshot::Sender<Result<()>>),
 }
@@ -395,6 +397,12 @@ impl Driver {
                     Err(e) => tracing::debug!("cancel: {e}"),
                 }
                 self.end_call(call, Err(ClientError::Cancelled));
+            }
+            Command::RootsChanged(reply) => {
+                let outcome = self
+                    .write(|out| core.roots_list_changed(out).map(|t| t.len))
+                    .map(|len| self.send_frame(len, 0));
+                let _ = reply.send(outcome);
             }
             Command::Shutdown(ack) => {
                 if let Err(mpsc::error::TrySendError::Full(msg)) =

@@ -203,6 +203,18 @@ impl ClientOptions {
         self
     }
 
+    /// These options with a `roots/list` handler (declares `roots`): it returns a
+    /// `ListRootsResult` (`{"roots": [...]}`); tell the server when the roots change with
+    /// [`Client::roots_changed`](super::Client::roots_changed).
+    pub fn on_roots<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, HandlerError>> + Send + 'static,
+    {
+        self.handlers.roots = Some(boxed(f));
+        self
+    }
+
     /// These options answering `roots/list` with `roots` (declares `roots`).
     pub fn with_roots(mut self, roots: Vec<Root>) -> Self {
         #[derive(Serialize)]
