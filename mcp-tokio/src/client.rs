@@ -335,7 +335,9 @@ impl Client {
         }
         let http_client = net::http_client().map_err(|e| ClientError::Malformed(e.to_string()))?;
         let shared = Arc::new(Shared::default());
-        let (link, task) = http::start(http::Setup {
+        // The bridge is not aborted with the client: when the driver ends it ends the
+        // session (DELETE, bounded) and stops by itself.
+        let (link, _bridge) = http::start(http::Setup {
             http: http_client,
             url,
             max_message: options.max_line,
@@ -344,7 +346,7 @@ impl Client {
             tool_headers: Arc::clone(&shared.tool_headers),
             reply_bytes: Arc::clone(&shared.reply_bytes),
         });
-        Client::start(link, vec![task], shared, options, None, None).await
+        Client::start(link, Vec::new(), shared, options, None, None).await
     }
 
     /// Connects to a Unix socket with default options (legacy era) and performs the

@@ -397,6 +397,9 @@ impl Bridge {
             let mut parser = SseParser::new(self.max_message);
             let mut stream = body;
             while let Some(Ok(frame)) = stream.frame().await {
+                if self.tx.is_closed() {
+                    return true; // The client is gone.
+                }
                 let Ok(data) = frame.into_data() else {
                     continue;
                 };
