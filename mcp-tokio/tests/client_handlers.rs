@@ -245,3 +245,31 @@ async fn without_handlers_nothing_is_declared() {
         json!({})
     );
 }
+
+#[tokio::test]
+async fn a_round_whose_handlers_never_answer_times_out() {
+    let (addr, _server) = scripted(|mut conn| async move {
+        let discover = conn.recv().await;
+        conn.send(discovered(&discover["id"])).await;
+        let request = conn.recv().await;
+        conn.send(input_required(&request["id"], None)).await;
+        // Keep the connection open.
+        let _ = conn.reader.read_line(&mut String::new()).await;
+    })
+    .await;
+    let options = ClientOptions {
+        request_timeout: Duration::from_millis(300),
+        ..ClientOptions::with_era(Era::Modern)
+            .with_roots(Vec::new())
+            .on_elicitation(|_| async {
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+                Ok(json!({"action": "cancel"}))
+            })
+    };
+    let client = Client::connect_tcp_with(addr, options).await.unwrap();
+    let err = tokio::time::timeout(Duration::from_secs(5), client.call_tool("ask", json!({})))
+        .await
+        .expect("bounded")
+        .unwrap_err();
+    assert!(matches!(err, ClientError::Timeout), "{err:?}");
+}

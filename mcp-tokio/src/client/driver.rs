@@ -66,7 +66,7 @@ enum Answer {
     /// The answers of an `input_required` round of call `call`.
     Round {
         call: u64,
-        responses: std::result::Result<Map<String, Value>, HandlerError>,
+        responses: std::result::Result<Map<String, Value>, events::RoundFailure>,
         state: Option<String>,
     },
 }
@@ -112,6 +112,8 @@ struct Driver {
     ready: Option<oneshot::Sender<Result<()>>>,
     modern_only: bool,
     max_rounds: usize,
+    /// The default request timeout (handlers answer a round within the request's).
+    request_timeout_ms: u64,
     start: Instant,
     buf: Vec<u8>,
     /// What ends the connection, once something does.
@@ -149,8 +151,8 @@ pub(crate) async fn run(
         }
         Era::Modern | Era::Auto => Mode::Auto,
     };
-    config.request_timeout_ms =
-        u64::try_from(setup.request_timeout.as_millis()).unwrap_or(u64::MAX);
+    let config_timeout = u64::try_from(setup.request_timeout.as_millis()).unwrap_or(u64::MAX);
+    config.request_timeout_ms = config_timeout;
     let mut slots = vec![RequestSlot::EMPTY; MAX_IN_FLIGHT];
     let mut core = Core::from_slots(config, &mut slots);
     let (answers, mut answered) = mpsc::unbounded_channel();
@@ -164,6 +166,7 @@ pub(crate) async fn run(
         ready: Some(ready),
         modern_only: setup.era == Era::Modern,
         max_rounds: setup.max_input_rounds,
+        request_timeout_ms: config_timeout,
         start: Instant::now(),
         buf: vec![0; 64 * 1024],
         fatal: None,

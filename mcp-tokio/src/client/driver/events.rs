@@ -8,11 +8,13 @@ use mcp_rs_core::client::{
 use mcp_rs_core::wire::json::RawJson;
 use mcp_rs_core::wire::method::{Method, ServerMethod};
 use mcp_rs_core::wire::version::ProtocolVersion;
+use std::time::Duration;
+
 use serde_json::{Map, Value};
 
 use super::{Answer, Driver};
 use crate::client::error::ClientError;
-use crate::client::handlers::{HandlerError, Want};
+use crate::client::handlers::{HandlerError, Handlers, Want};
 use crate::client::link::Outgoing;
 use crate::client::shared::{count_drop, lock, marks_of};
 use crate::client::types::{Notification, Progress, ServerDetails};
@@ -188,33 +190,12 @@ impl Driver {
             .collect();
         let state = round.request_state.map(|s| s.to_string());
         let (handlers, answers) = (self.handlers.clone(), self.answers.clone());
+        // The handlers answer within the request's own timeout.
+        let limit = c.options.timeout_ms.unwrap_or(self.request_timeout_ms);
+        let limit = Duration::from_millis(limit);
         tokio::spawn(async move {
-            let mut responses = Map::new();
-            let mut failed = None;
-            for (key, method, params) in requests {
-                let want = match method {
-                    Some(ServerMethod::CreateMessage) => Want::Sampling,
-                    Some(ServerMethod::Elicit) => Want::Elicitation,
-                    Some(ServerMethod::ListRoots) => Want::Roots,
-                    _ => {
-                        failed = Some(HandlerError::new(-32601, "unknown input request"));
-                        break;
-                    }
-                };
-                match handlers.answer(want, params).await {
-                    Ok(result) => {
-                        responses.insert(key, result);
-                    }
-                    Err(e) => {
-                        failed = Some(e);
-                        break;
-                    }
-                }
-            }
-            let responses = match failed {
-                Some(e) => Err(e),
-                None => Ok(responses),
-            };
+            let answered = tokio::time::timeout(limit, answer_round(&handlers, requests)).await;
+            let responses = answered.unwrap_or(Err(RoundFailure::TimedOut));
             let _ = answers.send(Answer::Round {
                 call,
                 responses,
@@ -252,12 +233,15 @@ impl Driver {
                 let handle = c.handle;
                 let responses = match responses {
                     Ok(r) => Value::Object(r).to_string(),
-                    Err(e) => {
+                    Err(failure) => {
                         let _ = self.write(|out| core.cancel(handle, None, out));
-                        let e = ClientError::Protocol {
-                            code: i64::from(e.code),
-                            message: e.message,
-                            data: None,
+                        let e = match failure {
+                            RoundFailure::TimedOut => ClientError::Timeout,
+                            RoundFailure::Handler(e) => ClientError::Protocol {
+                                code: i64::from(e.code),
+                                message: e.message,
+                                data: None,
+                            },
                         };
                         return self.end_call(call, Err(e));
                     }
@@ -298,4 +282,34 @@ fn handshake_error(e: HandshakeError) -> ClientError {
         HandshakeError::TimedOut => ClientError::Timeout,
         other => ClientError::Malformed(format!("handshake: {other}")),
     }
+}
+
+/// Why a round's answers could not be given.
+pub(super) enum RoundFailure {
+    /// A handler refused (or the server asked for something no handler answers).
+    Handler(HandlerError),
+    /// The handlers did not answer within the request's timeout.
+    TimedOut,
+}
+
+/// The answers of one round, in the server's order; the first refusal ends it.
+async fn answer_round(
+    handlers: &Handlers,
+    requests: Vec<(String, Option<ServerMethod>, Value)>,
+) -> Result<Map<String, Value>, RoundFailure> {
+    let mut responses = Map::new();
+    for (key, method, params) in requests {
+        let want = match method {
+            Some(ServerMethod::CreateMessage) => Want::Sampling,
+            Some(ServerMethod::Elicit) => Want::Elicitation,
+            Some(ServerMethod::ListRoots) => Want::Roots,
+            _ => {
+                let e = HandlerError::new(-32601, "unknown input request");
+                return Err(RoundFailure::Handler(e));
+            }
+        };
+        let result = handlers.answer(want, params).await;
+        responses.insert(key, result.map_err(RoundFailure::Handler)?);
+    }
+    Ok(responses)
 }
