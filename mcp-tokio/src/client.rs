@@ -27,6 +27,8 @@
 //! | lines queued for a server that does not read | [`MAX_QUEUED_LINES`] | the connection closes |
 //! | requests in flight | [`MAX_IN_FLIGHT`] | the call fails with [`ClientError::Refused`] |
 //! | one outgoing request | [`MAX_OUTGOING_FRAME`] | the call fails with [`ClientError::TooLarge`] |
+//! | 2026-07-28 `input_required` rounds of one request | [`ClientOptions::max_input_rounds`] | the call fails with [`ClientError::Malformed`] |
+//! | the handlers answering a round | the request's timeout | the call fails with [`ClientError::Timeout`] |
 //! | answers to the server's requests queued | [`MAX_QUEUED_REPLY_BYTES`] | the connection closes |
 //! | [`notifications`](Client::notifications) not yet received | [`MAX_QUEUED_NOTIFICATIONS`] | further ones are dropped and counted ([`Client::dropped_notifications`]) |
 //! | progress in a bounded channel | its capacity | further ones are dropped and counted |
