@@ -99,31 +99,62 @@ pub(crate) fn start(setup: Setup) -> (Link, JoinHandle<()>) {
     (Link { out, inbound }, task)
 }
 
-/// What the bridge needs to know of a frame it posts.
+/// What the bridge needs to know of a frame it posts, read with one [`peek`].
+#[derive(Default)]
 struct View {
     /// The id of a request (its JSON text), to recognise its response.
     id: Option<String>,
     /// `initialize` or `server/discover`: posted before anything else goes out.
     handshake: bool,
     initialize: bool,
+    /// The frame carries its revision (2026-07-28): no session headers.
+    modern: bool,
+    /// `MCP-Protocol-Version` (2026-07-28), `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`.
+    headers: Vec<(HeaderName, HeaderValue)>,
 }
 
 impl View {
-    fn of(frame: &[u8]) -> View {
-        match peek(frame, Limits::default()) {
-            Peek::Request(r) => View {
-                id: r.id.map(|id| id.as_raw().to_owned()),
-                handshake: matches!(
-                    r.method(),
-                    Some(CoreMethod::Initialize | CoreMethod::Discover)
-                ),
-                initialize: r.method() == Some(CoreMethod::Initialize),
-            },
-            _ => View {
-                id: None,
-                handshake: false,
-                initialize: false,
-            },
+    /// Reads `frame`; `marks` are the `x-mcp-header` marks of known tools.
+    fn of(frame: &[u8], marks: &ToolHeaders) -> View {
+        let (Peek::Request(r) | Peek::Notification(r)) = peek(frame, Limits::default()) else {
+            return View::default();
+        };
+        let mut headers = Vec::new();
+        let version = r.version.map(|v| v.to_string());
+        let version = version.and_then(|v| HeaderValue::from_str(&v).ok());
+        let modern = version.is_some();
+        if let Some(v) = version {
+            headers.push((HeaderName::from_static("mcp-protocol-version"), v));
+        }
+        if let Some(m) = header_text(&r.method.to_string()) {
+            headers.push((HeaderName::from_static("mcp-method"), m));
+        }
+        let target = r.target.map(|t| t.to_string());
+        if let Some(name) = target.as_deref().and_then(header_text) {
+            headers.push((HeaderName::from_static("mcp-name"), name));
+        }
+        if let (true, Some(tool), Some(arguments)) = (
+            r.method() == Some(CoreMethod::ToolsCall),
+            target.as_deref(),
+            r.arguments,
+        ) {
+            for (property, header) in lock(marks).get(tool).into_iter().flatten() {
+                let value = arguments.get(property).and_then(param_value);
+                let name = HeaderName::from_bytes(format!("{PREFIX}{header}").as_bytes());
+                if let (Some(value), Ok(name)) = (value, name) {
+                    headers.push((name, value));
+                }
+            }
+        }
+        View {
+            id: r.id.map(|id| id.as_raw().to_owned()),
+            handshake: matches!(
+                r.method(),
+                Some(CoreMethod::Initialize | CoreMethod::Discover)
+            ),
+            initialize: r.method() == Some(CoreMethod::Initialize),
+            modern,
+            headers,
         }
     }
 }
@@ -190,7 +221,7 @@ async fn run(setup: Setup, mut rx: mpsc::Receiver<Outgoing>, tx: mpsc::Sender<In
         match msg {
             Outgoing::Frame { bytes, call, reply } => {
                 setup.reply_bytes.fetch_sub(reply, Ordering::Relaxed);
-                let view = View::of(&bytes);
+                let view = View::of(&bytes, &bridge.tool_headers);
                 // The handshake must complete (session id, version) before anything else.
                 if view.handshake {
                     bridge.post(bytes, view, call).await;
@@ -216,48 +247,21 @@ async fn run(setup: Setup, mut rx: mpsc::Receiver<Outgoing>, tx: mpsc::Sender<In
 }
 
 impl Bridge {
-    /// A request with the headers of `frame` (none for GET and DELETE).
-    fn request(&self, method: Method, frame: Option<&[u8]>) -> hyper::http::request::Builder {
+    /// A request with the headers of a frame's `view` (none for GET and DELETE).
+    fn request(&self, method: Method, view: Option<&View>) -> hyper::http::request::Builder {
         let mut req = Request::builder()
             .method(method)
             .uri(self.url.clone())
             .header(ACCEPT, "application/json, text/event-stream");
-        for (name, value) in &self.headers {
+        for (name, value) in self
+            .headers
+            .iter()
+            .chain(view.into_iter().flat_map(|v| &v.headers))
+        {
             req = req.header(name, value);
         }
-        let s = lock(&self.session);
-        let view = frame.map(|f| peek(f, Limits::default()));
-        let mut modern = false;
-        if let Some(Peek::Request(r) | Peek::Notification(r)) = view {
-            if let Some(v) = r
-                .version
-                .and_then(|v| HeaderValue::from_str(&v.to_string()).ok())
-            {
-                req = req.header("mcp-protocol-version", v);
-                modern = true;
-            }
-            if let Some(m) = header_text(&r.method.to_string()) {
-                req = req.header("mcp-method", m);
-            }
-            let target = r.target.map(|t| t.to_string());
-            if let Some(name) = target.as_deref().and_then(header_text) {
-                req = req.header("mcp-name", name);
-            }
-            if let (true, Some(tool), Some(arguments)) = (
-                r.method() == Some(CoreMethod::ToolsCall),
-                target.as_deref(),
-                r.arguments,
-            ) {
-                for (property, header) in lock(&self.tool_headers).get(tool).into_iter().flatten() {
-                    let value = arguments.get(property).and_then(param_value);
-                    let name = HeaderName::from_bytes(format!("{PREFIX}{header}").as_bytes());
-                    if let (Some(value), Ok(name)) = (value, name) {
-                        req = req.header(name, value);
-                    }
-                }
-            }
-        }
-        if !modern {
+        if !view.is_some_and(|v| v.modern) {
+            let s = lock(&self.session);
             if let Some(id) = &s.id {
                 req = req.header("mcp-session-id", id.as_str());
             }
@@ -329,7 +333,7 @@ impl Bridge {
     /// POSTs one frame (sent as the core wrote it).
     async fn post(self: &Arc<Self>, frame: Vec<u8>, view: View, call: u64) {
         let req = self
-            .request(Method::POST, Some(&frame))
+            .request(Method::POST, Some(&view))
             .header(CONTENT_TYPE, "application/json")
             .body(Full::new(Bytes::from(frame)));
         let Ok(req) = req else {
