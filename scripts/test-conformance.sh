@@ -36,8 +36,8 @@ root=$(pwd)
 suite_version=0.2.0-alpha.12
 revisions=(2025-11-25 2026-07-28)
 # Scored client scenarios (name prefixes) whose feature has not landed on main yet: run and
-# reported, never counted as passed. Issue #20 (the OAuth client) empties this list.
-client_pending=(auth/)
+# reported, never counted as passed. Empty: every scored scenario counts.
+client_pending=()
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/mcp-rs/conformance
 run_timeout=${MCP_CONFORMANCE_TIMEOUT:-300}
 verbose=${MCP_CONFORMANCE_VERBOSE:-0}

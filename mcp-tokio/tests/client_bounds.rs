@@ -8,8 +8,8 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use mcp_rs_tokio::client::{
-    CallOptions, Client, ClientError, ClientOptions, Era, Progress, MAX_QUEUED_LINES,
-    MAX_QUEUED_NOTIFICATIONS, MAX_QUEUED_REPLY_BYTES,
+    CallOptions, Client, ClientError, ClientOptions, Era, Notification, Progress, MAX_QUEUED_LINES,
+    MAX_QUEUED_NOTIFICATIONS,
 };
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -27,6 +27,12 @@ async fn bounded<T>(body: impl Future<Output = T>) -> T {
         .await
         .expect("the test did not finish in time: the client hung")
 }
+
+/// A `server/discover` result for the 2026-07-28 era.
+static DISCOVERED: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| {
+    json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+        "resultType": "complete", "cacheScope": "public"})
+});
 
 /// The server side of one scripted connection on a loopback TCP socket.
 struct Conn {
@@ -125,10 +131,7 @@ async fn later_calls_fail_fast(client: &Client) {
     let started = Instant::now();
     let err = client.ping().await.unwrap_err();
     assert!(matches!(err, ClientError::Closed), "{err:?}");
-    let err = client
-        .notify("notifications/roots/list_changed", Value::Null)
-        .await
-        .unwrap_err();
+    let err = client.list_tools().await.unwrap_err();
     assert!(matches!(err, ClientError::Closed), "{err:?}");
     assert!(started.elapsed() < Duration::from_millis(100));
 }
@@ -140,16 +143,27 @@ async fn a_server_that_never_reads_cannot_grow_the_client_queue() {
     bounded(async {
         let (client_side, server_side) = tokio::io::duplex(4096);
         let (cr, cw) = tokio::io::split(client_side);
-        let (_never_read, mut sw) = tokio::io::split(server_side);
-        // Modern era: no handshake, so the flood starts at once. No write timeout: the queue
-        // bound alone must end it.
+        let (sr, mut sw) = tokio::io::split(server_side);
+        // Modern era: the server answers `server/discover`, then never reads again. No
+        // write timeout: the queue bound alone must end it.
         let options = ClientOptions {
             write_timeout: Duration::from_secs(3600),
             ..ClientOptions::with_era(Era::Modern)
         };
-        let client = Client::from_io_with(cr, cw, options)
-            .await
-            .expect("no handshake in 2026-07-28");
+        let answer = async {
+            let mut sr = BufReader::new(sr);
+            let mut line = String::new();
+            sr.read_line(&mut line).await.unwrap();
+            let discover: Value = serde_json::from_str(&line).unwrap();
+            let result =
+                json!({"jsonrpc": "2.0", "id": discover["id"], "result": DISCOVERED.clone()});
+            sw.write_all(format!("{result}\n").as_bytes())
+                .await
+                .unwrap();
+            sr
+        };
+        let (client, _never_read) = tokio::join!(Client::from_io_with(cr, cw, options), answer);
+        let client = client.expect("discovered");
         let flood = tokio::spawn(async move {
             for id in 0..(MAX_QUEUED_LINES * 3) {
                 let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n");
@@ -177,51 +191,35 @@ async fn a_server_that_never_reads_cannot_grow_the_client_queue() {
 }
 
 #[tokio::test]
-async fn pings_with_huge_ids_that_are_never_read_close_the_connection() {
-    // 1 MiB pings: 8 times the reply bound, more than every socket buffer on the way holds.
-    const PINGS: usize = 8 * (MAX_QUEUED_REPLY_BYTES >> 20);
+async fn pings_with_huge_ids_are_not_answered_and_cannot_grow_the_client() {
+    // The core keeps an id of at most MAX_ID_LEN bytes to echo: a server request with a
+    // longer one cannot be answered, so 1 MiB ids cannot pile up answers in the client.
+    const PINGS: usize = 8;
     bounded(async {
-        let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let (addr, server) = scripted(|mut conn| async move {
-            // The client's request, never answered.
-            let _ = conn.recv().await;
-            // Answers to these echo 1 MiB ids; they pile up in the client because the server
-            // reads nothing more. Stops when the client has closed the connection.
+            let request = conn.recv().await;
             let id = "i".repeat(1 << 20);
-            let mut sent = 0usize;
             for n in 0..PINGS {
-                let ping = json!({"jsonrpc": "2.0", "id": format!("{id}{n}"), "method": "ping"});
-                let line = format!("{ping}\n");
-                if conn.writer.write_all(line.as_bytes()).await.is_err() {
-                    break;
-                }
-                sent += 1;
+                conn.send(json!({"jsonrpc": "2.0", "id": format!("{id}{n}"), "method": "ping"}))
+                    .await;
             }
-            let _ = stop_rx.await;
-            sent
+            conn.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": {}}))
+                .await;
+            // What the client writes next is its next request, not an answer.
+            let next = conn.recv().await;
+            conn.send(json!({"jsonrpc": "2.0", "id": next["id"], "result": {}}))
+                .await;
+            next
         })
         .await;
-        // Only the reply bound can end this: no write timeout, no request timeout.
-        let options = ClientOptions {
-            write_timeout: Duration::from_secs(3600),
-            request_timeout: Duration::from_secs(3600),
-            ..ClientOptions::default()
-        };
-        let client = Client::connect_tcp_with(addr, options).await.unwrap();
-        let waiting = client.request("tools/list", Value::Null);
-        let err = waiting.await.unwrap_err();
-        let ClientError::Malformed(why) = &err else {
-            panic!("{err:?}");
-        };
-        assert!(why.contains("answers to its requests"), "{why}");
-        assert!(client.is_closed());
-        later_calls_fail_fast(&client).await;
-        let _ = stop_tx.send(());
-        let sent = server.await.unwrap();
-        assert!(
-            sent < PINGS,
-            "the client kept reading pings ({sent}) after it closed"
-        );
+        let client = Client::connect_tcp_with(addr, ClientOptions::default())
+            .await
+            .unwrap();
+        client.ping().await.unwrap();
+        // The connection kept working: the second ping was answered.
+        client.ping().await.unwrap();
+        let next = server.await.unwrap();
+        assert_eq!(next["method"], "ping", "{next}");
     })
     .await;
 }
@@ -298,10 +296,13 @@ async fn close_returns_promptly_when_the_server_never_reads() {
 #[tokio::test]
 async fn a_child_that_never_reads_its_stdin_cannot_hang_the_client() {
     bounded(async {
-        // `sleep` never reads stdin: the pipe (64 KiB) fills and the write stalls. Modern
-        // era: no handshake to wait for.
-        let mut command = tokio::process::Command::new("sleep");
-        command.arg("60");
+        // The child answers `server/discover`, then never reads stdin: the pipe (64 KiB)
+        // fills and the write stalls.
+        let mut command = tokio::process::Command::new("sh");
+        let answer = json!({"jsonrpc": "2.0", "id": 1, "result": DISCOVERED.clone()});
+        command
+            .arg("-c")
+            .arg(format!("read line; echo '{answer}'; sleep 60"));
         let options = ClientOptions {
             era: Era::Modern,
             close_timeout: Duration::from_millis(200),
@@ -507,7 +508,10 @@ async fn notifications_for_a_consumer_that_does_not_read_are_bounded_and_counted
         client.ping().await.unwrap();
         let mut received = Vec::new();
         while let Ok(note) = notes.try_recv() {
-            received.push(note.params.unwrap()["data"].as_u64().unwrap());
+            let Notification::Log { data, .. } = note else {
+                panic!("{note:?}");
+            };
+            received.push(data.as_u64().unwrap());
         }
         // The first ones are kept, in order; the rest were dropped and counted.
         let kept: Vec<u64> = (0..MAX_QUEUED_NOTIFICATIONS as u64).collect();

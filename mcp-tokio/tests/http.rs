@@ -7,11 +7,14 @@ compile_error!("needs feature `http`: the self dev-dependency in mcp-tokio/Cargo
 
 use std::time::Duration;
 
-use mcp_rs_tokio::client::{CallOptions, Client, ClientOptions, Era};
+use mcp_rs_tokio::client::{CallOptions, Client, ClientOptions, Era, ListKind, Notification};
 use mcp_rs_tokio::{Handler, Server, ServerInfo, ToolDef, ToolReply, Tools};
 use serde_json::json;
 
 const OBJECT: &str = r#"{"type":"object"}"#;
+
+/// A tool whose `region` argument travels in an `Mcp-Param-Region` header too (SEP-2243).
+const REGIONAL: &str = r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}"#;
 
 async fn server() -> (Server, String, tokio::task::JoinHandle<()>) {
     let tools = Tools::new();
@@ -37,6 +40,12 @@ async fn server() -> (Server, String, tokio::task::JoinHandle<()>) {
             ctx.progress(1.0, None, None).await;
             tokio::time::sleep(Duration::from_secs(3600)).await;
             ToolReply::text("unreachable")
+        }),
+    );
+    tools.add(
+        ToolDef::new("regional", REGIONAL),
+        Handler::sync(|call, r| {
+            r.text(call.args().as_str());
         }),
     );
     tools.add(
@@ -76,7 +85,7 @@ async fn legacy_session_over_http() {
         .into_iter()
         .map(|t| t.name)
         .collect();
-    assert_eq!(names, ["echo", "slow", "forever", "poll"]);
+    assert_eq!(names, ["echo", "slow", "forever", "regional", "poll"]);
     let r = client.call_tool("echo", json!({"a": 1})).await.unwrap();
     assert_eq!(r.text(), r#"{"a": 1}"#.replace(' ', ""));
 
@@ -104,7 +113,7 @@ async fn legacy_session_over_http() {
         .await
         .expect("list_changed within 5 s")
         .expect("a notification");
-    assert_eq!(note.method, "notifications/tools/list_changed");
+    assert_eq!(note, Notification::ListChanged(ListKind::Tools));
 
     // Cancellation: the call fails at once and the session keeps serving.
     let (tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
@@ -131,7 +140,7 @@ async fn stateless_requests_over_http() {
     assert!(client.is_modern());
     let details = client.discover().await.unwrap();
     assert!(details.supported_versions.iter().any(|v| v == "2026-07-28"));
-    assert_eq!(client.list_tools().await.unwrap().len(), 4);
+    assert_eq!(client.list_tools().await.unwrap().len(), 5);
     let r = client.call_tool("echo", json!({"b": true})).await.unwrap();
     assert_eq!(r.text(), r#"{"b":true}"#);
     let (tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
@@ -146,46 +155,6 @@ async fn stateless_requests_over_http() {
     assert!(err.to_string().contains("-32602"), "{err}");
     client.close().await.unwrap();
     server.shutdown();
-    task.await.unwrap();
-}
-
-#[tokio::test]
-async fn listen_stream_over_http_and_shutdown() {
-    let (server, url, task) = server().await;
-    let client = Client::connect_http_with(&url, ClientOptions::with_era(Era::Modern))
-        .await
-        .unwrap();
-    let mut notes = client.notifications();
-    let listen = {
-        let client = client.clone();
-        tokio::spawn(async move {
-            client
-                .request(
-                    "subscriptions/listen",
-                    json!({"notifications": {"toolsListChanged": true}}),
-                )
-                .await
-        })
-    };
-    let ack = tokio::time::timeout(Duration::from_secs(5), notes.recv())
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(ack.method, "notifications/subscriptions/acknowledged");
-    server.tools().remove("poll");
-    let changed = tokio::time::timeout(Duration::from_secs(5), notes.recv())
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(changed.method, "notifications/tools/list_changed");
-    // Shutdown ends the stream with its closing response.
-    server.shutdown();
-    let closed = tokio::time::timeout(Duration::from_secs(5), listen)
-        .await
-        .expect("the listen request ends")
-        .unwrap()
-        .expect("a closing result");
-    assert_eq!(closed["resultType"], "complete");
     task.await.unwrap();
 }
 
@@ -228,5 +197,71 @@ async fn idle_sessions_expire() {
         "{err}"
     );
     server.shutdown();
+    task.await.unwrap();
+}
+
+#[tokio::test]
+async fn x_mcp_header_arguments_are_mirrored_from_listed_or_known_tools() {
+    let (server, url, task) = server().await;
+    let arguments = json!({"region": "eu west\n1"});
+    // Not listed, not known: the header is missing and the server refuses the call.
+    let client = Client::connect_http_with(&url, ClientOptions::with_era(Era::Modern))
+        .await
+        .unwrap();
+    let err = client
+        .call_tool("regional", arguments.clone())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("Mcp-Param-Region"), "{err}");
+    // Listed: the client learned the mark.
+    client.list_tools().await.unwrap();
+    let r = client
+        .call_tool("regional", arguments.clone())
+        .await
+        .unwrap();
+    assert_eq!(r.text(), arguments.to_string());
+    client.close().await.unwrap();
+    // Known up front: no tools/list needed.
+    let regional = serde_json::from_value(json!({
+        "name": "regional", "inputSchema": serde_json::from_str::<serde_json::Value>(REGIONAL).unwrap()
+    }))
+    .unwrap();
+    let options = ClientOptions::with_era(Era::Modern).with_known_tool(regional);
+    let client = Client::connect_http_with(&url, options).await.unwrap();
+    let r = client
+        .call_tool("regional", arguments.clone())
+        .await
+        .unwrap();
+    assert_eq!(r.text(), arguments.to_string());
+    client.close().await.unwrap();
+    server.shutdown();
+    task.await.unwrap();
+}
+
+#[tokio::test]
+async fn listen_stream_over_http_and_shutdown() {
+    let (server, url, task) = server().await;
+    let client = Client::connect_http_with(&url, ClientOptions::with_era(Era::Modern))
+        .await
+        .unwrap();
+    let mut notes = client.notifications();
+    let listen = client.listen(json!({"toolsListChanged": true}));
+    let listen = tokio::spawn(listen);
+    // The subscription is acknowledged on its stream (not reported); give it a moment.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.tools().remove("poll");
+    let changed = tokio::time::timeout(Duration::from_secs(5), notes.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(changed, Notification::ListChanged(ListKind::Tools));
+    // Shutdown ends the stream with its closing response.
+    server.shutdown();
+    let closed = tokio::time::timeout(Duration::from_secs(5), listen)
+        .await
+        .expect("the listen request ends")
+        .unwrap()
+        .expect("a closing result");
+    assert_eq!(closed["resultType"], "complete");
     task.await.unwrap();
 }

@@ -50,6 +50,10 @@ pub enum ClientError {
     /// Raw JSON given to the client (arguments, a result, input responses) is not a JSON
     /// object on one line.
     InvalidJson,
+    /// The notification needs a capability the client did not declare (`roots`).
+    NotDeclared,
+    /// The notification exists in the legacy era only.
+    LegacyOnly,
 }
 
 impl From<BufferTooSmall> for ClientError {
@@ -83,6 +87,8 @@ impl fmt::Display for ClientError {
             }
             ClientError::CannotCancel => f.write_str("handshake requests cannot be cancelled"),
             ClientError::InvalidJson => f.write_str("raw JSON must be one object on one line"),
+            ClientError::NotDeclared => f.write_str("the capability it needs was not declared"),
+            ClientError::LegacyOnly => f.write_str("it exists in the legacy era only"),
         }
     }
 }

@@ -2,8 +2,8 @@
 //!
 //! | mode | sent by `connect` | on success | on -32601 / -32022 | otherwise |
 //! |---|---|---|---|---|
-//! | [`Mode::Auto`] | `server/discover` with 2026-07-28 `_meta` | connected on the newest modern revision listed in `supportedVersions` (none known: as on the left) | `initialize` (queued, written by `poll_transmit`) | [`HandshakeError`] |
-//! | [`Mode::Legacy`] | `initialize` at [`ProtocolVersion::LATEST_LEGACY`] | the server's `protocolVersion` if it is a legacy revision we know; then `notifications/initialized` (queued) | — | [`HandshakeError`] |
+//! | [`Mode::Auto`] | `server/discover` with 2026-07-28 `_meta` | connected on the newest modern revision listed in `supportedVersions` (none known: as on the left) | `initialize` (queued, written by `poll_transmit`); once, a -32022 whose `data.supported` lists a 2026 revision we speak queues `server/discover` again instead | [`HandshakeError`] |
+//! | [`Mode::Legacy`] | `initialize` at [`ClientConfig::legacy_version`](super::ClientConfig::legacy_version) | the server's `protocolVersion` if it is a legacy revision we know; then `notifications/initialized` (queued) | — | [`HandshakeError`] |
 //!
 //! An accepted answer is reported from its frame as
 //! [`Event::Handshake`](super::Event::Handshake) (the server's info and instructions);
@@ -147,7 +147,10 @@ impl Client<'_> {
 
     fn write_initialize(&mut self, index: usize, out: &mut [u8]) -> Result<Sent, ClientError> {
         let id = self.next_id;
-        let version = ProtocolVersion::LATEST_LEGACY;
+        let version = match self.config.legacy_version {
+            v if v.is_modern() => ProtocolVersion::LATEST_LEGACY,
+            v => v,
+        };
         let mut w = JsonWriter::new(out);
         jsonrpc::begin_request(&mut w, u64::from(id), Method::Initialize.as_str());
         w.key("params");
@@ -201,6 +204,14 @@ impl Client<'_> {
             (_, Ok(result)) => result,
             (Method::Discover, Err(e)) => {
                 let code = e.get("code").and_then(|c| c.as_i64());
+                if code == Some(i64::from(code::UNSUPPORTED_PROTOCOL_VERSION))
+                    && !self.rediscovered
+                    && lists_modern(e.get("data").and_then(|d| d.get("supported")))
+                {
+                    // The server names a 2026 revision we speak: ask once more.
+                    self.rediscovered = true;
+                    return self.owe_handshake(index, Method::Discover);
+                }
                 let fallback = [code::METHOD_NOT_FOUND, code::UNSUPPORTED_PROTOCOL_VERSION]
                     .map(i64::from)
                     .into_iter()
@@ -255,12 +266,17 @@ impl Client<'_> {
 
     /// `server/discover` was refused: `initialize` is written by the next `poll_transmit`.
     fn fall_back(&mut self, index: usize) {
+        self.owe_handshake(index, Method::Initialize);
+        self.phase = Phase::Initializing;
+    }
+
+    /// Slot `index` owes the handshake request `method` (written by `poll_transmit`).
+    fn owe_handshake(&mut self, index: usize, method: Method) {
         if let Some(slot) = self.slots.get_mut(index) {
             slot.state = SlotState::Owed;
-            slot.method = Method::Initialize;
+            slot.method = method;
             slot.deadline = u64::MAX;
         }
-        self.phase = Phase::Initializing;
     }
 
     /// The handshake failed: the client refuses requests from now on.
@@ -275,8 +291,16 @@ impl Client<'_> {
         &mut self,
         out: &mut [u8],
     ) -> Result<Option<Transmit>, ClientError> {
-        if let Some(index) = self.slots.iter().position(|s| s.state == SlotState::Owed) {
-            let sent = self.write_initialize(index, out)?;
+        if let Some((index, slot)) = self
+            .slots
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.state == SlotState::Owed)
+        {
+            let sent = match slot.method {
+                Method::Discover => self.write_discover(index, out)?,
+                _ => self.write_initialize(index, out)?,
+            };
             return Ok(Some(Transmit { len: sent.len }));
         }
         if let Phase::Initialized(v) = self.phase {
@@ -294,6 +318,18 @@ impl Client<'_> {
     }
 }
 
+/// Whether `supported` (an array of revisions) lists a 2026 revision this client speaks.
+fn lists_modern(supported: Option<RawJson<'_>>) -> bool {
+    let Some(listed) = supported.and_then(|s| s.elements()) else {
+        return false;
+    };
+    listed.filter_map(|v| v.as_string()).any(|v| {
+        ProtocolVersion::ALL
+            .iter()
+            .any(|k| k.is_modern() && v.eq_str(k.as_str()))
+    })
+}
+
 fn refused(code: Option<i64>) -> HandshakeError {
     match code {
         Some(code) => HandshakeError::Refused { code },
@@ -305,6 +341,41 @@ fn refused(code: Option<i64>) -> HandshakeError {
 mod tests {
     use super::*;
     use crate::wire::json::{parse, Limits};
+
+    #[test]
+    fn a_32022_naming_a_2026_revision_asks_discover_again_once() {
+        use crate::client::{ClientConfig, ClientInfo, ClientStorage, Event};
+        let mut storage = ClientStorage::<2>::new();
+        let config = ClientConfig::new(ClientInfo::new("c", "1"));
+        let mut client = Client::new(config, &mut storage);
+        let mut out = [0u8; 1024];
+        let _ = client.connect(0, &mut out).unwrap();
+        let refusal = |id: u32| {
+            std::format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32022,"message":"no","data":{{"supported":["2026-07-28"]}}}}}}"#
+            )
+        };
+        let frame = refusal(1);
+        let mut rx = client.handle(1, frame.as_bytes());
+        while rx.next_event(&mut client).is_some() {}
+        let tx = client.poll_transmit(&mut out).unwrap().unwrap();
+        let again = core::str::from_utf8(&out[..tx.len]).unwrap();
+        assert!(
+            again.contains(r#""id":2,"method":"server/discover""#),
+            "{again}"
+        );
+        // A second refusal falls back to `initialize`.
+        let frame = refusal(2);
+        let mut rx = client.handle(2, frame.as_bytes());
+        while rx.next_event(&mut client).is_some() {}
+        let tx = client.poll_transmit(&mut out).unwrap().unwrap();
+        let init = core::str::from_utf8(&out[..tx.len]).unwrap();
+        assert!(init.contains(r#""method":"initialize""#), "{init}");
+        assert!(!matches!(
+            client.poll_event(),
+            Some(Event::HandshakeFailed(_))
+        ));
+    }
 
     #[test]
     fn server_caps_read_objects_only() {

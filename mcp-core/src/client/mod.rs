@@ -5,8 +5,9 @@
 //! Split by concept: [`lifecycle`] (the handshake of each era), [`requests`] (what is sent
 //! and how; `shortcuts` adds one `request_*` method per kind), `incoming` (frames from the
 //! server, answers to its requests), [`events`] (what the application is told, with typed
-//! readers of results), [`rounds`] (2026-07-28 `input_required` results and their retries)
-//! and `slots` (the caller-owned request slots).
+//! readers of results), [`rounds`] (2026-07-28 `input_required` results and their retries),
+//! `slots` (the caller-owned request slots) and [`headers`] (SEP-2243 `x-mcp-header` marks
+//! of tool schemas, for HTTP transports).
 //!
 //! ## The loop
 //! Commands (`connect`, [`send`](Client::send) and the `request_*` shortcuts, `retry`,
@@ -73,6 +74,7 @@
 
 mod error;
 pub mod events;
+pub mod headers;
 mod incoming;
 pub mod lifecycle;
 pub mod requests;
@@ -150,6 +152,10 @@ pub struct ClientConfig<'a> {
     pub request_timeout_ms: u64,
     /// Maximum JSON nesting depth of a received frame (default 32, at most 128).
     pub max_depth: u8,
+    /// The revision `initialize` asks for (default
+    /// [`ProtocolVersion::LATEST_LEGACY`]; a 2026 revision here is asked as the latest
+    /// legacy one). The server may choose any legacy revision the client knows.
+    pub legacy_version: ProtocolVersion,
 }
 
 impl<'a> ClientConfig<'a> {
@@ -161,6 +167,7 @@ impl<'a> ClientConfig<'a> {
             mode: Mode::Auto,
             request_timeout_ms: 60_000,
             max_depth: json::DEFAULT_MAX_DEPTH,
+            legacy_version: ProtocolVersion::LATEST_LEGACY,
         }
     }
 }
@@ -227,6 +234,8 @@ pub struct Client<'a> {
     now_ms: u64,
     /// Answers the client owes the server's requests (`ping`, -32601).
     replies: Replies,
+    /// `server/discover` was asked again after a -32022 (once only).
+    rediscovered: bool,
 }
 
 impl<'a> Client<'a> {
@@ -255,6 +264,7 @@ impl<'a> Client<'a> {
             next_id: 1,
             now_ms: 0,
             replies: Replies::new(),
+            rediscovered: false,
         }
     }
 

@@ -10,6 +10,7 @@
 //! | [`Request::Complete`] | `ref`, `argument` `{name, value}`, `context.arguments` if given |
 //! | [`Request::Ping`] | — (legacy only) |
 //! | [`Request::SetLevel`] | `level` (legacy only) |
+//! | [`Request::Listen`] | `notifications` (raw JSON `SubscriptionFilter`; 2026-07-28 only) |
 //!
 //! Every request then gets `_meta`: `progressToken` (the request's id) when progress was
 //! asked for, and on 2026-07-28 `io.modelcontextprotocol/protocolVersion`,
@@ -23,7 +24,7 @@ use super::{Client, Sent, Transmit};
 use crate::model::logging::LogLevel;
 use crate::wire::json::{check_embedded, JsonWriter};
 use crate::wire::jsonrpc;
-use crate::wire::method::{Eras, Method};
+use crate::wire::method::{Eras, Method, Notification};
 use crate::wire::params::{META_CAPS, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION};
 use crate::wire::version::ProtocolVersion;
 
@@ -106,6 +107,13 @@ pub enum Request<'a> {
     Ping,
     /// `logging/setLevel` (legacy era).
     SetLevel(LogLevel),
+    /// `subscriptions/listen` (2026-07-28): a long-lived request whose stream carries the
+    /// notifications opted in to; it is answered only when the server ends it (send it
+    /// with a timeout of `u64::MAX`).
+    Listen {
+        /// The `SubscriptionFilter` (a JSON object), e.g. `{"toolsListChanged":true}`.
+        notifications: &'a str,
+    },
 }
 
 impl Request<'_> {
@@ -124,6 +132,7 @@ impl Request<'_> {
             Request::Complete { .. } => Method::Complete,
             Request::Ping => Method::Ping,
             Request::SetLevel(_) => Method::SetLevel,
+            Request::Listen { .. } => Method::Listen,
         }
     }
 
@@ -145,6 +154,7 @@ impl Request<'_> {
                 *arguments
             }
             Request::Complete { context, .. } => *context,
+            Request::Listen { notifications } => Some(notifications),
             _ => None,
         }
     }
@@ -215,6 +225,10 @@ impl Request<'_> {
             Request::SetLevel(level) => {
                 w.key("level");
                 w.string(level.as_str());
+            }
+            Request::Listen { notifications } => {
+                w.key("notifications");
+                w.raw_value(notifications);
             }
             Request::Ping => {}
         }
@@ -378,6 +392,30 @@ impl<'a> Client<'a> {
             }
         }
         w.end_object();
+    }
+
+    /// Tells the server the client's roots changed (`notifications/roots/list_changed`,
+    /// legacy era): writes it into `out`. Refused unless the client declared `roots`
+    /// ([`ClientError::NotDeclared`]); in 2026-07-28, where the server asks for the roots
+    /// with each request instead, [`ClientError::LegacyOnly`].
+    pub fn roots_list_changed(&mut self, out: &mut [u8]) -> Result<Transmit, ClientError> {
+        let version = self.version().ok_or(ClientError::NotConnected)?;
+        if version.is_modern() {
+            return Err(ClientError::LegacyOnly);
+        }
+        if !self
+            .config
+            .capabilities
+            .contains(crate::model::common::ClientCaps::ROOTS)
+        {
+            return Err(ClientError::NotDeclared);
+        }
+        let mut w = JsonWriter::new(out);
+        jsonrpc::begin_notification(&mut w, Notification::RootsListChanged.as_str());
+        w.begin_object();
+        w.end_object();
+        jsonrpc::end_response(&mut w);
+        Ok(Transmit { len: w.finish()? })
     }
 
     /// Cancels a request the caller no longer wants: writes `notifications/cancelled` for it

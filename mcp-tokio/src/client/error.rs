@@ -60,6 +60,17 @@ pub enum ClientError {
     /// moment fails with this error; later calls fail at once with [`ClientError::Closed`].
     #[error("a message from the server did not complete within {0:?}: connection closed")]
     LineTimeout(Duration),
+    /// A request would be larger than
+    /// [`MAX_OUTGOING_FRAME`](super::MAX_OUTGOING_FRAME) bytes: it was not sent.
+    #[error("the request exceeds the {limit}-byte limit")]
+    TooLarge {
+        /// The limit.
+        limit: usize,
+    },
+    /// The core refused to write the request (not connected yet, a method of the other
+    /// era, too many requests in flight, arguments that are not a JSON object, ...).
+    #[error("the request cannot be sent: {0}")]
+    Refused(String),
 }
 
 impl ClientError {
@@ -93,6 +104,8 @@ impl ClientError {
             ClientError::Oversized { limit } => ClientError::Oversized { limit: *limit },
             ClientError::WriteTimeout(t) => ClientError::WriteTimeout(*t),
             ClientError::LineTimeout(t) => ClientError::LineTimeout(*t),
+            ClientError::TooLarge { limit } => ClientError::TooLarge { limit: *limit },
+            ClientError::Refused(m) => ClientError::Refused(m.clone()),
         }
     }
 }

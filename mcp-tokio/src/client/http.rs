@@ -1,30 +1,51 @@
-//! Streamable HTTP for the client: a bridge task that turns the client's newline-delimited
-//! messages into POSTs and the responses (JSON or SSE) back into lines, so the rest of the
-//! client stays transport-agnostic.
+//! Streamable HTTP for the client: a bridge task that carries the driver's frames (bytes,
+//! as the core wrote them) in POSTs and hands the server's messages (JSON bodies, SSE
+//! events) back as frames. Headers are read from each frame with the core's
+//! [`peek`]: the transport and the core never disagree about a message.
 //!
 //! | what | how |
 //! |---|---|
 //! | every message | one POST; `Accept: application/json, text/event-stream` |
+//! | `Mcp-Method`, `Mcp-Name` | every request and notification: its method and its target (tool or prompt name, resource URI) |
+//! | `MCP-Protocol-Version` | 2026-07-28: the one in the frame's `_meta`; legacy: the negotiated revision once `initialize` is answered |
+//! | `Mcp-Param-*` | `tools/call` of a tool whose `inputSchema` marks properties with `x-mcp-header` (learned from `tools/list`, or known up front): each marked argument that is a string, number or boolean; values that are not plain visible ASCII, or have surrounding spaces, as `=?base64?…?=` |
+//! | custom headers | [`ClientOptions::headers`](super::ClientOptions::headers), on every request |
 //! | `Mcp-Session-Id` | taken from the `initialize` response, sent on every later request, ended with DELETE on close |
-//! | `MCP-Protocol-Version` | the negotiated revision after `initialize`; for 2026-07-28 messages the one in their `_meta`, with `Mcp-Method` and `Mcp-Name` |
-//! | SSE responses | every event's data is a message; a stream that ends before its request's response is resumed with GET and `Last-Event-ID` (a few attempts, honouring `retry`) |
-//! | session stream | a GET once the session is initialized, for server-initiated messages |
-//! | HTTP errors | a JSON-RPC error body is passed on; otherwise the request gets a -32603 error naming the status |
+//! | `Authorization` | from the [`Authorizer`], which also answers 401/403 challenges (at most [`MAX_CHALLENGES`] per request) |
+//! | SSE responses | every event's data is a frame; a stream that ends before its request's response is resumed with GET and `Last-Event-ID` after the server's `retry` delay (at most [`RESUME_ATTEMPTS`] times) |
+//! | session stream | a GET once a legacy session is initialized, for server-initiated messages |
+//! | HTTP errors | a JSON-RPC response to the request is passed on; otherwise the request fails with -32603 naming the status |
 //! | large responses | a JSON body or one SSE event (or line of the stream) longer than [`ClientOptions::max_line`](super::ClientOptions::max_line) is not read further: the request gets a -32603 error naming the limit |
 
+mod sse;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use base64::Engine as _;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
+use hyper::header::{
+    HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE,
+};
 use hyper::{Method, Request, Response, StatusCode, Uri};
-use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use mcp_rs_core::client::headers::PREFIX;
+use mcp_rs_core::wire::json::{parse, Kind, Limits, RawJson};
+use mcp_rs_core::wire::jsonrpc::{classify, Message};
+use mcp_rs_core::wire::method::Method as CoreMethod;
+use mcp_rs_core::wire::peek::{peek, Peek};
+use mcp_rs_core::wire::version::ProtocolVersion;
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 use super::auth::{Authorizer, Challenge};
+use super::error::ClientError;
+use super::link::{Inbound, Link, Outgoing, INBOUND_CAPACITY};
+use super::shared::{lock, ToolHeaders};
+use super::MAX_QUEUED_LINES;
+use sse::SseParser;
 
 type Http = super::net::HttpClient;
 
@@ -34,10 +55,27 @@ const MAX_CHALLENGES: usize = 3;
 /// Resumption attempts for one broken response stream.
 const RESUME_ATTEMPTS: usize = 3;
 
+/// Longest wait between resumption attempts a server's `retry` may ask for.
+const MAX_RETRY: Duration = Duration::from_secs(10);
+
+/// What the bridge is started with.
+pub(crate) struct Setup {
+    pub(crate) http: Http,
+    pub(crate) url: Uri,
+    /// Longest JSON body or SSE event read (the client's `max_line`).
+    pub(crate) max_message: usize,
+    pub(crate) authorizer: Option<Arc<dyn Authorizer>>,
+    /// Headers sent on every request.
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) tool_headers: ToolHeaders,
+    /// Bytes of queued answers to server requests (taken off as they are posted).
+    pub(crate) reply_bytes: Arc<AtomicUsize>,
+}
+
 #[derive(Default)]
 struct Session {
     id: Option<String>,
-    version: Option<String>,
+    version: Option<ProtocolVersion>,
     stream_open: bool,
 }
 
@@ -45,107 +83,189 @@ struct Bridge {
     http: Http,
     url: Uri,
     session: Mutex<Session>,
-    out: mpsc::Sender<String>,
-    /// Longest JSON body or SSE event read (the client's `max_line`).
+    tx: mpsc::Sender<Inbound>,
     max_message: usize,
     /// Supplies `Authorization` and answers challenges.
     authorizer: Option<Arc<dyn Authorizer>>,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    tool_headers: ToolHeaders,
 }
 
-/// Runs the bridge: reads the client's lines from `from_client`, writes the server's
-/// messages to `to_client`, until the client closes its side. Bodies and events longer than
-/// `max_message` bytes are not read (their request fails).
-pub(crate) async fn run<R, W>(
-    http: Http,
-    url: Uri,
-    from_client: R,
-    mut to_client: W,
-    max_message: usize,
-    authorizer: Option<Arc<dyn Authorizer>>,
-) where
-    R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    let (out, mut lines) = mpsc::channel::<String>(256);
-    let writer = tokio::spawn(async move {
-        while let Some(line) = lines.recv().await {
-            if to_client.write_all(line.as_bytes()).await.is_err()
-                || to_client.write_all(b"\n").await.is_err()
-            {
+/// Starts the bridge task.
+pub(crate) fn start(setup: Setup) -> (Link, JoinHandle<()>) {
+    let (out, rx) = mpsc::channel(MAX_QUEUED_LINES);
+    let (tx, inbound) = mpsc::channel(INBOUND_CAPACITY);
+    let task = tokio::spawn(run(setup, rx, tx));
+    (Link { out, inbound }, task)
+}
+
+/// What the bridge needs to know of a frame it posts, read with one [`peek`].
+#[derive(Default)]
+struct View {
+    /// The id of a request (its JSON text), to recognise its response.
+    id: Option<String>,
+    /// `initialize` or `server/discover`: posted before anything else goes out.
+    handshake: bool,
+    initialize: bool,
+    /// The frame carries its revision (2026-07-28): no session headers.
+    modern: bool,
+    /// `MCP-Protocol-Version` (2026-07-28), `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`.
+    headers: Vec<(HeaderName, HeaderValue)>,
+}
+
+impl View {
+    /// Reads `frame`; `marks` are the `x-mcp-header` marks of known tools.
+    fn of(frame: &[u8], marks: &ToolHeaders) -> View {
+        let (Peek::Request(r) | Peek::Notification(r)) = peek(frame, Limits::default()) else {
+            return View::default();
+        };
+        let mut headers = Vec::new();
+        let version = r.version.map(|v| v.to_string());
+        let version = version.and_then(|v| HeaderValue::from_str(&v).ok());
+        let modern = version.is_some();
+        if let Some(v) = version {
+            headers.push((HeaderName::from_static("mcp-protocol-version"), v));
+        }
+        if let Some(m) = header_text(&r.method.to_string()) {
+            headers.push((HeaderName::from_static("mcp-method"), m));
+        }
+        let target = r.target.map(|t| t.to_string());
+        if let Some(name) = target.as_deref().and_then(header_text) {
+            headers.push((HeaderName::from_static("mcp-name"), name));
+        }
+        if let (true, Some(tool), Some(arguments)) = (
+            r.method() == Some(CoreMethod::ToolsCall),
+            target.as_deref(),
+            r.arguments,
+        ) {
+            for (property, header) in lock(marks).get(tool).into_iter().flatten() {
+                let value = arguments.get(property).and_then(param_value);
+                let name = HeaderName::from_bytes(format!("{PREFIX}{header}").as_bytes());
+                if let (Some(value), Ok(name)) = (value, name) {
+                    headers.push((name, value));
+                }
+            }
+        }
+        View {
+            id: r.id.map(|id| id.as_raw().to_owned()),
+            handshake: matches!(
+                r.method(),
+                Some(CoreMethod::Initialize | CoreMethod::Discover)
+            ),
+            initialize: r.method() == Some(CoreMethod::Initialize),
+            modern,
+            headers,
+        }
+    }
+}
+
+/// Whether `frame` is the response to the request with id `id`.
+fn answers(frame: &[u8], id: &str) -> bool {
+    let Ok(v) = parse(frame, Limits::default()) else {
+        return false;
+    };
+    matches!(classify(v), Ok(Message::Response { id: rid, .. }) if rid.as_raw() == id)
+}
+
+/// A header value for `text`: as is when it is visible ASCII without surrounding spaces,
+/// otherwise `=?base64?…?=` (SEP-2243).
+fn header_text(text: &str) -> Option<HeaderValue> {
+    let plain = text.bytes().all(|b| (0x20..=0x7e).contains(&b)) && text.trim() == text;
+    let encoded;
+    let value = if plain {
+        text
+    } else {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(text);
+        encoded = format!("=?base64?{b64}?=");
+        &encoded
+    };
+    HeaderValue::from_str(value).ok()
+}
+
+/// The header value of one argument: strings (encoded), numbers and booleans as written;
+/// anything else (null, objects, arrays) is not mirrored.
+fn param_value(v: RawJson<'_>) -> Option<HeaderValue> {
+    match v.kind() {
+        Kind::String => header_text(&v.as_string()?.to_string()),
+        Kind::Number | Kind::Bool => HeaderValue::from_str(v.as_str()).ok(),
+        _ => None,
+    }
+}
+
+async fn run(setup: Setup, mut rx: mpsc::Receiver<Outgoing>, tx: mpsc::Sender<Inbound>) {
+    let headers = setup
+        .headers
+        .iter()
+        .filter_map(|(name, value)| {
+            let pair = HeaderName::from_bytes(name.as_bytes())
+                .ok()
+                .zip(HeaderValue::from_str(value).ok());
+            if pair.is_none() {
+                tracing::warn!("the custom header {name:?} is not a valid header: not sent");
+            }
+            pair
+        })
+        .collect();
+    let bridge = Arc::new(Bridge {
+        http: setup.http,
+        url: setup.url,
+        session: Mutex::new(Session::default()),
+        tx,
+        max_message: setup.max_message,
+        authorizer: setup.authorizer,
+        headers,
+        tool_headers: setup.tool_headers,
+    });
+    let mut posts = tokio::task::JoinSet::new();
+    while let Some(msg) = rx.recv().await {
+        match msg {
+            Outgoing::Frame { bytes, call, reply } => {
+                setup.reply_bytes.fetch_sub(reply, Ordering::Relaxed);
+                let view = View::of(&bytes, &bridge.tool_headers);
+                // The handshake must complete (session id, version) before anything else.
+                if view.handshake {
+                    bridge.post(bytes, view, call).await;
+                    continue;
+                }
+                let b = Arc::clone(&bridge);
+                posts.spawn(async move { b.post(bytes, view, call).await });
+                while posts.try_join_next().is_some() {}
+            }
+            Outgoing::Negotiated(v) => lock(&bridge.session).version = Some(v),
+            Outgoing::Shutdown(ack) => {
+                bridge.end_session().await;
+                let _ = ack.send(Ok(()));
                 break;
             }
-            let _ = to_client.flush().await;
         }
-        let _ = to_client.shutdown().await;
-    });
-    let bridge = Arc::new(Bridge {
-        http,
-        url,
-        session: Mutex::new(Session::default()),
-        out,
-        max_message,
-        authorizer,
-    });
-    let mut reader = BufReader::new(from_client).lines();
-    let mut posts = tokio::task::JoinSet::new();
-    while let Ok(Some(line)) = reader.next_line().await {
-        let Ok(msg) = serde_json::from_str::<Value>(&line) else {
-            continue;
-        };
-        // The handshake must complete (session id, version) before anything else goes out.
-        if msg.get("method").and_then(Value::as_str) == Some("initialize") {
-            bridge.post(msg, line).await;
-            continue;
-        }
-        let b = bridge.clone();
-        posts.spawn(async move { b.post(msg, line).await });
-        while posts.try_join_next().is_some() {}
     }
     posts.abort_all();
-    bridge.end_session().await;
-    drop(bridge);
-    let _ = writer.await;
-}
-
-fn lock(m: &Mutex<Session>) -> std::sync::MutexGuard<'_, Session> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    if rx.is_closed() {
+        bridge.end_session().await;
+    }
+    let _ = bridge.tx.send(Inbound::Closed(ClientError::Closed)).await;
 }
 
 impl Bridge {
-    fn request(&self, method: Method, msg: Option<&Value>) -> hyper::http::request::Builder {
+    /// A request with the headers of a frame's `view` (none for GET and DELETE).
+    fn request(&self, method: Method, view: Option<&View>) -> hyper::http::request::Builder {
         let mut req = Request::builder()
             .method(method)
             .uri(self.url.clone())
             .header(ACCEPT, "application/json, text/event-stream");
-        let s = lock(&self.session);
-        let modern = msg
-            .and_then(|m| {
-                m.get("params")?
-                    .get("_meta")?
-                    .get("io.modelcontextprotocol/protocolVersion")
-            })
-            .and_then(Value::as_str);
-        if let Some(v) = modern {
-            req = req.header("mcp-protocol-version", v);
-            if let Some(m) = msg.and_then(|m| m.get("method")).and_then(Value::as_str) {
-                req = req.header("mcp-method", m);
-                let target = match m {
-                    "tools/call" | "prompts/get" => "name",
-                    "resources/read" => "uri",
-                    _ => "",
-                };
-                let name = msg
-                    .and_then(|m| m.get("params")?.get(target))
-                    .and_then(Value::as_str);
-                if let Some(name) = name.filter(|n| HeaderValue::from_str(n).is_ok()) {
-                    req = req.header("mcp-name", name);
-                }
-            }
-        } else {
+        for (name, value) in self
+            .headers
+            .iter()
+            .chain(view.into_iter().flat_map(|v| &v.headers))
+        {
+            req = req.header(name, value);
+        }
+        if !view.is_some_and(|v| v.modern) {
+            let s = lock(&self.session);
             if let Some(id) = &s.id {
                 req = req.header("mcp-session-id", id.as_str());
             }
-            if let Some(v) = &s.version {
+            if let Some(v) = s.version {
                 req = req.header("mcp-protocol-version", v.as_str());
             }
         }
@@ -194,40 +314,36 @@ impl Bridge {
         }
     }
 
-    async fn deliver(&self, msg: &Value) {
-        let _ = self.out.send(msg.to_string()).await;
+    async fn deliver(&self, frame: Vec<u8>) {
+        let _ = self.tx.send(Inbound::Frame(frame)).await;
     }
 
-    /// Tells the client that request `id` failed at the HTTP level.
-    async fn fail(&self, id: Option<&Value>, why: String) {
-        if let Some(id) = id {
-            let err =
-                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": why}});
-            self.deliver(&err).await;
+    /// Tells the driver that call `call` failed at the HTTP level (-32603).
+    async fn fail(&self, call: u64, why: String) {
+        if call != 0 {
+            let error = ClientError::Protocol {
+                code: -32603,
+                message: why,
+                data: None,
+            };
+            let _ = self.tx.send(Inbound::Failed { call, error }).await;
         }
     }
 
-    /// POSTs one message: `line` is its text as the client wrote it (sent as is), `msg` the
-    /// parsed view the headers are taken from.
-    async fn post(self: &Arc<Self>, msg: Value, line: String) {
-        let id = msg.get("method").and(msg.get("id")).cloned();
-        let initialize = msg.get("method").and_then(Value::as_str) == Some("initialize");
+    /// POSTs one frame (sent as the core wrote it).
+    async fn post(self: &Arc<Self>, frame: Vec<u8>, view: View, call: u64) {
         let req = self
-            .request(Method::POST, Some(&msg))
+            .request(Method::POST, Some(&view))
             .header(CONTENT_TYPE, "application/json")
-            .body(Full::new(Bytes::from(line)));
+            .body(Full::new(Bytes::from(frame)));
         let Ok(req) = req else {
-            return self.fail(id.as_ref(), "unsendable request".into()).await;
+            return self.fail(call, "unsendable request".into()).await;
         };
         let resp = match self.send(req).await {
             Ok(r) => r,
-            Err(e) => {
-                return self
-                    .fail(id.as_ref(), format!("HTTP request failed: {e}"))
-                    .await
-            }
+            Err(e) => return self.fail(call, format!("HTTP request failed: {e}")).await,
         };
-        if initialize {
+        if view.initialize {
             if let Some(sid) = resp
                 .headers()
                 .get("mcp-session-id")
@@ -237,70 +353,50 @@ impl Bridge {
             }
         }
         let status = resp.status();
-        let sse = is_sse(&resp);
-        let answered = if sse {
-            self.read_sse(resp.into_body(), id.as_ref(), initialize)
-                .await
+        let id = view.id.as_deref();
+        let answered = if is_sse(&resp) {
+            self.read_sse(resp.into_body(), id, call).await
         } else {
             let limited = Limited::new(resp.into_body(), self.max_message);
             match limited.collect().await.map(|b| b.to_bytes()) {
                 Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
-                    self.too_long(id.as_ref(), "response body").await;
+                    self.too_long(call, "response body").await;
                     true
                 }
-                body => match body
-                    .ok()
-                    .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+                Ok(body)
+                    if !body.is_empty()
+                        && (status.is_success() || id.is_some_and(|id| answers(&body, id))) =>
                 {
-                    Some(reply) => {
-                        self.seen(&reply, initialize);
-                        self.deliver(&reply).await;
-                        true
-                    }
-                    None => status == StatusCode::ACCEPTED || id.is_none(),
-                },
+                    let ours = id.is_none_or(|id| answers(&body, id));
+                    self.deliver(body.to_vec()).await;
+                    ours || id.is_none()
+                }
+                _ => id.is_none() && status.is_success(),
             }
         };
         if !answered {
-            self.fail(id.as_ref(), format!("HTTP {status} without a response"))
+            self.fail(call, format!("HTTP {status} without a response"))
                 .await;
         }
-        if initialize {
+        if view.initialize {
             self.open_session_stream();
         }
     }
 
-    /// Fails request `id` (or logs, for the session stream): the server sent a `what` longer
-    /// than the client's `max_line`, which was not read further.
-    async fn too_long(&self, id: Option<&Value>, what: &str) {
+    /// Fails call `call` (or logs, for the session stream): the server sent a `what`
+    /// longer than the client's `max_line`, which was not read further.
+    async fn too_long(&self, call: u64, what: &str) {
         let why = format!(
             "the server's {what} exceeds the client's {}-byte limit (ClientOptions::max_line)",
             self.max_message
         );
         tracing::warn!("{why}: dropped");
-        self.fail(id, why).await;
+        self.fail(call, why).await;
     }
 
-    /// Notes the negotiated version from an `initialize` response.
-    fn seen(&self, reply: &Value, initialize: bool) {
-        if initialize {
-            if let Some(v) = reply
-                .pointer("/result/protocolVersion")
-                .and_then(Value::as_str)
-            {
-                lock(&self.session).version = Some(v.to_owned());
-            }
-        }
-    }
-
-    /// Delivers every message of an SSE body; resumes it if it ends before the response to
-    /// `id`. Returns whether that response arrived (always true for notifications).
-    async fn read_sse(
-        self: &Arc<Self>,
-        body: Incoming,
-        id: Option<&Value>,
-        initialize: bool,
-    ) -> bool {
+    /// Delivers every event of an SSE body; resumes it if it ends before the response to
+    /// `id`. Returns whether that response arrived (always true without an id).
+    async fn read_sse(self: &Arc<Self>, body: Incoming, id: Option<&str>, call: u64) -> bool {
         let mut body = body;
         let mut last_id: Option<String> = None;
         let mut retry = Duration::from_millis(500);
@@ -308,11 +404,14 @@ impl Bridge {
             let mut parser = SseParser::new(self.max_message);
             let mut stream = body;
             while let Some(Ok(frame)) = stream.frame().await {
+                if self.tx.is_closed() {
+                    return true; // The client is gone.
+                }
                 let Ok(data) = frame.into_data() else {
                     continue;
                 };
                 let Some(events) = parser.push(&data) else {
-                    self.too_long(id, "SSE event").await;
+                    self.too_long(call, "SSE event").await;
                     return true;
                 };
                 for event in events {
@@ -320,14 +419,14 @@ impl Bridge {
                         last_id = Some(e);
                     }
                     if let Some(r) = event.retry {
-                        retry = Duration::from_millis(r);
+                        retry = Duration::from_millis(r).min(MAX_RETRY);
                     }
-                    let Ok(msg) = serde_json::from_str::<Value>(&event.data) else {
-                        continue; // the priming event, or noise
-                    };
-                    let done = id.is_some() && msg.get("method").is_none() && msg.get("id") == id;
-                    self.seen(&msg, initialize);
-                    self.deliver(&msg).await;
+                    if event.data.trim().is_empty() {
+                        continue; // the priming event
+                    }
+                    let frame = event.data.into_bytes();
+                    let done = id.is_some_and(|id| answers(&frame, id));
+                    self.deliver(frame).await;
                     if done {
                         return true;
                     }
@@ -364,27 +463,28 @@ impl Bridge {
             }
             s.stream_open = true;
         }
-        let b = self.clone();
+        let b = Arc::clone(self);
         tokio::spawn(async move {
             let Ok(req) = b.request(Method::GET, None).body(Full::new(Bytes::new())) else {
                 return;
             };
             if let Ok(resp) = b.send(req).await {
                 if resp.status().is_success() && is_sse(&resp) {
-                    b.read_sse(resp.into_body(), None, false).await;
+                    b.read_sse(resp.into_body(), None, 0).await;
                 }
             }
         });
     }
 
-    /// DELETE of the session, if there is one.
+    /// DELETE of the session, if there is one (once).
     async fn end_session(&self) {
-        if lock(&self.session).id.is_none() {
+        let Some(_) = lock(&self.session).id.clone() else {
             return;
-        }
+        };
         let req = self
             .request(Method::DELETE, None)
             .body(Full::new(Bytes::new()));
+        lock(&self.session).id = None;
         if let Ok(req) = req {
             let _ = tokio::time::timeout(Duration::from_secs(2), self.send(req)).await;
         }
@@ -398,159 +498,44 @@ fn is_sse(resp: &Response<Incoming>) -> bool {
         .is_some_and(|v| v.starts_with("text/event-stream"))
 }
 
-/// One server-sent event.
-#[derive(Debug, Default, PartialEq)]
-struct SseEvent {
-    id: Option<String>,
-    retry: Option<u64>,
-    data: String,
-}
-
-/// Room beyond the limit for a line's field name and line end (`data: ` and `\r\n`).
-const LINE_SLACK: usize = 16;
-
-/// An incremental `text/event-stream` parser (the fields MCP uses: `data`, `id`, `retry`),
-/// holding at most `limit` bytes of an event's data (and [`LINE_SLACK`] more of a line).
-struct SseParser {
-    buf: Vec<u8>,
-    /// `buf[..scanned]` holds no newline.
-    scanned: usize,
-    event: SseEvent,
-    has_data: bool,
-    limit: usize,
-    /// A line or an event's data went past `limit`.
-    overflow: bool,
-}
-
-impl SseParser {
-    fn new(limit: usize) -> Self {
-        SseParser {
-            buf: Vec::new(),
-            scanned: 0,
-            event: SseEvent::default(),
-            has_data: false,
-            limit,
-            overflow: false,
-        }
-    }
-
-    /// The events `chunk` completes; `None` once a line or an event's data is longer than
-    /// the limit (the stream must not be read further).
-    fn push(&mut self, chunk: &[u8]) -> Option<Vec<SseEvent>> {
-        if self.overflow {
-            return None;
-        }
-        self.buf.extend_from_slice(chunk);
-        let mut events = Vec::new();
-        while let Some(nl) = self
-            .buf
-            .get(self.scanned..)
-            .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
-        {
-            let line: Vec<u8> = self.buf.drain(..=self.scanned + nl).collect();
-            self.scanned = 0;
-            self.line(&line, &mut events);
-            if self.overflow {
-                return None;
-            }
-        }
-        self.scanned = self.buf.len();
-        // What is left is one unfinished line.
-        if self.buf.len() > self.limit.saturating_add(LINE_SLACK) {
-            self.overflow = true;
-            return None;
-        }
-        Some(events)
-    }
-
-    fn line(&mut self, line: &[u8], events: &mut Vec<SseEvent>) {
-        if line.len() > self.limit.saturating_add(LINE_SLACK) {
-            self.overflow = true;
-            return;
-        }
-        let line = String::from_utf8_lossy(line);
-        let line = line.trim_end_matches(['\n', '\r']);
-        if line.is_empty() {
-            if self.has_data || self.event.id.is_some() {
-                events.push(std::mem::take(&mut self.event));
-            }
-            self.has_data = false;
-            return;
-        }
-        let (field, value) = line.split_once(':').unwrap_or((line, ""));
-        let value = value.strip_prefix(' ').unwrap_or(value);
-        match field {
-            "data" => {
-                if self.has_data {
-                    self.event.data.push('\n');
-                }
-                self.event.data.push_str(value);
-                self.has_data = true;
-                if self.event.data.len() > self.limit {
-                    self.overflow = true;
-                }
-            }
-            "id" => self.event.id = Some(value.to_owned()),
-            "retry" => self.event.retry = value.parse().ok(),
-            _ => {}
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn sse_parser() {
-        let mut p = SseParser::new(1 << 20);
-        assert!(p.push(b"id: 1-0\nretry: 500\ndata: \n").unwrap().is_empty());
-        let e = p
-            .push(b"\nevent: message\nid: 1-1\ndata: {\"a\"")
-            .unwrap()
-            .pop();
+    fn param_values_are_encoded_as_sep_2243_says() {
+        let value = |json: &str| {
+            let v = parse(json.as_bytes(), Limits::default()).unwrap();
+            param_value(v).map(|h| h.to_str().unwrap().to_owned())
+        };
+        assert_eq!(value(r#""us-west1""#).as_deref(), Some("us-west1"));
+        assert_eq!(value("42").as_deref(), Some("42"));
+        assert_eq!(value("3.14159").as_deref(), Some("3.14159"));
+        assert_eq!(value("false").as_deref(), Some("false"));
+        assert_eq!(value(r#""""#).as_deref(), Some(""));
+        assert_eq!(value("null"), None);
+        assert_eq!(value("{}"), None);
+        // Not plain visible ASCII, or surrounding spaces: Base64.
         assert_eq!(
-            e,
-            Some(SseEvent {
-                id: Some("1-0".into()),
-                retry: Some(500),
-                data: String::new()
-            })
+            value(r#"" padded ""#).as_deref(),
+            Some("=?base64?IHBhZGRlZCA=?=")
         );
-        let e = p.push(b":1}\r\n\r\n").unwrap();
-        assert_eq!(e.len(), 1);
-        assert_eq!(e[0].data, "{\"a\":1}");
-        assert_eq!(e[0].id.as_deref(), Some("1-1"));
-        let two = p.push(b"data: x\ndata: y\n\n: comment\n\n").unwrap();
-        assert_eq!(two.len(), 1);
-        assert_eq!(two[0].data, "x\ny");
-        // A line split over many chunks.
-        for part in [&b"da"[..], b"ta: ", b"{\"b\":", b"2}\n", b"\n"] {
-            let e = p.push(part).unwrap();
-            if part == b"\n" {
-                assert_eq!(e.len(), 1);
-                assert_eq!(e[0].data, "{\"b\":2}");
-            } else {
-                assert!(e.is_empty());
-            }
-        }
+        assert_eq!(
+            value(r#""line1\nline2""#).as_deref(),
+            Some("=?base64?bGluZTEKbGluZTI=?=")
+        );
+        assert_eq!(
+            value(r#""Hello, \u4e16\u754c""#).as_deref(),
+            Some("=?base64?SGVsbG8sIOS4lueVjA==?=")
+        );
+        assert_eq!(value(r#""us west 1""#).as_deref(), Some("us west 1"));
     }
 
     #[test]
-    fn sse_parser_limits() {
-        // A line that never ends.
-        let mut p = SseParser::new(16);
-        assert!(p.push(b"data: 0123456789abcdef").is_some());
-        assert!(p.push(b"0123456789abcdef").is_none());
-        assert!(p.push(b"\n\n").is_none(), "stays failed");
-        // An event whose data lines add up past the limit, completed in the same chunk.
-        let mut p = SseParser::new(16);
-        assert!(p.push(b"data: 0123456789\ndata: 0123456789\n\n").is_none());
-        // At the limit is fine.
-        let mut p = SseParser::new(16);
-        let e = p.push(b"data: 0123456789abcdef\r\n\r\n").unwrap();
-        assert_eq!(e[0].data, "0123456789abcdef");
-        let e = p.push(b"data: 01234567\ndata: 0123456\n\n").unwrap();
-        assert_eq!(e[0].data, "01234567\n0123456");
+    fn a_response_is_recognised_by_its_id() {
+        assert!(answers(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#, "7"));
+        assert!(!answers(br#"{"jsonrpc":"2.0","id":8,"result":{}}"#, "7"));
+        assert!(!answers(br#"{"jsonrpc":"2.0","method":"x","id":7}"#, "7"));
+        assert!(!answers(b"garbage", "7"));
     }
 }

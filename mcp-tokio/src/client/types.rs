@@ -1,49 +1,57 @@
-//! Typed protocol shapes the client reads and writes. Every struct keeps the members it does
-//! not know in `extra`, so nothing the server sends is lost.
+//! How a client is configured ([`ClientOptions`], [`Era`], [`CallOptions`]) and what it
+//! reports outside results ([`ServerDetails`], [`Notification`], [`Progress`]).
 
 use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_rs_core::model::logging::LogLevel;
+use mcp_rs_core::wire::version::ProtocolVersion;
+use mcp_rs_core::ListKind;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
-/// The 2026-07-28 revision: stateless, version and capabilities in every request's `_meta`.
-pub const MODERN_VERSION: &str = "2026-07-28";
+use super::handlers::{Handler, HandlerError, Handlers};
+use super::results::{Root, Tool};
 
-/// The newest handshake revision, requested by [`Era::legacy`] and by [`Era::Auto`]'s fallback.
-pub const LATEST_LEGACY_VERSION: &str = "2025-11-25";
+/// Default of [`ClientOptions::max_input_rounds`].
+pub const MAX_INPUT_ROUNDS: usize = 8;
 
-/// The handshake revisions this client speaks: it accepts any of them as the server's choice
-/// in the `initialize` result.
-pub const LEGACY_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+fn boxed<F, Fut>(f: F) -> Handler
+where
+    F: Fn(Value) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, HandlerError>> + Send + 'static,
+{
+    Arc::new(move |params| Box::pin(f(params)))
+}
 
 /// Which protocol era the client speaks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Era {
-    /// A handshake revision: connecting sends `initialize` asking for `version`, checks that
-    /// the server chose one of [`LEGACY_VERSIONS`], then sends `notifications/initialized`.
+    /// A handshake revision: connecting sends `initialize`, checks that the server chose a
+    /// legacy revision the core knows, then sends `notifications/initialized`.
     Legacy {
-        /// The version asked for in `initialize`.
+        /// The version asked for (one the core does not know is asked as the newest
+        /// legacy revision); the server may choose any legacy revision the core knows.
         version: String,
     },
-    /// 2026-07-28: no handshake; every request carries
+    /// 2026-07-28: `server/discover`, then every request carries
     /// `_meta["io.modelcontextprotocol/protocolVersion"]`, `clientCapabilities` and
-    /// `clientInfo`. Call [`Client::discover`](super::Client::discover) to learn about the
-    /// server.
+    /// `clientInfo`. A server that does not speak it fails the connection with
+    /// [`ClientError::Version`](super::ClientError::Version).
     Modern,
-    /// Probe with `server/discover`; if that succeeds and the server lists
-    /// [`MODERN_VERSION`], speak 2026-07-28; on any error (or without it) fall back to the
-    /// legacy handshake with [`LATEST_LEGACY_VERSION`].
+    /// Probe with `server/discover`; if the server lists a 2026 revision, speak it; if it
+    /// does not know the method or the revision, fall back to the legacy handshake.
     Auto,
 }
 
 impl Era {
-    /// The legacy era with [`LATEST_LEGACY_VERSION`].
+    /// The legacy era with the newest legacy revision.
     pub fn legacy() -> Self {
         Era::Legacy {
-            version: LATEST_LEGACY_VERSION.to_owned(),
+            version: ProtocolVersion::LATEST_LEGACY.as_str().to_owned(),
         }
     }
 
@@ -94,15 +102,26 @@ impl Default for Implementation {
 }
 
 /// How a [`Client`](super::Client) connects and behaves.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ClientOptions {
     /// The protocol era (default: [`Era::legacy`]).
     pub era: Era,
     /// Sent as `clientInfo` (legacy `initialize`) or
     /// `_meta["io.modelcontextprotocol/clientInfo"]` (2026-07-28).
     pub client_info: Implementation,
-    /// The client capabilities object (default `{}`).
-    pub capabilities: Value,
+    /// What the client does for the server (sampling, elicitation, roots): the capabilities
+    /// declared are those of the handlers registered (default none).
+    pub handlers: Handlers,
+    /// Tools known up front (e.g. from an earlier `tools/list`): calls to them need no
+    /// `tools/list` first, and over HTTP their `x-mcp-header` parameters are mirrored into
+    /// `Mcp-Param-*` headers (default none).
+    pub known_tools: Vec<Tool>,
+    /// Over Streamable HTTP, headers added to every request (name, value) (default none).
+    pub headers: Vec<(String, String)>,
+    /// Most 2026-07-28 `input_required` rounds one request may take before it fails with
+    /// [`ClientError::Malformed`](super::ClientError::Malformed) (default
+    /// [`MAX_INPUT_ROUNDS`]).
+    pub max_input_rounds: usize,
     /// Default timeout of every request, the handshake included (default 60 s). Override per
     /// request with [`CallOptions::with_timeout`].
     pub request_timeout: Duration,
@@ -119,7 +138,7 @@ pub struct ClientOptions {
     /// client closes the connection (default 30 s): pending requests fail with
     /// [`ClientError::WriteTimeout`](super::ClientError::WriteTimeout), later calls with
     /// [`ClientError::Closed`](super::ClientError::Closed). A server that stops reading cannot hang a call,
-    /// a [`notify`](super::Client::notify) or [`close`](super::Client::close). Applies to
+    /// or [`close`](super::Client::close). Applies to
     /// every transport (over HTTP, to the local bridge, which never stalls that long).
     pub write_timeout: Duration,
     /// How long a line from the server may take to complete once its first byte has arrived
@@ -139,7 +158,10 @@ impl Default for ClientOptions {
         ClientOptions {
             era: Era::default(),
             client_info: Implementation::default(),
-            capabilities: Value::Object(Map::new()),
+            handlers: Handlers::default(),
+            known_tools: Vec::new(),
+            headers: Vec::new(),
+            max_input_rounds: MAX_INPUT_ROUNDS,
             request_timeout: Duration::from_secs(60),
             max_line: 16 * 1024 * 1024,
             close_timeout: Duration::from_secs(5),
@@ -160,12 +182,84 @@ impl ClientOptions {
         self
     }
 
+    /// These options with a `sampling/createMessage` handler (declares `sampling`).
+    pub fn on_sampling<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, HandlerError>> + Send + 'static,
+    {
+        self.handlers.sampling = Some(boxed(f));
+        self
+    }
+
+    /// These options with an `elicitation/create` handler (declares `elicitation`). An
+    /// `accept` it returns gets the requested schema's defaults for fields left out.
+    pub fn on_elicitation<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, HandlerError>> + Send + 'static,
+    {
+        self.handlers.elicitation = Some(boxed(f));
+        self
+    }
+
+    /// These options with a `roots/list` handler (declares `roots`): it returns a
+    /// `ListRootsResult` (`{"roots": [...]}`); tell the server when the roots change with
+    /// [`Client::roots_changed`](super::Client::roots_changed).
+    pub fn on_roots<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, HandlerError>> + Send + 'static,
+    {
+        self.handlers.roots = Some(boxed(f));
+        self
+    }
+
+    /// These options answering `roots/list` with `roots` (declares `roots`).
+    pub fn with_roots(mut self, roots: Vec<Root>) -> Self {
+        #[derive(Serialize)]
+        struct ListRootsResult {
+            roots: Vec<Root>,
+        }
+        let result = serde_json::to_value(ListRootsResult { roots }).unwrap_or(Value::Null);
+        self.handlers.roots = Some(boxed(move |_| {
+            let result = result.clone();
+            async move { Ok(result) }
+        }));
+        self
+    }
+
+    /// These options with a known tool (see [`known_tools`](Self::known_tools)).
+    pub fn with_known_tool(mut self, tool: Tool) -> Self {
+        self.known_tools.push(tool);
+        self
+    }
+
+    /// These options with a header sent on every HTTP request.
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
     /// The default options with another era.
     pub fn with_era(era: Era) -> Self {
         ClientOptions {
             era,
             ..ClientOptions::default()
         }
+    }
+}
+
+impl fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("era", &self.era)
+            .field("client_info", &self.client_info)
+            .field("handlers", &self.handlers)
+            .field("known_tools", &self.known_tools.len())
+            .field("request_timeout", &self.request_timeout)
+            .field("max_line", &self.max_line)
+            .finish_non_exhaustive()
     }
 }
 
@@ -187,90 +281,6 @@ pub struct ServerDetails {
     pub raw: Value,
 }
 
-/// A tool definition from `tools/list`. Schemas are kept as opaque JSON values.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Tool {
-    /// The tool's name, used in `tools/call`.
-    pub name: String,
-    /// Display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// Human-readable description.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// JSON Schema of the arguments (`null` if the server omitted it).
-    #[serde(default)]
-    pub input_schema: Value,
-    /// JSON Schema of `structuredContent`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<Value>,
-    /// Behaviour hints (`readOnlyHint`, ...): untrusted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Value>,
-    /// `_meta`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Value>,
-    /// Every other member (`icons`, `execution`, ...).
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-/// One page of `tools/list`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolsPage {
-    /// The tools on this page.
-    pub tools: Vec<Tool>,
-    /// The cursor of the next page; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// Every other member (`ttlMs`, `cacheScope`, `resultType`, `_meta`, ...).
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-/// The result of `tools/call`. A tool failure is a result with `is_error` set, not an
-/// [`ClientError`](super::ClientError).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallToolResult {
-    /// Content blocks (`{"type":"text","text":..}`, `image`, `audio`, `resource`,
-    /// `resource_link`), as JSON values.
-    #[serde(default)]
-    pub content: Vec<Value>,
-    /// Structured result.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub structured_content: Option<Value>,
-    /// Whether the tool reported a failure.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub is_error: bool,
-    /// `_meta`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Value>,
-    /// Every other member (`resultType`, ...).
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-impl CallToolResult {
-    /// The `text` of every text content block, in order.
-    pub fn texts(&self) -> impl Iterator<Item = &str> {
-        self.content.iter().filter_map(|block| {
-            if block.get("type")?.as_str()? == "text" {
-                block.get("text")?.as_str()
-            } else {
-                None
-            }
-        })
-    }
-
-    /// The first text content block, or `""`.
-    pub fn text(&self) -> &str {
-        self.texts().next().unwrap_or_default()
-    }
-}
-
 /// A `notifications/progress` for a request that asked for progress.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
@@ -284,14 +294,34 @@ pub struct Progress {
     pub message: Option<String>,
 }
 
-/// A notification from the server (anything but the progress notifications routed to a
-/// [`CallOptions`] progress sink).
+/// A notification from the server (progress goes to the [`CallOptions`] progress sink of
+/// its request instead).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Notification {
-    /// The method, e.g. `notifications/message` or `notifications/tools/list_changed`.
-    pub method: String,
-    /// The params, if any.
-    pub params: Option<Value>,
+#[non_exhaustive]
+pub enum Notification {
+    /// `notifications/{tools,prompts,resources}/list_changed`.
+    ListChanged(ListKind),
+    /// `notifications/resources/updated`.
+    ResourceUpdated {
+        /// The resource.
+        uri: String,
+    },
+    /// `notifications/message`.
+    Log {
+        /// Severity.
+        level: LogLevel,
+        /// The logger, if named.
+        logger: Option<String>,
+        /// The payload.
+        data: Value,
+    },
+    /// `notifications/cancelled`: the server withdrew a request it sent.
+    Cancelled {
+        /// The id of that request (its JSON text).
+        request_id: String,
+        /// Why, if said.
+        reason: Option<String>,
+    },
 }
 
 /// Where the progress notifications of one request go.
@@ -356,8 +386,7 @@ impl From<mpsc::Sender<Progress>> for ProgressSink {
     }
 }
 
-/// Per-request options for [`Client::call_tool_with`](super::Client::call_tool_with) and
-/// [`Client::request_with`](super::Client::request_with).
+/// Per-request options for [`Client::call_tool_with`](super::Client::call_tool_with).
 #[derive(Clone, Debug, Default)]
 pub struct CallOptions {
     /// Ask for progress: a fresh `_meta.progressToken` is attached and the matching
@@ -368,7 +397,7 @@ pub struct CallOptions {
     /// 2026-07-28: `_meta["io.modelcontextprotocol/logLevel"]`, so the server may send
     /// `notifications/message` at or above this level for this request (ignored in the
     /// legacy era: use [`Client::set_log_level`](super::Client::set_log_level)).
-    pub log_level: Option<String>,
+    pub log_level: Option<LogLevel>,
 }
 
 impl CallOptions {
@@ -395,8 +424,8 @@ impl CallOptions {
     }
 
     /// Sets this request's log level (2026-07-28).
-    pub fn with_log_level(mut self, level: impl Into<String>) -> Self {
-        self.log_level = Some(level.into());
+    pub fn with_log_level(mut self, level: LogLevel) -> Self {
+        self.log_level = Some(level);
         self
     }
 }
