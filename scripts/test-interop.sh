@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Interop suites: the official MCP SDK clients (TypeScript and Python, exact versions pinned
-# in interop/ts/package.json and interop/py/requirements.txt) drive two example servers: the
+# Interop suites, both directions. The official MCP SDK clients (TypeScript and Python, exact
+# versions pinned in interop/ts/package.json and interop/py/requirements.txt) drive two example
+# servers: the
 # calculator over stdio (client.mjs, test_client.py) and everything, the conformance fixtures
 # (everything.mjs and test_everything.py, each over stdio and over Streamable HTTP), and the
-# Python SDK against everything's authorization (test_auth.py, bearer JWTs over HTTP). Run from anywhere; scripts/test.sh runs it. Needs only
+# Python SDK against everything's authorization (test_auth.py, bearer JWTs over HTTP). And our
+# client (interop-client) drives the SDKs' reference servers (interop/REFERENCE.md: Python mcp,
+# TypeScript SDK 1.x and 2.x; each era and transport they serve). Run from anywhere; scripts/test.sh runs it. Needs only
 # cargo, node/npm (20+) and python3 (3.10+); installs the SDKs into interop/ts/node_modules and
 # interop/py/.venv (both gitignored) and reinstalls only when a pin changes. Fails when any
 # test fails, is skipped, or any suite ran no tests at all. When `python3 -m
@@ -120,6 +123,25 @@ py_suite test_client.py
 py_suite test_everything.py
 py_suite test_everything.py http
 py_suite test_auth.py http
+
+# Our client (examples/src/bin/interop-client.rs) against the official SDKs' reference servers
+# (interop/REFERENCE.md): every era and transport each one serves in full.
+client_suite() { # $1 = era (legacy or modern), $2 = label, then the server command (its last argument is the transport)
+  local era=$1 label=$2
+  shift 2
+  step "mcp-rs client ($era) against $label"
+  timeout --kill-after=10 300 "$bin_dir/interop-client" "$era" -- "$@" 2>&1 \
+    | tee "$logs/client-$label-$era.log" || status=1
+  suites+=("mcp-rs client ($era) against $label|$logs/client-$label-$era.log")
+}
+py=interop/py/.venv/bin/python
+for transport in stdio http; do
+  client_suite legacy "python-$transport" "$py" interop/py/reference_server.py "$transport"
+  client_suite modern "python-$transport" "$py" interop/py/reference_server.py "$transport"
+  client_suite legacy "typescript-1.x-$transport" node interop/ts/reference-legacy.mjs "$transport"
+  client_suite modern "typescript-2.x-$transport" node interop/ts/reference-modern.mjs "$transport"
+done
+client_suite legacy typescript-2.x-stdio node interop/ts/reference-modern.mjs stdio
 
 # Every suite's summary again, then one plain closing line over all of them.
 count() { grep -Eo "$1" "$2" | tail -1 | grep -Eo '[0-9]+' || echo 0; }
