@@ -281,7 +281,12 @@ fn malformed_frames_become_invalid_events() {
             other => panic!("{frame}: {other:?}"),
         }
     }
-    assert_eq!(s.sent.len(), 2, "nothing was answered");
+    // The request whose id could not be kept was answered too: -32600 without an id.
+    assert_eq!(s.sent.len(), 3, "{:?}", s.sent);
+    let answer = &s.sent[2];
+    assert!(answer.get("id").is_none(), "{answer}");
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    assert_eq!(answer["error"]["data"]["limit"], 64, "{answer}");
 }
 
 #[test]

@@ -191,9 +191,9 @@ async fn a_server_that_never_reads_cannot_grow_the_client_queue() {
 }
 
 #[tokio::test]
-async fn pings_with_huge_ids_are_not_answered_and_cannot_grow_the_client() {
+async fn pings_with_huge_ids_are_answered_without_an_id_and_cannot_grow_the_client() {
     // The core keeps an id of at most MAX_ID_LEN bytes to echo: a server request with a
-    // longer one cannot be answered, so 1 MiB ids cannot pile up answers in the client.
+    // longer one is answered -32600 without an id, so 1 MiB ids cannot pile up in the client.
     const PINGS: usize = 8;
     bounded(async {
         let (addr, server) = scripted(|mut conn| async move {
@@ -205,11 +205,15 @@ async fn pings_with_huge_ids_are_not_answered_and_cannot_grow_the_client() {
             }
             conn.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": {}}))
                 .await;
-            // What the client writes next is its next request, not an answer.
+            let mut answers = Vec::new();
+            for _ in 0..PINGS {
+                answers.push(conn.recv().await);
+            }
+            // What the client writes next is its next request.
             let next = conn.recv().await;
             conn.send(json!({"jsonrpc": "2.0", "id": next["id"], "result": {}}))
                 .await;
-            next
+            (answers, next)
         })
         .await;
         let client = Client::connect_tcp_with(addr, ClientOptions::default())
@@ -218,7 +222,11 @@ async fn pings_with_huge_ids_are_not_answered_and_cannot_grow_the_client() {
         client.ping().await.unwrap();
         // The connection kept working: the second ping was answered.
         client.ping().await.unwrap();
-        let next = server.await.unwrap();
+        let (answers, next) = server.await.unwrap();
+        for answer in &answers {
+            assert!(answer.get("id").is_none(), "{answer}");
+            assert_eq!(answer["error"]["code"], -32600, "{answer}");
+        }
         assert_eq!(next["method"], "ping", "{next}");
     })
     .await;

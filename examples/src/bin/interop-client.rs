@@ -449,15 +449,68 @@ async fn surface(run: &mut Run, client: &Client, modern: bool) {
         .await;
     }
 
+    if modern {
+        run.check("subscriptions/listen: resources/updated", async {
+            let mut notes = client.notifications();
+            let filter = json!({"resourceSubscriptions": ["ref://static/text"]});
+            let _listen = tokio::spawn(client.listen(filter));
+            // The acknowledgement is not reported: touch until the stream carries the update
+            // (`touch` announces again on every call).
+            for _ in 0..10 {
+                let r = client
+                    .call_tool("touch", json!({"uri": "ref://static/text"}))
+                    .await
+                    .map_err(err)?;
+                expect_eq("text", r.text(), "touched")?;
+                let got = tokio::time::timeout(Duration::from_millis(500), async {
+                    while let Some(n) = notes.recv().await {
+                        if matches!(&n, Notification::ResourceUpdated { uri } if uri == "ref://static/text") {
+                            return true;
+                        }
+                    }
+                    false
+                })
+                .await;
+                if got == Ok(true) {
+                    return Ok(());
+                }
+            }
+            Err("no resources/updated on the listen stream".into())
+        })
+        .await;
+    }
+
     run.check("add_tool: the list changes", async {
         let mut notes = client.notifications();
-        let r = client.call_tool("add_tool", json!({})).await.map_err(err)?;
-        expect_eq("text", r.text(), "added")?;
-        if !modern {
-            wait_for(&mut notes, "tools/list_changed", |n| {
-                matches!(n, Notification::ListChanged(ListKind::Tools))
+        let _listen =
+            modern.then(|| tokio::spawn(client.listen(json!({"toolsListChanged": true}))));
+        let mut announced = false;
+        for _ in 0..10 {
+            let r = client.call_tool("add_tool", json!({})).await.map_err(err)?;
+            expect_eq("text", r.text(), "added")?;
+            // A 2026-07-28 listen stream may not be established yet: `add_tool` announces
+            // again on every call.
+            let wait = if modern {
+                Duration::from_millis(500)
+            } else {
+                NOTE_TIMEOUT
+            };
+            let got = tokio::time::timeout(wait, async {
+                while let Some(n) = notes.recv().await {
+                    if matches!(n, Notification::ListChanged(ListKind::Tools)) {
+                        return true;
+                    }
+                }
+                false
             })
-            .await?;
+            .await;
+            if got == Ok(true) {
+                announced = true;
+                break;
+            }
+        }
+        if !announced {
+            return Err("no notifications/tools/list_changed".into());
         }
         let tools = client.list_tools().await.map_err(err)?;
         if !tools.iter().any(|t| t.name == "extra") {

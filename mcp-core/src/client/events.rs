@@ -112,7 +112,8 @@ pub enum InvalidFrame {
         reason: &'static str,
     },
     /// A server request whose id is longer than
-    /// [`MAX_ID_LEN`](crate::wire::jsonrpc::MAX_ID_LEN): it cannot be answered.
+    /// [`MAX_ID_LEN`](crate::wire::jsonrpc::MAX_ID_LEN): it cannot be echoed, so the
+    /// client answers it -32600 without an id (`data.limit`) from `poll_transmit`.
     IdTooLong,
     /// A server request the client had to answer by itself found the queue of such
     /// answers full (drain `poll_transmit` after every frame): it stays unanswered.

@@ -24,6 +24,9 @@ enum ReplyKind {
     Pong,
     /// -32601 for a request the client does not serve.
     MethodNotFound,
+    /// -32600 without an id for a request whose id is longer than
+    /// [`MAX_ID_LEN`](jsonrpc::MAX_ID_LEN): it cannot be echoed.
+    IdTooLong,
 }
 
 /// Answers the client owes, oldest first.
@@ -213,7 +216,11 @@ impl Client<'_> {
         params: Option<RawJson<'i>>,
     ) -> Option<Event<'i>> {
         let Some(id) = StoredId::new(id.as_raw()) else {
-            return Some(Event::Invalid(InvalidFrame::IdTooLong));
+            // Answered all the same, without the id it cannot echo.
+            return Some(
+                self.owe(StoredId::EMPTY, ReplyKind::IdTooLong)
+                    .unwrap_or(Event::Invalid(InvalidFrame::IdTooLong)),
+            );
         };
         let mut buf = [0u8; 32];
         let which = method.text_in(&mut buf).and_then(ServerMethod::lookup);
@@ -264,6 +271,18 @@ impl Client<'_> {
                 code::METHOD_NOT_FOUND,
                 &[StrPart::Text("Method not found")],
                 None,
+            ),
+            ReplyKind::IdTooLong => jsonrpc::write_error(
+                &mut w,
+                None,
+                code::INVALID_REQUEST,
+                &[StrPart::Text("Request id exceeds the client's limit")],
+                Some(&|w: &mut JsonWriter<'_>| {
+                    w.begin_object();
+                    w.key("limit");
+                    w.u64(u64::try_from(jsonrpc::MAX_ID_LEN).unwrap_or(u64::MAX));
+                    w.end_object();
+                }),
             ),
         }
         let len = w.finish()?;

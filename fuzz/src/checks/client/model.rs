@@ -68,6 +68,17 @@ impl St {
     }
 }
 
+/// An answer the client owes on its own.
+#[derive(Clone, Copy, Debug)]
+enum Owed {
+    /// `{}` to a `ping`.
+    Pong,
+    /// -32601.
+    NotFound,
+    /// -32600 without an id (the id was too long to echo).
+    TooLong,
+}
+
 /// The handshake request in flight.
 #[derive(Clone, Copy, Debug)]
 struct Hs {
@@ -113,8 +124,8 @@ pub struct Run<'c> {
     hs_timeout_owed: bool,
     /// Server requests reported to the application.
     inbound: Vec<StoredId>,
-    /// Answers the client owes on its own: the id and whether it is a pong.
-    owed: VecDeque<(Value, bool)>,
+    /// Answers the client owes on its own: the id and what.
+    owed: VecDeque<(Value, Owed)>,
     report: Report,
 }
 
@@ -492,7 +503,10 @@ impl<'c> Run<'c> {
                     assert_eq!(r.id.as_raw(), id);
                     self.inbound.push(r.id);
                 }
-                Event::Invalid(InvalidFrame::IdTooLong) => assert!(id.len() > 64),
+                Event::Invalid(InvalidFrame::IdTooLong) => {
+                    assert!(id.len() > 64);
+                    self.owed.push_back((Value::Null, Owed::TooLong));
+                }
                 Event::Invalid(InvalidFrame::RepliesFull) => assert!(!served),
                 Event::Invalid(InvalidFrame::Json(_)) => {} // deeper than the bound
                 other => panic!("a server request gave {other:?}"),
@@ -500,10 +514,18 @@ impl<'c> Run<'c> {
         }
         assert!(events <= 1);
         if events == 0 {
+            assert!(
+                id.len() <= 64,
+                "an id longer than 64 bytes answered as if kept"
+            );
             assert!(!served, "{method:?} was not reported");
-            let pong = legacy && matches!(method, SMethod::Ping);
+            let kind = if legacy && matches!(method, SMethod::Ping) {
+                Owed::Pong
+            } else {
+                Owed::NotFound
+            };
             let id: Value = serde_json::from_str(id).unwrap();
-            self.owed.push_back((id, pong));
+            self.owed.push_back((id, kind));
         }
         assert!(self.owed.len() <= owed_before + 1);
     }
@@ -907,21 +929,26 @@ impl<'c> Run<'c> {
                     *cancel = true;
                 }
             }
-            (None, Some(_)) if self.owed.is_empty() && self.wild > 0 => {
+            (None, id) if self.owed.is_empty() && self.wild > 0 => {
                 self.wild -= 1;
                 let pong = v.get("result") == Some(&json!({}));
-                assert!(pong || v["error"]["code"] == -32601, "{v}");
+                let too_long = id.is_none() && v["error"]["code"] == -32600;
+                assert!(pong || too_long || v["error"]["code"] == -32601, "{v}");
             }
-            (None, Some(id)) => {
-                let (want, pong) = self
+            (None, id) => {
+                let id = id.unwrap_or(&Value::Null);
+                let (want, kind) = self
                     .owed
                     .pop_front()
                     .unwrap_or_else(|| panic!("an answer nobody asked for: {v}"));
                 assert_eq!(id, &want, "answers in the order of the requests");
-                if pong {
-                    assert_eq!(v["result"], json!({}));
-                } else {
-                    assert_eq!(v["error"]["code"], -32601);
+                match kind {
+                    Owed::Pong => assert_eq!(v["result"], json!({})),
+                    Owed::NotFound => assert_eq!(v["error"]["code"], -32601),
+                    Owed::TooLong => {
+                        assert_eq!(v["error"]["code"], -32600);
+                        assert_eq!(v["error"]["data"]["limit"], 64);
+                    }
                 }
             }
             _ => panic!("poll_transmit wrote {v}"),
