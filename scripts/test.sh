@@ -32,7 +32,7 @@ for features in "" "serde" "deferred" "listen" "batch" "resources" "prompts" "co
 done
 
 step "feature matrix (mcp-tokio)"
-for features in "" "http" "jwt" "macros" "stdio" "socket" "client" "client,http"; do
+for features in "" "http" "jwt" "macros" "stdio" "socket" "client" "client,http" "tls" "oauth" "validate"; do
   cargo clippy -p mcp-rs-tokio --no-default-features --features "$features" --quiet -- -D warnings
 done
 

@@ -19,14 +19,15 @@ pub(crate) enum Outgoing {
     Frame {
         /// The message.
         bytes: Vec<u8>,
-        /// The call, or 0.
+        /// The call, or 0 (read by the HTTP transport only).
+        #[cfg_attr(not(feature = "http"), allow(dead_code))]
         call: u64,
         /// Bytes counted as an answer to a server request (see
         /// [`MAX_QUEUED_REPLY_BYTES`](super::MAX_QUEUED_REPLY_BYTES)), or 0.
         reply: usize,
     },
     /// The legacy handshake chose `version` (and HTTP now sends it as a header).
-    Negotiated(ProtocolVersion),
+    Negotiated(#[cfg_attr(not(feature = "http"), allow(dead_code))] ProtocolVersion),
     /// Flush and close the write side (HTTP: end the session), then acknowledge.
     Shutdown(oneshot::Sender<Result<()>>),
 }
@@ -40,7 +41,8 @@ pub(crate) enum Inbound {
         /// The limit.
         limit: usize,
     },
-    /// The transport could not deliver call `call`'s request or its answer.
+    /// The transport could not deliver call `call`'s request or its answer (HTTP only).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Failed {
         /// The call.
         call: u64,
