@@ -337,7 +337,8 @@ impl Client {
                 }
             )));
         }
-        let http_client = net::http_client().map_err(|e| ClientError::Malformed(e.to_string()))?;
+        let http_client = net::http_client(&options.root_certificates)
+            .map_err(|e| ClientError::Malformed(e.to_string()))?;
         let shared = Arc::new(Shared::default());
         // The bridge is not aborted with the client: when the driver ends it ends the
         // session (DELETE, bounded) and stops by itself.

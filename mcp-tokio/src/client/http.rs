@@ -277,7 +277,7 @@ impl Bridge {
     /// credentials, at most [`MAX_CHALLENGES`] times.
     async fn send(&self, req: Request<Full<Bytes>>) -> Result<Response<Incoming>, String> {
         let Some(auth) = &self.authorizer else {
-            return self.http.request(req).await.map_err(|e| e.to_string());
+            return self.http.request(req).await.map_err(|e| with_causes(&e));
         };
         let (parts, body) = req.into_parts();
         let mut challenges = 0;
@@ -291,7 +291,7 @@ impl Bridge {
                     .map_err(|_| "the authorizer's header value is not valid".to_string())?;
                 req.headers_mut().insert(AUTHORIZATION, value);
             }
-            let resp = self.http.request(req).await.map_err(|e| e.to_string())?;
+            let resp = self.http.request(req).await.map_err(|e| with_causes(&e))?;
             let www = resp
                 .headers()
                 .get(WWW_AUTHENTICATE)
@@ -496,6 +496,19 @@ fn is_sse(resp: &Response<Incoming>) -> bool {
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/event-stream"))
+}
+
+/// An error and its causes, `: `-separated (hyper's own text is only "client error
+/// (Connect)"; the cause says which: refused, a certificate not trusted, ...).
+fn with_causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 #[cfg(test)]

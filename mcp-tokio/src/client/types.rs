@@ -118,6 +118,9 @@ pub struct ClientOptions {
     pub known_tools: Vec<Tool>,
     /// Over Streamable HTTP, headers added to every request (name, value) (default none).
     pub headers: Vec<(String, String)>,
+    /// Over `https://` (feature `tls`): certificates trusted besides the system's roots, in
+    /// DER (e.g. a private CA, or a test server's self-signed certificate). Default none.
+    pub root_certificates: Vec<Vec<u8>>,
     /// Most 2026-07-28 `input_required` rounds one request may take before it fails with
     /// [`ClientError::Malformed`](super::ClientError::Malformed) (default
     /// [`MAX_INPUT_ROUNDS`]).
@@ -161,6 +164,7 @@ impl Default for ClientOptions {
             handlers: Handlers::default(),
             known_tools: Vec::new(),
             headers: Vec::new(),
+            root_certificates: Vec::new(),
             max_input_rounds: MAX_INPUT_ROUNDS,
             request_timeout: Duration::from_secs(60),
             max_line: 16 * 1024 * 1024,
@@ -232,6 +236,14 @@ impl ClientOptions {
     /// These options with a known tool (see [`known_tools`](Self::known_tools)).
     pub fn with_known_tool(mut self, tool: Tool) -> Self {
         self.known_tools.push(tool);
+        self
+    }
+
+    /// These options trusting `der` (a DER certificate) for `https://` besides the
+    /// system's roots (feature `tls`; a certificate that is not valid DER fails the
+    /// connect).
+    pub fn with_root_certificate(mut self, der: impl Into<Vec<u8>>) -> Self {
+        self.root_certificates.push(der.into());
         self
     }
 

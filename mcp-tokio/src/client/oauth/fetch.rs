@@ -36,7 +36,7 @@ impl std::fmt::Debug for Fetcher {
 
 impl Fetcher {
     pub(crate) fn new(timeout: Duration, max_body: usize) -> Result<Self, OAuthError> {
-        let client = net::http_client().map_err(|e| OAuthError::Http {
+        let client = net::http_client(&[]).map_err(|e| OAuthError::Http {
             url: String::new(),
             reason: e.to_string(),
         })?;
