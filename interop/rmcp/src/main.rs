@@ -131,7 +131,17 @@ impl Reference {
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let str_arg = |key: &str| args[key].as_str().unwrap_or_default().to_owned();
+        // rmcp sends a server-to-client request whatever the client declared; like TS 1.x,
+        // answer an `isError` result when the capability is missing.
+        let caps = context
+            .client_capabilities()
+            .map(|c| to_json(&c))
+            .unwrap_or(Value::Null);
+        let missing = |what: &str| Ok(error_result(format!("client did not declare {what}")));
         match name {
+            "ask_llm" if caps["sampling"].is_null() => missing("sampling"),
+            "roots" if caps["roots"].is_null() => missing("roots"),
+            "ask_user" if !form_elicitation(&caps) => missing("form elicitation"),
             "echo" => Ok(text_result(format!("echo: {}", str_arg("text")))),
             "add" => {
                 let sum = json!({"sum": sum_value(&args["a"], &args["b"])});
@@ -239,6 +249,14 @@ impl Reference {
                 None,
             )),
         }
+    }
+}
+
+/// `elicitation: {}` means form (2025-06-18); otherwise `form` must be present.
+fn form_elicitation(caps: &Value) -> bool {
+    match caps.get("elicitation") {
+        Some(Value::Object(e)) => e.contains_key("form") || !e.contains_key("url"),
+        _ => false,
     }
 }
 
