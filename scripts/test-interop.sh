@@ -6,7 +6,7 @@
 # (everything.mjs and test_everything.py, each over stdio and over Streamable HTTP), and the
 # Python SDK against everything's authorization (test_auth.py, bearer JWTs over HTTP). And our
 # client (interop-client) drives the SDKs' reference servers (interop/REFERENCE.md: Python mcp,
-# TypeScript SDK 1.x and 2.x; each era and transport they serve). Run from anywhere; scripts/test.sh runs it. Needs only
+# TypeScript SDK 1.x and 2.x, rmcp; each era and transport they serve). Run from anywhere; scripts/test.sh runs it. Needs only
 # cargo, node/npm (20+) and python3 (3.10+); installs the SDKs into interop/ts/node_modules and
 # interop/py/.venv (both gitignored) and reinstalls only when a pin changes. Fails when any
 # test fails, is skipped, or any suite ran no tests at all. When `python3 -m
@@ -142,6 +142,13 @@ for transport in stdio http; do
   client_suite modern "typescript-2.x-$transport" node interop/ts/reference-modern.mjs "$transport"
 done
 client_suite legacy typescript-2.x-stdio node interop/ts/reference-modern.mjs stdio
+# rmcp, the official Rust SDK (exact pins in interop/rmcp/Cargo.toml; its own lockfile and
+# target dir, outside the workspace): the handshake era.
+step "build the rmcp reference server (interop/rmcp)"
+cargo build -q --manifest-path interop/rmcp/Cargo.toml --target-dir interop/rmcp/target
+for transport in stdio http; do
+  client_suite legacy "rmcp-$transport" interop/rmcp/target/debug/rmcp-reference "$transport"
+done
 
 # Every suite's summary again, then one plain closing line over all of them.
 count() { grep -Eo "$1" "$2" | tail -1 | grep -Eo '[0-9]+' || echo 0; }
