@@ -277,6 +277,9 @@ struct Quirks {
     wrong_metadata_issuer: bool,
     wrong_iss: bool,
     no_s256: bool,
+    /// The token endpoint answers a DPoP proof without the nonce `as-nonce` with
+    /// `use_dpop_nonce`, and issues DPoP tokens.
+    dpop_nonce: bool,
 }
 
 /// One HTTP/1.1 request per connection: `METHOD path` and the body, recorded; answers from
@@ -326,6 +329,15 @@ async fn mock(quirks: Quirks) -> (String, Arc<Mutex<Vec<(String, String)>>>) {
                 .lines()
                 .find(|l| l.to_ascii_lowercase().starts_with("authorization:"))
                 .map(|l| l[14..].trim().to_owned());
+            let dpop_header = head
+                .lines()
+                .find(|l| l.to_ascii_lowercase().starts_with("dpop:"))
+                .map(|l| l[5..].trim().to_owned());
+            if let Some(proof) = &dpop_header {
+                log2.lock()
+                    .unwrap()
+                    .push((format!("DPOP {target}"), proof.clone()));
+            }
             log2.lock().unwrap().push((
                 format!("{method} {target}"),
                 format!(
@@ -374,6 +386,18 @@ async fn mock(quirks: Quirks) -> (String, Arc<Mutex<Vec<(String, String)>>>) {
                         .append_pair("iss", &iss);
                     (302, format!("Location: {to}\r\n"), String::new())
                 }
+                ("POST", "/token")
+                    if quirks.dpop_nonce
+                        && dpop_header
+                            .as_deref()
+                            .is_none_or(|p| claims_of(p)["nonce"] != "as-nonce") =>
+                {
+                    (
+                        400,
+                        "DPoP-Nonce: as-nonce\r\n".to_owned(),
+                        json!({"error": "use_dpop_nonce"}).to_string(),
+                    )
+                }
                 ("POST", "/token") => {
                     tokens += 1;
                     let form: std::collections::HashMap<_, _> =
@@ -383,7 +407,7 @@ async fn mock(quirks: Quirks) -> (String, Arc<Mutex<Vec<(String, String)>>>) {
                         String::new(),
                         json!({
                             "access_token": format!("tok{tokens}"),
-                            "token_type": "bearer",
+                            "token_type": if dpop_header.is_some() { "DPoP" } else { "bearer" },
                             "expires_in": 3600,
                             "refresh_token": "refresh-1",
                             "scope": form.get("scope"),
@@ -431,6 +455,7 @@ async fn the_flow_registers_authorizes_steps_up_and_refreshes() {
             status: 401,
             www_authenticate: Some("Bearer"),
             resource: &server,
+            dpop_nonce: None,
         })
         .await
         .unwrap();
@@ -481,7 +506,8 @@ async fn the_flow_registers_authorizes_steps_up_and_refreshes() {
         .challenge(Challenge {
             status: 403,
             www_authenticate: Some(&rm),
-            resource: &server
+            resource: &server,
+            dpop_nonce: None,
         })
         .await
         .unwrap());
@@ -503,7 +529,8 @@ async fn the_flow_registers_authorizes_steps_up_and_refreshes() {
         .challenge(Challenge {
             status: 403,
             www_authenticate: Some(again),
-            resource: &server
+            resource: &server,
+            dpop_nonce: None,
         })
         .await
         .unwrap());
@@ -511,7 +538,8 @@ async fn the_flow_registers_authorizes_steps_up_and_refreshes() {
         .challenge(Challenge {
             status: 403,
             www_authenticate: None,
-            resource: &server
+            resource: &server,
+            dpop_nonce: None,
         })
         .await
         .unwrap());
@@ -522,7 +550,8 @@ async fn the_flow_registers_authorizes_steps_up_and_refreshes() {
         .challenge(Challenge {
             status: 401,
             www_authenticate: Some("Bearer"),
-            resource: &server
+            resource: &server,
+            dpop_nonce: None,
         })
         .await
         .unwrap());
@@ -561,7 +590,8 @@ async fn pre_registered_credentials_use_the_advertised_method() {
         .challenge(Challenge {
             status: 401,
             www_authenticate: None,
-            resource: &server
+            resource: &server,
+            dpop_nonce: None,
         })
         .await
         .unwrap());
@@ -609,6 +639,7 @@ async fn bad_servers_are_refused_before_the_code_is_used() {
                 status: 401,
                 www_authenticate: None,
                 resource: &server,
+                dpop_nonce: None,
             })
             .await
             .unwrap_err();
@@ -634,6 +665,7 @@ async fn a_mismatched_resource_stops_the_flow() {
             status: 401,
             www_authenticate: Some(&rm),
             resource: &server,
+            dpop_nonce: None,
         })
         .await
         .unwrap_err();
@@ -654,6 +686,7 @@ async fn concurrent_refusals_authorize_once() {
         status: 401,
         www_authenticate: Some("Bearer"),
         resource: &server,
+        dpop_nonce: None,
     };
     let (a, b, c) = tokio::join!(
         auth.challenge(challenge()),
@@ -689,7 +722,8 @@ async fn client_credentials_with_private_key_jwt() {
         .challenge(Challenge {
             status: 401,
             www_authenticate: None,
-            resource: &server
+            resource: &server,
+            dpop_nonce: None,
         })
         .await
         .unwrap());
@@ -729,6 +763,7 @@ async fn client_credentials_with_private_key_jwt() {
             status: 401,
             www_authenticate: None,
             resource: &server,
+            dpop_nonce: None,
         })
         .await
         .unwrap_err();
@@ -766,4 +801,205 @@ async fn the_headless_redirect_takes_only_a_redirect_to_its_uri() {
         handler.authorize(&page).await,
         Err(OAuthError::Redirect(_))
     ));
+}
+
+/// The claims of a compact JWS.
+fn claims_of(jwt: &str) -> serde_json::Value {
+    use base64::Engine;
+    let part = jwt.split('.').nth(1).unwrap_or("");
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(part)
+        .unwrap_or_default();
+    serde_json::from_slice(&bytes).unwrap_or_default()
+}
+
+#[cfg(feature = "oauth-dpop")]
+mod dpop {
+    use super::*;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine;
+    use mcp_rs_tokio::client::oauth::dpop::{htu, DpopKey, NonceFor, MAX_NONCE_LEN};
+    use sha2::{Digest, Sha256};
+
+    fn header_of(jwt: &str) -> serde_json::Value {
+        let part = jwt.split('.').next().unwrap();
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(part).unwrap()).unwrap()
+    }
+
+    /// The proof's signature verifies with the key in its own header (ES256).
+    fn verify(jwt: &str) {
+        let jwk = &header_of(jwt)["jwk"];
+        let key = jsonwebtoken::DecodingKey::from_ec_components(
+            jwk["x"].as_str().unwrap(),
+            jwk["y"].as_str().unwrap(),
+        )
+        .unwrap();
+        let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::ES256);
+        validation.required_spec_claims.clear();
+        validation.validate_exp = false;
+        jsonwebtoken::decode::<serde_json::Value>(jwt, &key, &validation).unwrap();
+    }
+
+    #[test]
+    fn a_proof_carries_htm_htu_iat_jti_and_ath_and_verifies() {
+        let key = DpopKey::generate().unwrap();
+        let proof = key
+            .proof(
+                "POST",
+                "https://rs.example/mcp?x=1#f",
+                Some("tok"),
+                NonceFor::Resource,
+            )
+            .unwrap();
+        verify(&proof);
+        let header = header_of(&proof);
+        assert_eq!(header["typ"], "dpop+jwt");
+        assert_eq!(header["alg"], "ES256");
+        assert_eq!(header["jwk"]["kty"], "EC");
+        assert_eq!(header["jwk"]["crv"], "P-256");
+        assert!(
+            header["jwk"].get("d").is_none(),
+            "no private key in the header"
+        );
+        let claims = claims_of(&proof);
+        assert_eq!(claims["htm"], "POST");
+        assert_eq!(claims["htu"], "https://rs.example/mcp");
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        assert!(claims["iat"].as_u64().unwrap().abs_diff(now) < 5);
+        assert_eq!(
+            claims["ath"],
+            URL_SAFE_NO_PAD.encode(Sha256::digest(b"tok"))
+        );
+        assert!(claims.get("nonce").is_none());
+        // Fresh: another proof has another jti; a token request has no ath.
+        let other = key
+            .proof(
+                "POST",
+                "https://as.example/token",
+                None,
+                NonceFor::AuthorizationServer,
+            )
+            .unwrap();
+        assert_ne!(claims_of(&other)["jti"], claims["jti"]);
+        assert!(claims_of(&other).get("ath").is_none());
+        assert!(!format!("{key:?}").contains(claims["jti"].as_str().unwrap()));
+        assert_eq!(htu("https://a.example/p#x"), "https://a.example/p");
+    }
+
+    #[test]
+    fn the_thumbprint_is_rfc_7638() {
+        let key = DpopKey::generate().unwrap();
+        let jwk = key.jwk();
+        let canonical = format!(
+            r#"{{"crv":"P-256","kty":"EC","x":"{}","y":"{}"}}"#,
+            jwk["x"].as_str().unwrap(),
+            jwk["y"].as_str().unwrap()
+        );
+        assert_eq!(
+            key.thumbprint(),
+            URL_SAFE_NO_PAD.encode(Sha256::digest(canonical.as_bytes()))
+        );
+        assert_eq!(key.thumbprint().len(), 43);
+        assert!(format!("{key:?}").contains(&key.thumbprint()));
+    }
+
+    #[test]
+    fn nonces_are_kept_per_server_and_bounded() {
+        let key = DpopKey::generate().unwrap();
+        assert!(key.set_nonce(NonceFor::Resource, "n1"));
+        assert!(
+            !key.set_nonce(NonceFor::Resource, "n1"),
+            "the same nonce: no retry"
+        );
+        assert!(!key.set_nonce(NonceFor::Resource, &"n".repeat(MAX_NONCE_LEN + 1)));
+        assert!(!key.set_nonce(NonceFor::Resource, "bad nonce"));
+        assert_eq!(key.nonce(NonceFor::Resource).as_deref(), Some("n1"));
+        assert_eq!(key.nonce(NonceFor::AuthorizationServer), None);
+        let proof = key
+            .proof("GET", "https://rs/mcp", Some("t"), NonceFor::Resource)
+            .unwrap();
+        assert_eq!(claims_of(&proof)["nonce"], "n1");
+    }
+
+    #[tokio::test]
+    async fn dpop_tokens_come_after_the_as_nonce_and_requests_retry_on_the_rs_nonce() {
+        let (base, log) = mock(Quirks {
+            dpop_nonce: true,
+            ..Quirks::default()
+        })
+        .await;
+        let server = format!("{base}/mcp");
+        let redirect = HeadlessRedirect::new("http://127.0.0.1:1/callback").unwrap();
+        let auth = OAuthAuthorizer::new(OAuthConfig::new(redirect).with_dpop(true)).unwrap();
+        assert!(auth
+            .request_headers("POST", &server)
+            .await
+            .unwrap()
+            .is_empty());
+        assert!(auth
+            .challenge(Challenge {
+                status: 401,
+                www_authenticate: Some("DPoP"),
+                resource: &server,
+                dpop_nonce: None,
+            })
+            .await
+            .unwrap());
+        // The token endpoint: a proof, refused for its missing nonce, then one with it.
+        let entries = log.lock().unwrap().clone();
+        let proofs: Vec<&String> = entries
+            .iter()
+            .filter(|(l, _)| l == "DPOP /token")
+            .map(|(_, p)| p)
+            .collect();
+        assert_eq!(proofs.len(), 2, "{entries:?}");
+        assert!(claims_of(proofs[0]).get("nonce").is_none());
+        assert_eq!(claims_of(proofs[1])["nonce"], "as-nonce");
+        assert_eq!(claims_of(proofs[1])["htu"], format!("{base}/token"));
+        verify(proofs[1]);
+
+        // The MCP request: the DPoP scheme and a proof bound to the method, URL and token.
+        let headers = auth.request_headers("POST", &server).await.unwrap();
+        assert_eq!(
+            headers[0],
+            ("authorization".to_owned(), "DPoP tok1".to_owned())
+        );
+        assert_eq!(headers[1].0, "dpop");
+        let claims = claims_of(&headers[1].1);
+        assert_eq!(claims["htm"], "POST");
+        assert_eq!(claims["htu"], server);
+        assert_eq!(
+            claims["ath"],
+            URL_SAFE_NO_PAD.encode(Sha256::digest(b"tok1"))
+        );
+
+        // use_dpop_nonce from the MCP server: retry (once per new nonce) with it.
+        let nonce_challenge = |nonce| Challenge {
+            status: 401,
+            www_authenticate: Some("DPoP error=\"use_dpop_nonce\""),
+            resource: &server,
+            dpop_nonce: Some(nonce),
+        };
+        assert!(auth.challenge(nonce_challenge("rs-nonce")).await.unwrap());
+        let headers = auth.request_headers("GET", &server).await.unwrap();
+        assert_eq!(claims_of(&headers[1].1)["nonce"], "rs-nonce");
+        assert_eq!(claims_of(&headers[1].1)["htm"], "GET");
+        assert!(!auth.challenge(nonce_challenge("rs-nonce")).await.unwrap());
+        assert!(!format!("{auth:?}").contains("tok1"));
+    }
+}
+
+#[test]
+fn dpop_challenges_are_read_when_there_is_no_bearer_one() {
+    let c =
+        BearerChallenge::parse(r#"DPoP error="use_dpop_nonce", resource_metadata="https://h/m""#)
+            .unwrap();
+    assert_eq!(c.error.as_deref(), Some("use_dpop_nonce"));
+    assert_eq!(c.resource_metadata.as_deref(), Some("https://h/m"));
+    let c = BearerChallenge::parse(r#"DPoP error="use_dpop_nonce", Bearer scope="s""#).unwrap();
+    assert_eq!(c.error, None);
+    assert_eq!(c.scope.as_deref(), Some("s"));
 }

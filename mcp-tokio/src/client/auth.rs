@@ -5,7 +5,7 @@
 //!
 //! | the transport | the authorizer |
 //! |---|---|
-//! | before every POST, GET and DELETE | [`authorization`](Authorizer::authorization): the header value, if any |
+//! | before every POST, GET and DELETE | [`request_headers`](Authorizer::request_headers) for that method and URL: by default the [`authorization`](Authorizer::authorization) header, if any; a DPoP authorizer adds its `DPoP` proof |
 //! | a 401, or a 403 with a `WWW-Authenticate` challenge | [`challenge`](Authorizer::challenge): obtain new credentials; `Ok(true)` retries the request once with the new header, `Ok(false)` fails it with the status |
 
 use std::future::Future;
@@ -28,6 +28,9 @@ pub struct Challenge<'a> {
     pub www_authenticate: Option<&'a str>,
     /// The MCP endpoint the request went to (the protected resource).
     pub resource: &'a str,
+    /// The `DPoP-Nonce` header of the refusal, if any (RFC 9449 §9: with
+    /// `error="use_dpop_nonce"`, the next proof must carry it).
+    pub dpop_nonce: Option<&'a str>,
 }
 
 /// Supplies credentials to the HTTP transport.
@@ -39,6 +42,26 @@ pub trait Authorizer: Send + Sync + std::fmt::Debug + 'static {
     /// retries the request with the new [`authorization`](Self::authorization);
     /// `Ok(false)`: it gives up and the request fails with the status.
     fn challenge<'a>(&'a self, challenge: Challenge<'a>) -> BoxFuture<'a, Result<bool, AuthError>>;
+
+    /// The authorization headers (name, value) of a `method` request to `url`: by default
+    /// `Authorization` with [`authorization`](Self::authorization), if any. An authorizer
+    /// whose headers depend on the request (a DPoP proof binds the method and the URL)
+    /// overrides this.
+    fn request_headers<'a>(
+        &'a self,
+        method: &'a str,
+        url: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<(String, String)>, AuthError>> {
+        let _ = (method, url);
+        Box::pin(async move {
+            Ok(self
+                .authorization()
+                .await?
+                .map(|value| ("authorization".to_owned(), value))
+                .into_iter()
+                .collect())
+        })
+    }
 }
 
 /// A fixed bearer token (obtained elsewhere): sent on every request, never renewed.

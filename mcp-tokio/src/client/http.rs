@@ -27,9 +27,7 @@ use base64::Engine as _;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
-use hyper::header::{
-    HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE,
-};
+use hyper::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
 use hyper::{Method, Request, Response, StatusCode, Uri};
 use mcp_rs_core::client::headers::PREFIX;
 use mcp_rs_core::wire::json::{parse, Kind, Limits, RawJson};
@@ -286,10 +284,17 @@ impl Bridge {
             *req.method_mut() = parts.method.clone();
             *req.uri_mut() = parts.uri.clone();
             *req.headers_mut() = parts.headers.clone();
-            if let Some(value) = auth.authorization().await.map_err(|e| e.to_string())? {
+            let url = parts.uri.to_string();
+            let headers = auth
+                .request_headers(parts.method.as_str(), &url)
+                .await
+                .map_err(|e| e.to_string())?;
+            for (name, value) in headers {
+                let name = HeaderName::from_bytes(name.as_bytes())
+                    .map_err(|_| "the authorizer's header name is not valid".to_string())?;
                 let value = HeaderValue::from_str(&value)
                     .map_err(|_| "the authorizer's header value is not valid".to_string())?;
-                req.headers_mut().insert(AUTHORIZATION, value);
+                req.headers_mut().insert(name, value);
             }
             let resp = self.http.request(req).await.map_err(|e| with_causes(&e))?;
             let www = resp
@@ -307,6 +312,10 @@ impl Bridge {
                 status: resp.status().as_u16(),
                 www_authenticate: www,
                 resource: &resource,
+                dpop_nonce: resp
+                    .headers()
+                    .get("dpop-nonce")
+                    .and_then(|v| v.to_str().ok()),
             };
             if !auth.challenge(challenge).await.map_err(|e| e.to_string())? {
                 return Ok(resp);

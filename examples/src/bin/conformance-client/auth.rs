@@ -61,6 +61,14 @@ pub async fn run(url: &str, scenario: &str, context: Option<&Value>) -> Result<(
         }
         config
     };
+    // The DPoP extension scenarios (`auth/dpop`, `auth/dpop-nonce`), or a context that asks
+    // for it.
+    let dpop = scenario.starts_with("auth/dpop")
+        || context
+            .and_then(|c| c.get("dpop"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+    let config = config.with_dpop(dpop);
     let authorizer = OAuthAuthorizer::new(config).map_err(|e| e.to_string())?;
     let options = ClientOptions::with_era(era()?).with_authorizer(authorizer);
     let client = Client::connect_http_with(url, options)

@@ -26,6 +26,7 @@ use url::Url;
 
 use super::challenge::BearerChallenge;
 use super::discovery::{self, parse_endpoint, ResourceMetadata, ServerMetadata};
+use super::dpop::{DpopKey, NonceFor};
 use super::fetch::Fetcher;
 use super::pkce::{self, Pkce};
 use super::redirect::RedirectHandler;
@@ -55,6 +56,7 @@ pub struct OAuthConfig {
     request_timeout: Duration,
     max_response_bytes: usize,
     server_url: Option<String>,
+    dpop: bool,
 }
 
 impl OAuthConfig {
@@ -88,6 +90,7 @@ impl OAuthConfig {
             request_timeout: Duration::from_secs(10),
             max_response_bytes: 256 * 1024,
             server_url: None,
+            dpop: false,
         }
     }
 
@@ -142,6 +145,14 @@ impl OAuthConfig {
         self
     }
 
+    /// DPoP (RFC 9449, SEP-1932; see [`dpop`](super::dpop)): bind tokens to a key generated
+    /// for this authorizer and prove its possession on every request. Off by default;
+    /// [`OAuthAuthorizer::new`] refuses it without the `oauth-dpop` feature.
+    pub fn with_dpop(mut self, enabled: bool) -> Self {
+        self.dpop = enabled;
+        self
+    }
+
     /// The MCP server's URL, so that a token already in the store is sent from the first
     /// request on (otherwise the first 401 tells it).
     pub fn with_server_url(mut self, url: impl Into<String>) -> Self {
@@ -180,6 +191,7 @@ pub struct OAuthAuthorizer {
     config: OAuthConfig,
     fetcher: Fetcher,
     state: Mutex<State>,
+    dpop: Option<DpopKey>,
 }
 
 impl OAuthAuthorizer {
@@ -190,14 +202,53 @@ impl OAuthAuthorizer {
             server_url: config.server_url.clone(),
             ..State::default()
         };
+        let dpop = if config.dpop {
+            Some(DpopKey::generate()?)
+        } else {
+            None
+        };
         Ok(OAuthAuthorizer {
             config,
             fetcher,
             state: Mutex::new(state),
+            dpop,
         })
     }
 
     async fn header(&self) -> Result<Option<String>, OAuthError> {
+        let scheme = if self.dpop.is_some() {
+            "DPoP"
+        } else {
+            "Bearer"
+        };
+        Ok(self
+            .access_token()
+            .await?
+            .map(|t| format!("{scheme} {}", t.expose())))
+    }
+
+    /// The headers of a `method` request to `url`: `Authorization`, and with DPoP a fresh
+    /// proof bound to the request and the token.
+    async fn headers(&self, method: &str, url: &str) -> Result<Vec<(String, String)>, OAuthError> {
+        let Some(token) = self.access_token().await? else {
+            return Ok(Vec::new());
+        };
+        let Some(key) = &self.dpop else {
+            let value = format!("Bearer {}", token.expose());
+            return Ok(vec![("authorization".to_owned(), value)]);
+        };
+        let proof = key.proof(method, url, Some(token.expose()), NonceFor::Resource)?;
+        Ok(vec![
+            (
+                "authorization".to_owned(),
+                format!("DPoP {}", token.expose()),
+            ),
+            ("dpop".to_owned(), proof),
+        ])
+    }
+
+    /// The access token to send, refreshed first when it is about to expire.
+    async fn access_token(&self) -> Result<Option<super::Secret>, OAuthError> {
         let mut st = self.state.lock().await;
         if st.token.is_none() {
             if let Some(url) = st.server_url.clone() {
@@ -214,10 +265,7 @@ impl OAuthAuthorizer {
                 tracing::debug!(error = %e, "refreshing the expiring token failed");
             }
         }
-        Ok(st
-            .token
-            .as_ref()
-            .map(|t| format!("Bearer {}", t.access_token.expose())))
+        Ok(st.token.as_ref().map(|t| t.access_token.clone()))
     }
 
     /// Refreshes with the current grant; on success the new token is kept.
@@ -237,6 +285,7 @@ impl OAuthAuthorizer {
             server: &grant.server,
             client: &grant.client,
             resource: &grant.resource,
+            dpop: self.dpop.as_ref(),
         };
         let fresh = request.refresh(&self.fetcher, refresh_token, None).await?;
         let scope = token.scope.clone();
@@ -284,6 +333,14 @@ impl OAuthAuthorizer {
             .www_authenticate
             .and_then(BearerChallenge::parse)
             .unwrap_or_default();
+        if let (Some(key), Some(nonce)) = (&self.dpop, challenge.dpop_nonce) {
+            let fresh = key.set_nonce(NonceFor::Resource, nonce);
+            if bearer.error.as_deref() == Some("use_dpop_nonce") {
+                // Retry with the new nonce; the same nonce refused again: give up.
+                tracing::debug!(retry = fresh, "the MCP server asked for a DPoP nonce");
+                return Ok(fresh);
+            }
+        }
         let step_up = challenge.status == 403;
         if step_up && !bearer.insufficient_scope() {
             return Ok(false);
@@ -499,6 +556,7 @@ impl OAuthAuthorizer {
             server: &meta,
             client: &client,
             resource: &prm.resource,
+            dpop: self.dpop.as_ref(),
         };
         let fresh = request
             .code(&self.fetcher, &answer.code, pkce.verifier(), redirect_uri)
@@ -548,6 +606,7 @@ impl OAuthAuthorizer {
             server: &meta,
             client: &client,
             resource: &prm.resource,
+            dpop: self.dpop.as_ref(),
         };
         let fresh = request
             .client_credentials(&self.fetcher, wanted.as_deref())
@@ -567,6 +626,18 @@ impl OAuthAuthorizer {
 impl Authorizer for OAuthAuthorizer {
     fn authorization(&self) -> BoxFuture<'_, Result<Option<String>, AuthError>> {
         Box::pin(async move { self.header().await.map_err(|e| AuthError(e.to_string())) })
+    }
+
+    fn request_headers<'a>(
+        &'a self,
+        method: &'a str,
+        url: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<(String, String)>, AuthError>> {
+        Box::pin(async move {
+            self.headers(method, url)
+                .await
+                .map_err(|e| AuthError(e.to_string()))
+        })
     }
 
     fn challenge<'a>(&'a self, challenge: Challenge<'a>) -> BoxFuture<'a, Result<bool, AuthError>> {

@@ -19,7 +19,8 @@ pub struct BearerChallenge {
 
 impl BearerChallenge {
     /// The `Bearer` challenge in a `WWW-Authenticate` value (which may hold several
-    /// challenges, e.g. `Basic realm="x", Bearer scope="a"`), if there is one. Parameter
+    /// challenges, e.g. `Basic realm="x", Bearer scope="a"`), if there is one; without one,
+    /// the `DPoP` challenge (RFC 9449 §7.1: the same parameters), if there is one. Parameter
     /// names and the scheme are matched case-insensitively; quoted values are unescaped.
     /// Malformed input ends the parse; whatever was read before it is kept.
     pub fn parse(header: &str) -> Option<BearerChallenge> {
@@ -31,9 +32,17 @@ impl BearerChallenge {
             i: 0,
         };
         let mut found = None;
+        let mut dpop = None;
         while let Some(scheme) = parser.scheme() {
             let params = parser.params();
-            if found.is_none() && scheme.eq_ignore_ascii_case("bearer") {
+            let target = if scheme.eq_ignore_ascii_case("bearer") {
+                &mut found
+            } else if scheme.eq_ignore_ascii_case("dpop") {
+                &mut dpop
+            } else {
+                continue;
+            };
+            if target.is_none() {
                 let mut c = BearerChallenge::default();
                 for (name, value) in params {
                     let slot = match name.to_ascii_lowercase().as_str() {
@@ -47,10 +56,10 @@ impl BearerChallenge {
                         *slot = Some(value);
                     }
                 }
-                found = Some(c);
+                *target = Some(c);
             }
         }
-        found
+        found.or(dpop)
     }
 
     /// Whether this is a 403's `insufficient_scope`.

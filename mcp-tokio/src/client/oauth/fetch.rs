@@ -14,6 +14,8 @@ use crate::client::net::{self, HttpClient};
 pub(crate) struct Reply {
     pub(crate) status: u16,
     pub(crate) location: Option<String>,
+    /// The `DPoP-Nonce` header (RFC 9449 §8), if any.
+    pub(crate) dpop_nonce: Option<String>,
     pub(crate) body: Bytes,
 }
 
@@ -57,13 +59,14 @@ impl Fetcher {
         self.send(url, req).await
     }
 
-    /// POST a form (`application/x-www-form-urlencoded`), with an `Authorization` header if
-    /// given.
+    /// POST a form (`application/x-www-form-urlencoded`), with an `Authorization` header and
+    /// a `DPoP` proof if given.
     pub(crate) async fn post_form(
         &self,
         url: &url::Url,
         form: String,
         authorization: Option<String>,
+        dpop: Option<String>,
     ) -> Result<Reply, OAuthError> {
         let mut req = Request::builder()
             .method(Method::POST)
@@ -76,6 +79,13 @@ impl Fetcher {
                 reason: "the client credentials do not fit in a header".into(),
             })?;
             req = req.header(AUTHORIZATION, value);
+        }
+        if let Some(proof) = dpop {
+            let value = HeaderValue::from_str(&proof).map_err(|_| OAuthError::Http {
+                url: url.to_string(),
+                reason: "the DPoP proof does not fit in a header".into(),
+            })?;
+            req = req.header("dpop", value);
         }
         self.send(url, req.body(Full::new(Bytes::from(form)))).await
     }
@@ -124,6 +134,11 @@ impl Fetcher {
                 .get(LOCATION)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
+            let dpop_nonce = response
+                .headers()
+                .get("dpop-nonce")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
             let body = Limited::new(response.into_body(), self.max_body)
                 .collect()
                 .await
@@ -137,6 +152,7 @@ impl Fetcher {
             Ok(Reply {
                 status,
                 location,
+                dpop_nonce,
                 body,
             })
         };

@@ -11,6 +11,7 @@
 //! | which scopes to ask for | [`scope`] | MCP scope selection, SEP-2207 `offline_access` |
 //! | the authorization request and its answer | [`redirect`], [`pkce`] | OAuth 2.1 §4.1, RFC 7636, RFC 9207 `iss`, RFC 8707 `resource` |
 //! | code and refresh token for tokens | [`token`] | OAuth 2.1 §3.2, §4.3 |
+//! | sender-constrained tokens (opt-in, [`OAuthConfig::with_dpop`], feature `oauth-dpop`) | [`dpop`] | RFC 9449, SEP-1932 |
 //! | where tokens and client ids are kept | [`store`] | |
 //! | all of it behind the transport's seam | [`OAuthAuthorizer`] | |
 //!
@@ -44,6 +45,7 @@ mod assertion;
 mod authorizer;
 pub mod challenge;
 pub mod discovery;
+pub mod dpop;
 mod error;
 mod fetch;
 pub mod pkce;

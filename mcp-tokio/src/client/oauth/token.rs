@@ -8,6 +8,7 @@ use url::form_urlencoded;
 
 use super::assertion;
 use super::discovery::{parse_endpoint, ServerMetadata};
+use super::dpop::{DpopKey, NonceFor};
 use super::fetch::Fetcher;
 use super::registration::{ClientCredentials, TokenEndpointAuth};
 use super::{OAuthError, Secret};
@@ -17,7 +18,8 @@ use super::{OAuthError, Secret};
 pub struct TokenResponse {
     /// The access token.
     pub access_token: Secret,
-    /// `Bearer` (compared case-insensitively); other types are refused.
+    /// `Bearer` (compared case-insensitively), or `DPoP` when the request carried a DPoP
+    /// proof; other types are refused.
     pub token_type: String,
     /// Lifetime in seconds.
     #[serde(default)]
@@ -42,6 +44,8 @@ pub(crate) struct TokenRequest<'a> {
     pub(crate) server: &'a ServerMetadata,
     pub(crate) client: &'a ClientCredentials,
     pub(crate) resource: &'a str,
+    /// The DPoP key, when tokens are to be bound to it.
+    pub(crate) dpop: Option<&'a DpopKey>,
 }
 
 /// `application/x-www-form-urlencoded` of a component for HTTP Basic (RFC 6749 §2.3.1).
@@ -103,8 +107,32 @@ impl TokenRequest<'_> {
         grant: &[(&str, &str)],
     ) -> Result<TokenResponse, OAuthError> {
         let url = parse_endpoint(&self.server.token_endpoint)?;
-        let (form, authorization) = self.form(grant)?;
-        let reply = fetcher.post_form(&url, form, authorization).await?;
+        // With DPoP, one retry: after a `use_dpop_nonce` refusal carrying a new nonce.
+        let mut attempts = 0;
+        let reply = loop {
+            attempts += 1;
+            // Built per attempt: a client assertion's `jti` must not repeat.
+            let (form, authorization) = self.form(grant)?;
+            let proof = match self.dpop {
+                Some(key) => {
+                    Some(key.proof("POST", url.as_str(), None, NonceFor::AuthorizationServer)?)
+                }
+                None => None,
+            };
+            let reply = fetcher.post_form(&url, form, authorization, proof).await?;
+            let (Some(key), Some(nonce)) = (self.dpop, reply.dpop_nonce.as_deref()) else {
+                break reply;
+            };
+            let fresh = key.set_nonce(NonceFor::AuthorizationServer, nonce);
+            let wants_nonce = reply.status == 400
+                && reply
+                    .json::<ErrorBody>(&url)
+                    .is_ok_and(|e| e.error == "use_dpop_nonce");
+            if !(wants_nonce && fresh && attempts < 2) {
+                break reply;
+            }
+            tracing::debug!("the token endpoint asked for a DPoP nonce: retrying with it");
+        };
         if !reply.ok() {
             return Err(match reply.json::<ErrorBody>(&url) {
                 Ok(e) => OAuthError::Server {
@@ -119,9 +147,10 @@ impl TokenRequest<'_> {
             });
         }
         let token: TokenResponse = reply.json(&url)?;
-        if !token.token_type.eq_ignore_ascii_case("bearer") {
+        let dpop_bound = self.dpop.is_some() && token.token_type.eq_ignore_ascii_case("dpop");
+        if !token.token_type.eq_ignore_ascii_case("bearer") && !dpop_bound {
             return Err(OAuthError::TokenResponse(format!(
-                "token type {:?} is not supported (Bearer only)",
+                "token type {:?} is not supported (Bearer, and DPoP when DPoP is on)",
                 token.token_type
             )));
         }
