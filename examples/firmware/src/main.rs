@@ -11,6 +11,7 @@
 #![no_std]
 #![no_main]
 
+mod board;
 mod clock;
 mod decimal;
 mod dice;

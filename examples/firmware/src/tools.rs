@@ -23,7 +23,7 @@ use mcp_rs_core::wire::json::{JsonWriter, Kind, RawJson, StrPart};
 use mcp_rs_core::{tools, ToolAnnotations, ToolArgs, ToolOutput, ToolResult};
 
 use crate::dice::{self, Dice};
-use crate::{clock, decimal};
+use crate::{board, decimal};
 
 /// Pure computation: reads nothing, changes nothing, same answer every time.
 const PURE: ToolAnnotations<'static> = ToolAnnotations {
@@ -277,27 +277,13 @@ const FORTUNES: [[&str; 2]; 5] = [
     ],
 ];
 
-/// The board's two user LEDs: the FPGA I/O block's LED register (`0x4002_8000`, bits 0-1).
-mod leds {
-    const LED0: usize = 0x4002_8000;
-
-    pub fn get() -> u32 {
-        // SAFETY: LED0 of the mps2 FPGA I/O block: a valid, aligned 32-bit MMIO register.
-        unsafe { core::ptr::read_volatile(LED0 as *const u32) }
-    }
-    pub fn set(value: u32) {
-        // SAFETY: as for `get`.
-        unsafe { core::ptr::write_volatile(LED0 as *mut u32, value) }
-    }
-}
-
 /// xorshift32, seeded from the cycle counter at the first call (the client's timing).
 struct Prng(u32);
 
 impl Prng {
     fn next(&mut self) -> u32 {
         if self.0 == 0 {
-            self.0 = clock::cycles() ^ 0x9E37_79B9;
+            self.0 = board::cycles() ^ 0x9E37_79B9;
             if self.0 == 0 {
                 self.0 = 1;
             }
@@ -431,7 +417,7 @@ impl DeviceTools {
         // A slow triangle wave between 20.0 and 24.0 C over two minutes, plus +-0.2 noise,
         // in tenths of a degree.
         // 32-bit arithmetic throughout: 64-bit division would link a 1 KiB runtime routine.
-        let phase = (decimal::divmod(clock::uptime_ms(), 1500 * 80).1 as u32 / 1500) as i32; // 0..80
+        let phase = (decimal::divmod(board::uptime_ms(), 1500 * 80).1 as u32 / 1500) as i32; // 0..80
         let wave = if phase < 40 { phase } else { 80 - phase };
         let noise = self.rng.below(5) as i32 - 2;
         let tenths_c = 200 + wave + noise;
@@ -463,9 +449,9 @@ impl DeviceTools {
             Err(bad) => return bad.report("set_led", result),
         };
         let bit = 1u32 << led.0;
-        let state = leds::get();
-        leds::set(if on { state | bit } else { state & !bit });
-        let state = leds::get();
+        let state = board::leds::get();
+        board::leds::set(if on { state | bit } else { state & !bit });
+        let state = board::leds::get();
         result.structured(&Leds {
             leds: LedStates([state & 1 != 0, state & 2 != 0]),
         });
@@ -483,7 +469,7 @@ impl DeviceTools {
             return bad.report("uptime_ms", result);
         }
         result.structured(&Uptime {
-            uptime_ms: Millis(clock::uptime_ms()),
+            uptime_ms: Millis(board::uptime_ms()),
         });
     }
 }
