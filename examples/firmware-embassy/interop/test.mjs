@@ -17,7 +17,9 @@
 // prompt with its argument. In the initialize era the client subscribes to
 // sensor://temperature and receives notifications/resources/updated. After each session the
 // defmt log is decoded with defmt-print and must name the requests served.
-import { spawnSync } from "node:child_process";
+// 3. Raw JSON-RPC through examples/firmware/qemu-run: both eras on one connection, nothing
+//    but JSON-RPC lines on stdout, exit 0 on stdin EOF.
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -271,6 +273,75 @@ const COMMON_LOG = [
   const lines = checkLog(log, COMMON_LOG);
   assert.ok(!lines.some((l) => l.includes("request: initialize")), "no initialize in the 2026-07-28 era");
   console.log("ok: 2026-07-28 era (client 2.4.0, stdio): 7 tools, progress, cancellation, prompt, defmt log");
+}
+
+// ---- 3. Both eras on one connection, raw, through the QEMU wrapper ----------------------------
+// Every stdout line must be a JSON-RPC message (the log goes to the file, never to the UART),
+// and the wrapper must exit 0 on stdin EOF.
+{
+  const log = join(logDir, "raw.defmt");
+  const child = spawn(resolve(firmwareDir, "../firmware/qemu-run"), [elf], {
+    stdio: ["pipe", "pipe", "inherit"],
+    env: { ...process.env, QEMU_EXTRA_ARGS: `-semihosting-config enable=on,target=native,chardev=defmt -chardev file,id=defmt,path=${log}` },
+  });
+  let buffered = "";
+  const frames = [];
+  const waiters = [];
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk) => {
+    buffered += chunk;
+    let i;
+    while ((i = buffered.indexOf("\n")) >= 0) {
+      const line = buffered.slice(0, i);
+      buffered = buffered.slice(i + 1);
+      frames.push(JSON.parse(line)); // throws on anything but JSON
+      for (const w of waiters.splice(0)) w();
+    }
+  });
+  const exited = new Promise((ok) => child.on("exit", (code, signal) => ok({ code, signal })));
+  const next = async (pred, what) => {
+    const deadline = Date.now() + TIMEOUT;
+    for (;;) {
+      const i = frames.findIndex(pred);
+      if (i >= 0) return frames.splice(i, 1)[0];
+      assert.ok(Date.now() < deadline, `no ${what} in ${TIMEOUT} ms`);
+      await Promise.race([new Promise((ok) => waiters.push(ok)), sleep(200)]);
+    }
+  };
+  const send = (msg) => child.stdin.write(JSON.stringify({ jsonrpc: "2.0", ...msg }) + "\n");
+  const reply = (id) => next((f) => f.id === id, `reply ${id}`);
+  const modern = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} };
+
+  send({ id: 1, method: "initialize", params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+  assert.equal((await reply(1)).result.protocolVersion, "2024-11-05");
+  send({ method: "notifications/initialized" });
+  // A 2026-07-28 request on the same connection: self-contained, answered in its own era.
+  send({ id: 2, method: "tools/call", params: { name: "calculate", arguments: { operation: "add", a: 2, b: 40 }, _meta: modern } });
+  let r = await reply(2);
+  assert.deepEqual(r.result.structuredContent, { result: 42 });
+  assert.equal(r.result.resultType, "complete");
+  // Back in the initialize era: subscribe, and a countdown without progressToken (no progress).
+  send({ id: 3, method: "resources/subscribe", params: { uri: SENSOR } });
+  assert.deepEqual((await reply(3)).result, {});
+  send({ id: 4, method: "tools/call", params: { name: "countdown", arguments: { ms: 300, steps: 3 } } });
+  assert.equal((await reply(4)).result.content[0].text, "waited 300 ms in 3 steps");
+  const updated = await next((f) => f.method === "notifications/resources/updated", "resources/updated");
+  assert.deepEqual(updated.params, { uri: SENSOR });
+  counts.updated += 1;
+  send({ id: 5, method: "resources/unsubscribe", params: { uri: SENSOR } });
+  await reply(5);
+  child.stdin.write("{garbage\n");
+  assert.equal((await next((f) => f.error?.code === -32700, "parse error")).error.code, -32700);
+  assert.ok(!frames.some((f) => f.method === "notifications/progress"), "no progress without a progressToken");
+  child.stdin.end();
+  const { code, signal } = await exited;
+  assert.equal(code, 0, `wrapper exit code ${code} signal ${signal}`);
+  counts.sessions += 1;
+  const decoded = spawnSync("defmt-print", ["-e", elf], { input: readFileSync(log), encoding: "utf8" }).stdout;
+  for (const want of ["request: initialize", "request: tools/call", "tool: calculate", "request: resources/subscribe", "countdown finished", "request: resources/unsubscribe"]) {
+    assert.ok(decoded.includes(want), `the defmt log names "${want}":\n${decoded}`);
+  }
+  console.log("ok: both eras on one raw connection; stdout carries JSON-RPC only; the wrapper exits 0 on EOF");
 }
 
 rmSync(logDir, { recursive: true, force: true });

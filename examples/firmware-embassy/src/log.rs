@@ -21,6 +21,8 @@ const CHUNK: usize = 64;
 
 struct State {
     encoder: defmt::Encoder,
+    /// A plain array rather than a `heapless::Vec`: `SYS_WRITE0` needs the bytes followed
+    /// by a NUL in one buffer, so the spare byte must exist whatever the length.
     chunk: [u8; CHUNK + 1],
     len: usize,
 }

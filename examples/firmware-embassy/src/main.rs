@@ -31,8 +31,13 @@
 //!
 //! QEMU's stdout is the UART, protocol bytes only. The log goes out through semihosting
 //! console calls ([`log`]), which the cargo runner routes to `$MCP_DEFMT_LOG` (or
-//! `/dev/null`): one line per request the server handles, plus the runner's session
-//! events.
+//! `/dev/null`): one line per message read (its method), what the server did with it, and
+//! the runner's session events.
+//!
+//! `scripts/test-firmware-embassy.sh` checks it all: fmt and clippy, the release build and
+//! its footprint (no allocator may be linked), and `interop/test.mjs`, which drives the
+//! image with the official TypeScript SDK clients (1.x for the initialize era, 2.x for
+//! 2026-07-28) and checks the decoded defmt log.
 #![no_std]
 #![no_main]
 
@@ -42,6 +47,9 @@ mod decimal;
 #[path = "../../firmware/src/dice.rs"]
 mod dice;
 mod log;
+// Byte-at-a-time memcpy/memset in place of compiler-builtins' (about 1 KiB less flash).
+#[path = "../../firmware/src/mem.rs"]
+mod mem;
 mod server;
 mod time_driver;
 #[path = "../../firmware/src/tools.rs"]
@@ -85,8 +93,9 @@ static INFO: ServerInfo<'static> = ServerInfo {
 };
 
 /// New sensor readings (tenths of a degree Celsius), from the sampler to the MCP task.
-/// A `Signal` keeps only the latest: a slow reader misses intermediate values, never the
-/// current one.
+/// An embassy-sync `Signal` rather than a `heapless::spsc` queue: only the latest value
+/// matters (a slow reader misses intermediate values, never the current one), and the
+/// waiting task needs a waker, which heapless does not provide.
 static READINGS: Signal<CriticalSectionRawMutex, i32> = Signal::new();
 
 defmt::timestamp!("{=u64:ms}", Instant::now().as_millis());

@@ -388,6 +388,8 @@ impl Hooks for Pending {
 pub struct LoggedRx<R> {
     inner: R,
     state: Scan,
+    /// The method name so far; its length is in [`Scan::Name`], so a plain array (no
+    /// `heapless::String`: the name is checked as UTF-8 once, when it ends).
     name: [u8; 40],
 }
 
