@@ -168,13 +168,14 @@ const WDOG_UNLOCK: u32 = 0x0051_F15E;
 static mut FAST_MTIME: bool = false;
 
 fn clock_init() {
-    // The watchdog stays disabled (`wdogcfg` is never written); its compare register is
-    // put back to its reset value.
+    // The watchdog stays disabled (`wdogcfg` is never written), and its compare register
+    // gets its value back. Each write needs the unlock key first.
+    let saved = reg::read(AON_WDOGCMP0);
     reg::write(AON_WDOGKEY, WDOG_UNLOCK);
-    reg::write(AON_WDOGCMP0, 0x1234);
-    let modelled = reg::read(AON_WDOGCMP0) == 0x1234;
+    reg::write(AON_WDOGCMP0, saved ^ 0x5A5A);
+    let modelled = reg::read(AON_WDOGCMP0) == saved ^ 0x5A5A;
     reg::write(AON_WDOGKEY, WDOG_UNLOCK);
-    reg::write(AON_WDOGCMP0, 0xFFFF);
+    reg::write(AON_WDOGCMP0, saved);
     // SAFETY: written once, before `serve` starts (no interrupt handler reads it).
     unsafe { FAST_MTIME = !modelled };
 }
