@@ -23,7 +23,6 @@
 mod board;
 mod decimal;
 mod dice;
-#[cfg(target_arch = "arm")]
 mod mem;
 mod tools;
 
