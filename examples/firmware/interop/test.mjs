@@ -1,8 +1,10 @@
-// End-to-end: the firmware runs in QEMU (mps2-an386) as a stdio MCP server.
+// End-to-end: the firmware runs in QEMU as a stdio MCP server, on the board named by
+// $FIRMWARE_BOARD: `mps2-an386` (the default), `microbit` or `riscv` (QEMU `sifive_e`).
 //
 // 1. The official TypeScript SDK client launches it the embedded way (`cargo run --release`
-//    in examples/firmware, whose .cargo/config.toml makes QEMU the runner), lists the tools
-//    and calls each one (legacy era, the SDK's newest revision).
+//    in examples/firmware, whose .cargo/config.toml makes QEMU the runner; `--target` for
+//    the boards other than mps2-an386), lists the tools and calls each one (legacy era, the
+//    SDK's newest revision).
 // 2. The SDK client launches it from the repository root with the documented command
 //    (`cargo --config examples/firmware/.cargo/config.toml run --release --manifest-path ...`).
 // 3. Raw 2026-07-28 requests (stateless era, per-request _meta) through the QEMU wrapper,
@@ -25,7 +27,18 @@ import Ajv2020 from "ajv/dist/2020.js";
 const here = dirname(fileURLToPath(import.meta.url));
 const firmwareDir = resolve(here, "..");
 const repoRoot = resolve(firmwareDir, "../..");
-const elf = resolve(process.env.CARGO_TARGET_DIR ?? resolve(firmwareDir, "target"), "thumbv7em-none-eabihf/release/mcp-firmware");
+// Each board: its build target (which chooses the board, see src/board/) and QEMU machine.
+const BOARDS = {
+  "mps2-an386": { target: "thumbv7em-none-eabihf", machine: "mps2-an386", title: "mcp-rs on a Cortex-M4F" },
+  microbit: { target: "thumbv6m-none-eabi", machine: "microbit", title: "mcp-rs on a Cortex-M0" },
+  riscv: { target: "riscv32imac-unknown-none-elf", machine: "sifive_e", title: "mcp-rs on a RISC-V RV32IMAC" },
+};
+const boardName = process.env.FIRMWARE_BOARD || "mps2-an386";
+const board = BOARDS[boardName];
+if (!board) throw new Error(`FIRMWARE_BOARD=${boardName}: not one of ${Object.keys(BOARDS).join(", ")}`);
+// The default target (.cargo/config.toml) is mps2-an386's: it is launched without --target.
+const targetArgs = boardName === "mps2-an386" ? [] : ["--target", board.target];
+const elf = resolve(process.env.CARGO_TARGET_DIR ?? resolve(firmwareDir, "target"), `${board.target}/release/mcp-firmware`);
 const TIMEOUT = 30_000;
 
 const times = {};
@@ -45,6 +58,7 @@ async function sdkSession(label, transport) {
   await timed(`${label}: connect (spawn + QEMU boot + initialize)`, client.connect(transport, { timeout: TIMEOUT }));
   const server = client.getServerVersion();
   assert.equal(server.name, "mcp-rs-firmware");
+  assert.equal(server.title, board.title);
   return client;
 }
 
@@ -192,7 +206,7 @@ const env = { ...process.env, CARGO_TERM_QUIET: "true" };
 {
   const transport = new StdioClientTransport({
     command: "cargo",
-    args: ["run", "--release", "--quiet"],
+    args: ["run", "--release", "--quiet", ...targetArgs],
     cwd: firmwareDir,
     env,
     stderr: "inherit",
@@ -200,7 +214,7 @@ const env = { ...process.env, CARGO_TERM_QUIET: "true" };
   const client = await sdkSession("sdk (cargo run in examples/firmware)", transport);
   const n = await exerciseAllTools(client);
   await client.close();
-  console.log(`ok: TypeScript SDK listed ${n} tools and called each one`);
+  console.log(`ok [${boardName}]: TypeScript SDK listed ${n} tools and called each one`);
 }
 
 // ---- 2. SDK client, the documented command from the repository root ----
@@ -211,6 +225,7 @@ const env = { ...process.env, CARGO_TERM_QUIET: "true" };
       "--config", "examples/firmware/.cargo/config.toml",
       "run", "--release", "--quiet",
       "--manifest-path", "examples/firmware/Cargo.toml",
+      ...targetArgs,
     ],
     cwd: repoRoot,
     env,
@@ -220,12 +235,12 @@ const env = { ...process.env, CARGO_TERM_QUIET: "true" };
   const r = await timed("tools/call uptime_ms", client.callTool({ name: "uptime_ms", arguments: {} }, undefined, { timeout: TIMEOUT }));
   assert.ok(Number.isInteger(r.structuredContent.uptime_ms));
   await client.close();
-  console.log("ok: the repository-root launch command serves MCP");
+  console.log(`ok [${boardName}]: the repository-root launch command serves MCP`);
 }
 
 // ---- 3. Raw 2026-07-28 (stateless) requests through the wrapper; exit on stdin EOF ----
 {
-  const child = spawn(resolve(firmwareDir, "qemu-run"), [elf], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(resolve(firmwareDir, "qemu-run"), ["-M", board.machine, elf], { stdio: ["pipe", "pipe", "inherit"] });
   let buffered = "";
   const waiting = [];
   child.stdout.setEncoding("utf8");
@@ -293,10 +308,13 @@ const env = { ...process.env, CARGO_TERM_QUIET: "true" };
   const { code, signal } = await exited;
   record("wrapper exit after stdin EOF", performance.now() - t0);
   assert.equal(code, 0, `wrapper exit code ${code} signal ${signal}`);
-  console.log("ok: 2026-07-28 requests served; the wrapper exits 0 on stdin EOF");
+  console.log(`ok [${boardName}]: 2026-07-28 requests served; the wrapper exits 0 on stdin EOF`);
 }
 
-console.log("\nQEMU round-trip times (ms): name  n  min  median  max");
+// Every timed exchange was checked: count them by era.
+const count = (modern) => Object.entries(times).reduce((n, [name, l]) => n + (name.startsWith("modern:") === modern && !name.startsWith("wrapper") ? l.length : 0), 0);
+console.log(`ok [${boardName}]: ${count(false)} SDK (handshake era) and ${count(true)} raw 2026-07-28 exchanges checked`);
+console.log(`\nQEMU round-trip times on ${boardName} (ms): name  n  min  median  max`);
 for (const [name, list] of Object.entries(times)) {
   const sorted = [...list].sort((a, b) => a - b);
   const med = sorted[Math.floor(sorted.length / 2)];

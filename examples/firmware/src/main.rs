@@ -1,27 +1,33 @@
-//! An MCP server on a Cortex-M4F: QEMU's `mps2-an386` board serving tools over UART0.
+//! An MCP server on a microcontroller, serving six tools over its UART: one source for three
+//! boards, chosen by the build target (see [`board`] and build.rs):
+//!
+//! | target | board (QEMU machine) |
+//! | --- | --- |
+//! | `thumbv7em-none-eabihf` (the default) | `mps2-an386`, Cortex-M4F |
+//! | `thumbv6m-none-eabi` | `microbit`, nRF51822 Cortex-M0 |
+//! | `riscv32imac-unknown-none-elf` | `sifive_e`, FE310 RV32IMAC (HiFive1) |
 //!
 //! ```text
-//! cargo run --release            # from examples/firmware: build, then serve MCP on stdio
+//! cargo run --release                                        # mps2-an386, MCP on stdio
+//! cargo run --release --target thumbv6m-none-eabi            # microbit
+//! cargo run --release --target riscv32imac-unknown-none-elf  # sifive_e
 //! ```
 //!
 //! A superloop: [`mcp_rs_embedded::blocking::Runner`] reads the UART (sleeping with `WFI`
-//! until the receive interrupt brings bytes), answers every complete line, and writes the
-//! replies back. No heap, no semihosting: the UART is the only output, so QEMU's stdout
-//! carries protocol bytes only.
+//! until the board's UART has bytes), answers every complete line, and writes the replies
+//! back. No heap, no semihosting: the UART is the only output, so QEMU's stdout carries
+//! protocol bytes only.
 #![no_std]
 #![no_main]
 
 mod board;
-mod clock;
 mod decimal;
 mod dice;
 mod mem;
 mod tools;
-mod uart;
 
-use core::panic::PanicInfo;
+use core::mem::MaybeUninit;
 
-use cortex_m_rt::entry;
 use mcp_rs_core::SecretKey;
 use mcp_rs_core::{Config, ServerInfo, Session, SessionStorage};
 use mcp_rs_embedded::{blocking::Runner, Buffers};
@@ -33,12 +39,15 @@ const TX_BUF: usize = 2048;
 
 /// The runner's receive and transmit buffers.
 static mut BUFFERS: Buffers<RX_BUF, TX_BUF> = Buffers::new();
+/// The session's call slots, initialised by [`serve`] (at run time: a constant initialiser
+/// would put their 184 bytes in flash as `.data`).
+static mut STORAGE: MaybeUninit<SessionStorage<1>> = MaybeUninit::uninit();
 
 static INFO: ServerInfo<'static> = ServerInfo {
     name: "mcp-rs-firmware",
     version: env!("CARGO_PKG_VERSION"),
-    title: Some("mcp-rs on a Cortex-M4F"),
-    description: Some("An MCP server in 32 KiB of flash: QEMU mps2-an386, tools over UART0"),
+    title: Some(board::TITLE),
+    description: Some(board::DESCRIPTION),
     website_url: None,
     icons: &[],
     instructions: Some(
@@ -47,24 +56,19 @@ static INFO: ServerInfo<'static> = ServerInfo {
     ),
 };
 
-#[entry]
-fn main() -> ! {
-    // SAFETY: `main` runs once (cortex-m-rt never re-enters it) and is the only code that
-    // takes the core peripherals; `take()` would add a critical section and a flag.
-    let peripherals = unsafe { cortex_m::Peripherals::steal() };
-    clock::init(peripherals.SYST);
-    uart::init();
-
+/// Serves MCP on the board's UART, forever. Called once, by the board's entry point, after
+/// [`board::init`].
+#[inline(always)] // into the entry point: one call, and the outliner then does better
+fn serve() -> ! {
     // In statics, so that they count in the static RAM budget, not on the stack. SAFETY:
-    // as above, `main` runs once and this is the only reference to `BUFFERS` (a
-    // `singleton!` adds a critical section and a flag).
+    // `serve` runs once (the board's entry point calls it and never returns) and these are
+    // the only references to `BUFFERS` and `STORAGE` (a `singleton!` would add a critical
+    // section and a flag).
     let buffers = unsafe { &mut *core::ptr::addr_of_mut!(BUFFERS) };
-    let Some(storage) = cortex_m::singleton!(: SessionStorage<1> = SessionStorage::new()) else {
-        halt()
-    };
+    let storage = unsafe { (*core::ptr::addr_of_mut!(STORAGE)).write(SessionStorage::new()) };
     let config = Config {
         list_changed: false,
-        // No entropy source on this board: every image gets its own random key at build
+        // No entropy source used at boot: every image gets its own random key at build
         // time (build.rs), so one device's cursors cannot be forged from the source.
         ..Config::new(SecretKey(include!(concat!(env!("OUT_DIR"), "/key.rs"))))
     };
@@ -74,32 +78,6 @@ fn main() -> ! {
     loop {
         // The UART never reports end of input and its writer cannot fail; receive errors
         // are survived inside the runner (resync at the next newline).
-        let _ = runner.step(&mut session, &mut tools, &mut uart::Rx, &mut uart::Tx);
+        let _ = runner.step(&mut session, &mut tools, &mut board::Rx, &mut board::Tx);
     }
-}
-
-/// The device interrupt vectors, after cortex-m-rt's 16 exception vectors. Only IRQ 0
-/// (UART0 RX) is ever enabled, so the table stops there: a full 240-entry table would
-/// cost 960 bytes of flash.
-#[link_section = ".vector_table.interrupts"]
-#[no_mangle]
-#[used]
-static __INTERRUPTS: [unsafe extern "C" fn(); 1] = [uart0_rx];
-
-/// IRQ 0: UART0 receive.
-unsafe extern "C" fn uart0_rx() {
-    uart::on_rx_interrupt();
-}
-
-fn halt() -> ! {
-    loop {
-        cortex_m::asm::wfi();
-    }
-}
-
-/// A panic (none is expected: the core and runner are panic-free) resets the board; the
-/// client sees its pending request time out and can start over.
-#[panic_handler]
-fn panic(_: &PanicInfo) -> ! {
-    cortex_m::peripheral::SCB::sys_reset()
 }

@@ -5,6 +5,9 @@
 //! The ARM EABI names are what LLVM calls for `copy_from_slice`, struct moves and zeroing.
 //! Volatile accesses keep LLVM from recognising the loops as a copy and compiling them
 //! into a call to the very function being defined.
+//!
+//! ARM only (`#![cfg]` below): other targets keep compiler-builtins' routines.
+#![cfg(target_arch = "arm")]
 
 /// `dest[..n] = src[..n]` (the regions do not overlap).
 ///

@@ -1,0 +1,39 @@
+//! The board: everything the firmware needs from the hardware, one module per board, chosen
+//! by the build target (build.rs sets `cfg(board = "...")` from `TARGET`):
+//!
+//! | target | `board` | module |
+//! | --- | --- | --- |
+//! | `thumbv7em-none-eabihf` | `mps2` | [`mps2`]: QEMU `mps2-an386` (Cortex-M4F) |
+//! | `thumbv6m-none-eabi` | `microbit` | `microbit`: BBC micro:bit v1 (nRF51822, Cortex-M0) |
+//! | `riscv32imac-unknown-none-elf` | `riscv` | `riscv`: QEMU `sifive_e` (SiFive FE310, HiFive1) |
+//!
+//! Each provides the same items:
+//!
+//! - the seam the tools use ([`crate::tools`]): `uptime_ms()` (milliseconds since boot),
+//!   `cycles()` (a few bits of timing entropy) and `leds::{get, set}` (two user LEDs, bits
+//!   0 and 1);
+//! - the UART halves the runner reads and writes, `Rx` and `Tx` (`embedded_io`);
+//! - `TITLE` and `DESCRIPTION` for the server's `serverInfo`;
+//! - the entry point (the runtime crate's `#[entry]`), which initialises the board and
+//!   calls [`crate::serve`], the interrupt vectors it needs, and the panic handler.
+//!
+//! The two Cortex-M boards share the interrupt-driven receive ring and the panic handler
+//! ([`arm`]).
+
+#[cfg(target_arch = "arm")]
+mod arm;
+
+#[cfg(board = "mps2")]
+mod mps2;
+#[cfg(board = "mps2")]
+pub use mps2::*;
+
+#[cfg(board = "microbit")]
+mod microbit;
+#[cfg(board = "microbit")]
+pub use microbit::*;
+
+#[cfg(board = "riscv")]
+mod riscv;
+#[cfg(board = "riscv")]
+pub use riscv::*;

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The firmware images, one per board (issue #21):
+#
+#   scripts/firmware.sh run BOARD      build the image if needed, then serve its UART on stdio
+#                                      through QEMU (an MCP server on stdin/stdout)
+#   scripts/firmware.sh size BOARD...  build, then print flash (text + data) and static RAM
+#                                      (data + bss, without the stack) of each image
+#   scripts/firmware.sh elf BOARD      build, then print the image's path
+#   scripts/firmware.sh boards         the board table below (tab-separated)
+#
+# Boards: mps2-an386, mps2-an386-embassy, microbit, riscv. Run from anywhere; honours
+# CARGO_TARGET_DIR. `run` needs qemu-system-arm (mps2-an386, microbit) or
+# qemu-system-riscv32 (riscv: Debian's qemu-system-misc); `size` needs arm-none-eabi-size
+# (binutils-arm-none-eabi) or riscv64-unknown-elf-size (binutils-riscv64-unknown-elf).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+
+# One line per board: name, crate (relative to the repository), Rust target, binary, QEMU
+# machine, flash budget, static RAM budget (bytes; "-": not checked by test-firmware.sh).
+# The target chooses the board inside a crate (examples/firmware: build.rs, src/board/),
+# and the crate's .cargo/config.toml has the runner (qemu-run -M <machine>) for each target.
+#
+# The microbit and riscv flash budgets are provisional: the images are over the 32 KiB goal
+# of issue #21 today (the Cortex-M0's Thumb-1 and RV32IMAC code is larger than Thumb-2), and
+# the final figures are set when the shared argument code has shrunk.
+BOARDS="\
+mps2-an386	examples/firmware	thumbv7em-none-eabihf	mcp-firmware	mps2-an386	32768	8192
+mps2-an386-embassy	examples/firmware-embassy	thumbv7em-none-eabihf	mcp-firmware-embassy	mps2-an386	-	-
+microbit	examples/firmware	thumbv6m-none-eabi	mcp-firmware	microbit	34816	8192
+riscv	examples/firmware	riscv32imac-unknown-none-elf	mcp-firmware	sifive_e	40960	8192"
+
+usage() {
+  echo "usage: scripts/firmware.sh run BOARD | size BOARD... | elf BOARD | boards" >&2
+  echo "boards: $(cut -f1 <<<"$BOARDS" | tr '\n' ' ')" >&2
+  exit 2
+}
+
+# Sets CRATE TARGET BIN MACHINE for board $1, or fails naming the known boards.
+lookup() {
+  local line
+  line=$(awk -F'\t' -v b="$1" '$1 == b' <<<"$BOARDS")
+  if [ -z "$line" ]; then
+    echo "firmware.sh: unknown board '$1'" >&2
+    usage
+  fi
+  IFS=$'\t' read -r _ CRATE TARGET BIN MACHINE _ _ <<<"$line"
+  if [ ! -f "$ROOT/$CRATE/Cargo.toml" ]; then
+    echo "firmware.sh: board '$1' is built from $CRATE, which is not in this checkout" >&2
+    exit 3
+  fi
+}
+
+elf_path() {
+  local dir="${CARGO_TARGET_DIR:-$ROOT/$CRATE/target}"
+  echo "$(realpath -m "$dir")/$TARGET/release/$BIN"
+}
+
+build() {
+  (cd "$ROOT/$CRATE" && cargo build --release --quiet --target "$TARGET" --bin "$BIN")
+}
+
+size_tool() {
+  case "$TARGET" in
+    thumb*) echo arm-none-eabi-size ;;
+    riscv*) echo riscv64-unknown-elf-size ;;
+    *) echo "firmware.sh: no size tool known for $TARGET" >&2; exit 1 ;;
+  esac
+}
+
+# Prints "flash ram" (bytes) of the built image: flash = text + data (Berkeley `size`, text
+# includes rodata and the vector table), RAM = data + bss without the sections that hold
+# the stack and the heap (riscv-rt reserves its stack as a section; cortex-m-rt does not).
+footprint() {
+  local tool elf text data bss reserved
+  tool=$(size_tool)
+  elf=$(elf_path)
+  read -r text data bss _ < <("$tool" "$elf" | awk 'NR == 2')
+  reserved=$("$tool" -A "$elf" | awk '$1 == ".stack" || $1 == ".heap" { s += $2 } END { print s + 0 }')
+  echo "$((text + data)) $((data + bss - reserved))"
+}
+
+cmd="${1:-}"
+[ $# -ge 1 ] && shift
+case "$cmd" in
+  run)
+    [ $# -eq 1 ] || usage
+    lookup "$1"
+    cd "$ROOT/$CRATE"
+    # cargo builds the image if needed (its messages go to stderr), then the crate's runner
+    # for the target starts QEMU with the UART on stdio.
+    exec cargo run --release --quiet --target "$TARGET" --bin "$BIN"
+    ;;
+  size)
+    [ $# -ge 1 ] || usage
+    for board in "$@"; do (lookup "$board"); done
+    printf '%-20s %10s %10s\n' board "flash (B)" "RAM (B)"
+    for board in "$@"; do
+      lookup "$board"
+      build
+      read -r flash ram < <(footprint)
+      printf '%-20s %10d %10d\n' "$board" "$flash" "$ram"
+    done
+    ;;
+  elf)
+    [ $# -eq 1 ] || usage
+    lookup "$1"
+    build
+    elf_path
+    ;;
+  boards)
+    echo "$BOARDS"
+    ;;
+  *)
+    usage
+    ;;
+esac
