@@ -22,7 +22,6 @@
 //! * [`catalog`]: resources, templates, prompts and completion.
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use mcp_rs_core::{Config, LogLevel};
 use mcp_rs_tokio::http::HttpConfig;
@@ -196,6 +195,43 @@ async fn main() -> ExitCode {
             response_headers.insert("mcp-instance", value);
         }
     }
+    // SIGTERM and SIGINT stop every transport gracefully (exit status 0): no new
+    // connections, open streams get their closing results, every connection is closed
+    // within the bounds of `Limits::close_timeout` and `Limits::drain_timeout`. Installed
+    // before the address is printed, so a signal sent as soon as the server announces itself
+    // stops it gracefully instead of killing it.
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (mut interrupt, mut terminate) = match (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) {
+            (Ok(i), Ok(t)) => (i, t),
+            (Err(e), _) | (_, Err(e)) => {
+                eprintln!("everything: cannot handle SIGINT/SIGTERM: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let stopper = server.shutdown_handle();
+        tokio::spawn(async move {
+            let name = tokio::select! {
+                _ = interrupt.recv() => "SIGINT",
+                _ = terminate.recv() => "SIGTERM",
+            };
+            tracing::info!("{name}: shutting down");
+            stopper.shutdown();
+        });
+    }
+    #[cfg(not(unix))]
+    {
+        let stopper = server.shutdown_handle();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                stopper.shutdown();
+            }
+        });
+    }
     let served = match listen {
         None => server.serve_stdio().await,
         Some(transport) => {
@@ -228,12 +264,6 @@ async fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let stopper = Arc::new(server.shutdown_handle());
-            tokio::spawn(async move {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    stopper.shutdown();
-                }
-            });
             match transport {
                 Transport::Tcp(_) => server.serve_tcp(listener).await,
                 Transport::Http(_) => server.serve_http_with(listener, config).await,
