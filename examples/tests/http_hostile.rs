@@ -47,8 +47,14 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    /// `everything --http 127.0.0.1:0` with extra arguments (shorter limits).
+    fn start_with(extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_everything"))
             .args(["--http", "127.0.0.1:0"])
+            .args(extra)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -1759,4 +1765,106 @@ fn unread_sse_streams_do_not_block_or_bloat_the_server() {
     s.assert_serves();
     drop(s);
     let _ = reader.join();
+}
+
+// ---- 8. write timeout, keep-alive ------------------------------------------------------------
+
+/// A connection with a small receive buffer and small segments: a client that stops reading
+/// it stalls the server's writes after a few hundred KiB rather than megabytes.
+fn small_buffer_conn(addr: SocketAddr) -> Conn {
+    let socket =
+        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).expect("a socket");
+    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
+    // Small segments keep the server's send buffer small too (Linux sizes it by segments).
+    socket.set_tcp_mss(536).expect("TCP_MAXSEG");
+    socket
+        .connect_timeout(&addr.into(), TIMEOUT)
+        .unwrap_or_else(|e| panic!("connect {addr}: {e}"));
+    let stream: TcpStream = socket.into();
+    stream.set_nodelay(true).expect("nodelay");
+    stream.set_read_timeout(Some(TIMEOUT)).expect("timeout");
+    stream.set_write_timeout(Some(TIMEOUT)).expect("timeout");
+    let reader = BufReader::new(stream.try_clone().expect("clone"));
+    Conn { stream, reader }
+}
+
+/// `HttpConfig::write_timeout` (here 1 s, `--http-write-timeout-ms`): a client whose SSE
+/// response carries a 3 MB server-to-client request (`test_sampling` with a 3 MB prompt,
+/// more than the socket buffers hold) and never reads it loses its connection once the
+/// server's writes stall for that long; the server's descriptor is freed, and the client
+/// finds the stream cut (no final chunk). Without the timeout the connection stays open for
+/// as long as the client wishes.
+#[test]
+fn unread_sse_stream_is_closed_after_the_write_timeout() {
+    // The largest request to the client fits the session's 64 KiB output buffer.
+    const SAMPLING_PROMPT: usize = 64_000;
+    const WRITE_TIMEOUT: Duration = Duration::from_secs(1);
+    let mut s = Server::start_with(&["--http-write-timeout-ms", "1000"]);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {"sampling": {}},
+        "clientInfo": {"name": "http-hostile", "version": "0"}}});
+    let r = post(s.addr, &[], &init);
+    assert_eq!(r.status, 200, "{r}");
+    let session = r.header("mcp-session-id").expect("a session id").to_owned();
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        post(s.addr, &[("Mcp-Session-Id", &session)], &note).status,
+        202
+    );
+    thread::sleep(Duration::from_millis(100)); // the setup connections close
+    let base = s.fds();
+    let mut call = small_buffer_conn(s.addr);
+    let prompt = "x".repeat(SAMPLING_PROMPT);
+    let calls: Vec<Value> = (0..16)
+        .map(|id| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+                "name": "test_sampling", "arguments": {"prompt": prompt}}})
+        })
+        .collect();
+    let body = Value::Array(calls).to_string();
+    call.send(&raw_request(
+        "POST",
+        "/mcp",
+        &[
+            ("Mcp-Session-Id", &session),
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ],
+        body.as_bytes(),
+        true,
+    ));
+    let t = Instant::now();
+    let deadline = t + WRITE_TIMEOUT * 5 + Duration::from_secs(2);
+    thread::sleep(Duration::from_millis(200));
+    while s.fds() > base && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(20));
+    }
+    let fds = s.fds();
+    println!(
+        "server fds: {base} before the unread stream, {fds} {:.0} ms after its request",
+        ms(t.elapsed())
+    );
+    assert!(
+        fds <= base,
+        "the unread stream's connection is still open ({fds} fds, {base} before it)"
+    );
+    // The client finds what was sent before the cut, then the end of the connection.
+    call.stream
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .expect("timeout");
+    let (status, _) = call.head().expect("the stream's head");
+    assert_eq!(status, 200);
+    let mut bytes = 0;
+    let ended = loop {
+        match call.chunk() {
+            Ok(Some(c)) => bytes += c.len(),
+            Ok(None) => break "a complete response",
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break "open",
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => break "open",
+            Err(_) => break "cut",
+        }
+    };
+    println!("the unread stream delivered {bytes} bytes, then: {ended}");
+    assert_eq!(ended, "cut", "after {bytes} bytes");
+    s.assert_serves();
 }

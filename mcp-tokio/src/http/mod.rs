@@ -64,6 +64,10 @@ pub struct HttpConfig {
     /// how long an idle keep-alive connection is kept (default 10 s): slow or idle sockets
     /// cannot hold connection slots (a late body gets 408).
     pub header_timeout: Duration,
+    /// A write to a connection that makes no progress for this long (default 30 s) fails and
+    /// the connection is closed: a client that stops reading its response or SSE stream
+    /// cannot keep its connection slot (the stream's session and calls see it gone).
+    pub write_timeout: Duration,
     /// Authorization (default `None`: none). With it, requests to [`path`](Self::path) need
     /// a bearer token its authorizer accepts, and the Protected Resource Metadata is served
     /// at `/.well-known/oauth-protected-resource[/path]` (see [`auth`]).
@@ -82,6 +86,7 @@ impl Default for HttpConfig {
             max_sessions: 1024,
             session_idle: Duration::from_secs(600),
             header_timeout: Duration::from_secs(10),
+            write_timeout: Duration::from_secs(30),
             auth: None,
             response_headers: hyper::HeaderMap::new(),
         }
@@ -229,6 +234,11 @@ impl Server {
                     let _ = stream.set_nodelay(true);
                     let state = state.clone();
                     let header_timeout = state.config.header_timeout;
+                    // A write that makes no progress for `write_timeout` fails: hyper then
+                    // closes the connection. (Boxed: the timer makes the stream `!Unpin`.)
+                    let mut io = tokio_io_timeout::TimeoutStream::new(stream);
+                    io.set_write_timeout(Some(state.config.write_timeout));
+                    let io = Box::pin(io);
                     let permits = permits.clone();
                     let mut shed_rx = shed.subscribe();
                     let shed = shed.clone();
@@ -265,7 +275,7 @@ impl Server {
                         let conn = hyper::server::conn::http1::Builder::new()
                             .timer(hyper_util::rt::TokioTimer::new())
                             .header_read_timeout(header_timeout)
-                            .serve_connection(TokioIo::new(stream), service);
+                            .serve_connection(TokioIo::new(io), service);
                         let mut conn = std::pin::pin!(conn);
                         let ended = loop {
                             tokio::select! {

@@ -51,6 +51,9 @@ Serves the MCP conformance suite's fixtures over stdio (default), TCP or HTTP.
                     cursors and requestState
   --instance NAME   names this instance: an `Mcp-Instance: NAME` header on every HTTP
                     response, and in the log
+  --http-write-timeout-ms N
+                    HTTP: close a connection whose write made no progress for N ms
+                    (default 30000)
 
 Port 0 picks a free port; `listening on <addr>` goes to stderr once bound.
   -h, --help        this text
@@ -89,6 +92,39 @@ fn server(page_size: u16, keys: Keys) -> Server {
     server
 }
 
+/// HTTP limits set on the command line (the tests shorten them).
+#[derive(Default)]
+struct Tuning {
+    write_timeout_ms: Option<u64>,
+}
+
+impl Tuning {
+    const FLAGS: [&'static str; 1] = ["--http-write-timeout-ms"];
+
+    fn takes(flag: &str) -> bool {
+        Self::FLAGS.contains(&flag)
+    }
+
+    fn set(&mut self, flag: &str, value: Option<String>) -> Result<(), String> {
+        let n = value
+            .and_then(|v| v.parse::<u64>().ok())
+            .ok_or_else(|| format!("{flag} needs a number"))?;
+        match flag {
+            "--http-write-timeout-ms" if n > 0 => self.write_timeout_ms = Some(n),
+            "--http-write-timeout-ms" => return Err(format!("{flag} needs a positive number")),
+            _ => return Err(format!("{flag} needs a positive number")),
+        }
+        Ok(())
+    }
+
+    fn apply(&self, config: &mut HttpConfig) {
+        use std::time::Duration;
+        if let Some(ms) = self.write_timeout_ms {
+            config.write_timeout = Duration::from_millis(ms);
+        }
+    }
+}
+
 /// Where to serve besides stdio.
 enum Transport {
     Tcp(String),
@@ -102,6 +138,7 @@ async fn main() -> ExitCode {
     let mut auth = auth::Flags::default();
     let mut key_file: Option<std::path::PathBuf> = None;
     let mut instance: Option<String> = None;
+    let mut tuning = Tuning::default();
     let mut args = std::env::args().skip(1).peekable();
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -153,6 +190,12 @@ async fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             },
+            flag if Tuning::takes(flag) => {
+                if let Err(e) = tuning.set(flag, args.next()) {
+                    eprintln!("everything: {e}\n\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            }
             "-h" | "--help" => {
                 eprintln!("{USAGE}\n\n{}", auth::USAGE);
                 return ExitCode::SUCCESS;
@@ -257,6 +300,7 @@ async fn main() -> ExitCode {
             let config = match auth.http_config(listener.local_addr().ok()) {
                 Ok(mut c) => {
                     c.response_headers = response_headers;
+                    tuning.apply(&mut c);
                     c
                 }
                 Err(e) => {
