@@ -1868,3 +1868,82 @@ fn unread_sse_stream_is_closed_after_the_write_timeout() {
     assert_eq!(ended, "cut", "after {bytes} bytes");
     s.assert_serves();
 }
+
+/// `HttpConfig::sse_keep_alive` (here 200 ms, `--sse-keep-alive-ms`): a quiet legacy GET
+/// stream and a quiet 2026-07-28 `subscriptions/listen` stream each get a `: keep-alive`
+/// comment every interval (proxies do not cut them), and the events around them still
+/// parse.
+#[test]
+fn quiet_sse_streams_get_keep_alive_comments() {
+    const OBSERVE: Duration = Duration::from_millis(1100);
+    let mut s = Server::start_with(&["--sse-keep-alive-ms", "200"]);
+    let session = open_session(s.addr);
+    let mut get = Conn::open(s.addr);
+    get.send(&raw_request(
+        "GET",
+        "/mcp",
+        &[
+            ("Mcp-Session-Id", &session),
+            ("Accept", "text/event-stream"),
+        ],
+        b"",
+        true,
+    ));
+    let listen = modern_body(
+        json!("L"),
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    )
+    .to_string();
+    let mut sub = Conn::open(s.addr);
+    sub.send(&raw_request(
+        "POST",
+        "/mcp",
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "subscriptions/listen"),
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ],
+        listen.as_bytes(),
+        true,
+    ));
+    for (name, conn) in [("GET stream", &mut get), ("listen stream", &mut sub)] {
+        let (status, headers) = conn.head().expect("the stream's head");
+        assert_eq!(status, 200, "{name}: {headers:?}");
+        conn.stream
+            .set_read_timeout(Some(Duration::from_millis(50)))
+            .expect("timeout");
+    }
+    let t = Instant::now();
+    let (mut seen_get, mut seen_sub) = (Vec::new(), Vec::new());
+    while t.elapsed() < OBSERVE {
+        for (conn, body) in [(&mut get, &mut seen_get), (&mut sub, &mut seen_sub)] {
+            match conn.chunk() {
+                Ok(Some(c)) => body.extend_from_slice(&c),
+                Ok(None) => panic!("a stream ended"),
+                Err(_) => {}
+            }
+        }
+    }
+    for (name, body) in [("GET stream", seen_get), ("listen stream", seen_sub)] {
+        let text = String::from_utf8_lossy(&body);
+        let comments = text.matches(": keep-alive\n\n").count();
+        println!(
+            "{name}: {comments} keep-alive comments in {:.0} ms",
+            ms(OBSERVE)
+        );
+        assert!(
+            (3..=7).contains(&comments),
+            "{name}: {comments} keep-alive comments in {OBSERVE:?}:\n{text}"
+        );
+        // Comments are no events: nothing else arrived on the quiet streams (the listen
+        // stream's acknowledgement aside), and the events around them still parse.
+        let others = sse_messages(&body)
+            .into_iter()
+            .filter(|m| m["method"] != "notifications/subscriptions/acknowledged")
+            .count();
+        assert_eq!(others, 0, "{name}: {text}");
+    }
+    s.assert_serves();
+}

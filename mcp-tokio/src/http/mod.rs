@@ -68,6 +68,10 @@ pub struct HttpConfig {
     /// the connection is closed: a client that stops reading its response or SSE stream
     /// cannot keep its connection slot (the stream's session and calls see it gone).
     pub write_timeout: Duration,
+    /// An SSE comment (`: keep-alive`) is sent on a response stream that has been quiet this
+    /// long (default 15 s; `None`: never), so that proxies and load balancers that cut idle
+    /// connections keep quiet streams (a GET stream, a `subscriptions/listen`) open.
+    pub sse_keep_alive: Option<Duration>,
     /// Authorization (default `None`: none). With it, requests to [`path`](Self::path) need
     /// a bearer token its authorizer accepts, and the Protected Resource Metadata is served
     /// at `/.well-known/oauth-protected-resource[/path]` (see [`auth`]).
@@ -87,6 +91,7 @@ impl Default for HttpConfig {
             session_idle: Duration::from_secs(600),
             header_timeout: Duration::from_secs(10),
             write_timeout: Duration::from_secs(30),
+            sse_keep_alive: Some(Duration::from_secs(15)),
             auth: None,
             response_headers: hyper::HeaderMap::new(),
         }
@@ -540,7 +545,7 @@ async fn post(
     let mut response = if !outcome.answered && !outcome.open {
         empty(StatusCode::ACCEPTED)
     } else if outcome.open && accepts(&parts.headers, "text/event-stream") {
-        sse(frames)
+        sse(frames, state.config.sse_keep_alive)
     } else {
         // Everything was answered at once (or the client takes JSON only: wait for all).
         let mut all = Vec::new();
@@ -612,13 +617,13 @@ async fn get(
         }
         if answer.await.unwrap_or(false) {
             drop(sink);
-            return sse(frames);
+            return sse(frames, state.config.sse_keep_alive);
         }
     }
     if inbox.send(Inbound::Listen(sink)).await.is_err() {
         return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
     }
-    sse(frames)
+    sse(frames, state.config.sse_keep_alive)
 }
 
 async fn delete(
@@ -758,12 +763,27 @@ fn sse_response(body: Body) -> Response<Body> {
     r
 }
 
-/// An SSE response streaming events until the session closes the channel.
-fn sse(events: mpsc::Receiver<Event>) -> Response<Body> {
-    let stream = futures::stream::unfold(events, |mut events| async move {
-        let e = events.recv().await?;
-        Some((Ok::<_, Infallible>(Frame::data(sse_event(&e))), events))
-    });
+/// The SSE comment sent on a quiet stream ([`HttpConfig::sse_keep_alive`]).
+const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
+
+/// An SSE response streaming events until the session closes the channel, with a
+/// [`KEEP_ALIVE`] comment whenever it has been quiet for `keep_alive`.
+fn sse(events: mpsc::Receiver<Event>, keep_alive: Option<Duration>) -> Response<Body> {
+    let quiet = keep_alive.map(|every| Box::pin(tokio::time::sleep(every)));
+    let stream =
+        futures::stream::unfold((events, quiet), move |(mut events, mut quiet)| async move {
+            let data = match quiet.as_mut() {
+                None => sse_event(&events.recv().await?),
+                Some(timer) => tokio::select! {
+                    e = events.recv() => sse_event(&e?),
+                    () = timer.as_mut() => Bytes::from_static(KEEP_ALIVE),
+                },
+            };
+            if let (Some(timer), Some(every)) = (quiet.as_mut(), keep_alive) {
+                timer.as_mut().reset(tokio::time::Instant::now() + every);
+            }
+            Some((Ok::<_, Infallible>(Frame::data(data)), (events, quiet)))
+        });
     sse_response(StreamBody::new(stream).boxed_unsync())
 }
 

@@ -54,6 +54,9 @@ Serves the MCP conformance suite's fixtures over stdio (default), TCP or HTTP.
   --http-write-timeout-ms N
                     HTTP: close a connection whose write made no progress for N ms
                     (default 30000)
+  --sse-keep-alive-ms N
+                    HTTP: a `: keep-alive` comment on SSE streams quiet for N ms
+                    (default 15000; 0: none)
 
 Port 0 picks a free port; `listening on <addr>` goes to stderr once bound.
   -h, --help        this text
@@ -96,10 +99,11 @@ fn server(page_size: u16, keys: Keys) -> Server {
 #[derive(Default)]
 struct Tuning {
     write_timeout_ms: Option<u64>,
+    sse_keep_alive_ms: Option<u64>,
 }
 
 impl Tuning {
-    const FLAGS: [&'static str; 1] = ["--http-write-timeout-ms"];
+    const FLAGS: [&'static str; 2] = ["--http-write-timeout-ms", "--sse-keep-alive-ms"];
 
     fn takes(flag: &str) -> bool {
         Self::FLAGS.contains(&flag)
@@ -112,7 +116,7 @@ impl Tuning {
         match flag {
             "--http-write-timeout-ms" if n > 0 => self.write_timeout_ms = Some(n),
             "--http-write-timeout-ms" => return Err(format!("{flag} needs a positive number")),
-            _ => return Err(format!("{flag} needs a positive number")),
+            _ => self.sse_keep_alive_ms = Some(n),
         }
         Ok(())
     }
@@ -121,6 +125,9 @@ impl Tuning {
         use std::time::Duration;
         if let Some(ms) = self.write_timeout_ms {
             config.write_timeout = Duration::from_millis(ms);
+        }
+        if let Some(ms) = self.sse_keep_alive_ms {
+            config.sse_keep_alive = (ms > 0).then(|| Duration::from_millis(ms));
         }
     }
 }
