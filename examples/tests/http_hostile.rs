@@ -31,6 +31,8 @@ const MODERN: &str = "2026-07-28";
 const MAX_BODY: usize = 4 << 20;
 /// mcp-tokio's default `Limits::max_connections`.
 const MAX_CONNECTIONS: usize = 1024;
+/// Connections accepted beyond it to be answered 503 (`http::OVERFLOW_CONNECTIONS`).
+const OVERFLOW_CONNECTIONS: usize = 64;
 /// The transport's default `HttpConfig::header_timeout`.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// The JSON-RPC error code of a 2026-07-28 header that disagrees with the body.
@@ -1945,5 +1947,152 @@ fn quiet_sse_streams_get_keep_alive_comments() {
             .count();
         assert_eq!(others, 0, "{name}: {text}");
     }
+    s.assert_serves();
+}
+
+// ---- 9. hard connection cap, bounded heads ----------------------------------------------------
+
+/// `n` connections (bounded by this process's fd limit), opened in batches of 64, each
+/// sending `head` and nothing more; the server's largest descriptor count meanwhile.
+fn unfinished_heads(s: &Server, n: usize, head: &[u8]) -> (Vec<TcpStream>, usize) {
+    let open = std::fs::read_dir("/proc/self/fd").map_or(64, |d| d.count());
+    let n = n.min(fd_limit().saturating_sub(open + 256));
+    assert!(
+        n > MAX_CONNECTIONS + OVERFLOW_CONNECTIONS + 64,
+        "fd limit too low for the test: {n}"
+    );
+    let mut conns = Vec::with_capacity(n);
+    let mut most = 0;
+    while conns.len() < n {
+        for _ in 0..64.min(n - conns.len()) {
+            let mut c = TcpStream::connect_timeout(&s.addr, Duration::from_secs(5))
+                .unwrap_or_else(|e| panic!("connect after {} connections: {e}", conns.len()));
+            c.set_write_timeout(Some(Duration::from_secs(2)))
+                .expect("timeout");
+            // A socket closed by the server at once fails this write: that is fine.
+            let _ = c.write_all(head);
+            conns.push(c);
+        }
+        thread::sleep(Duration::from_millis(20));
+        most = most.max(s.fds());
+    }
+    thread::sleep(Duration::from_millis(200));
+    (conns, most.max(s.fds()))
+}
+
+/// An unfinished request head of about `size` bytes (one long header, no blank line).
+fn unfinished_head(size: usize) -> Vec<u8> {
+    let mut head = b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nX-Pad: ".to_vec();
+    head.resize(size, b'a');
+    head
+}
+
+/// The connection cap is hard: 1,300 connections that each send an unfinished 1 KB head
+/// (busy, so never shed as idle) hold at most `max_connections` (1,024) slots plus
+/// `OVERFLOW_CONNECTIONS` (64) awaiting a 503; the server closes the others at once instead
+/// of buffering for them. Before, every socket was accepted and kept until the header
+/// timeout.
+#[test]
+fn connections_beyond_the_cap_are_closed_at_once() {
+    let mut s = Server::start();
+    let base = s.fds();
+    let t = Instant::now();
+    let (conns, most) = unfinished_heads(&s, 1300, &unfinished_head(1000));
+    let cap = MAX_CONNECTIONS + OVERFLOW_CONNECTIONS;
+    println!(
+        "{} connections with unfinished heads in {:.0} ms: server fds {base} before, at most {most} ({} connections; cap {cap})",
+        conns.len(),
+        ms(t.elapsed()),
+        most - base
+    );
+    assert!(
+        most <= base + cap + 8,
+        "the server held {} connections (cap {cap})",
+        most - base
+    );
+    // The ones closed at once see the end of their connection without an answer.
+    let closed = conns
+        .iter()
+        .filter(|c| {
+            c.set_read_timeout(Some(Duration::from_millis(1)))
+                .expect("timeout");
+            let mut b = [0u8; 64];
+            let mut r: &TcpStream = c;
+            match r.read(&mut b) {
+                Ok(n) => n == 0,
+                Err(e) => !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ),
+            }
+        })
+        .count();
+    println!("{closed} of them closed by the server");
+    drop(conns);
+    s.assert_serves();
+}
+
+/// Heads are bounded (`HttpConfig::max_header_bytes`, 64 KiB): 1,200 connections that each
+/// send an unfinished 100 KB head get 431 once 64 KiB have arrived and are closed, so the
+/// server's memory stays bounded (before, hyper buffered up to ~400 KiB for each: 1,200 x
+/// 100 KB held until the header timeout), and a newcomer is served at once.
+#[test]
+fn oversized_heads_are_refused_and_memory_stays_bounded() {
+    let mut s = Server::start();
+    let (rss_before, _) = s.memory();
+    let base = s.fds();
+    let t = Instant::now();
+    let (conns, most) = unfinished_heads(&s, 1200, &unfinished_head(100_000));
+    let opened = t.elapsed();
+    // Each is refused once 64 KiB of it have been read and parsed (slow in debug builds).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while s.fds() > base + 8 && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(20));
+    }
+    let shed = t.elapsed();
+    let (rss_after, hwm) = s.memory();
+    println!(
+        "{} connections with unfinished 100 KB heads opened in {:.0} ms, all refused after {:.0} ms (server fds at most {most}, {base} before, {} now): RSS {:.1} -> {:.1} MiB, peak {:.1} MiB",
+        conns.len(),
+        ms(opened),
+        ms(shed),
+        s.fds(),
+        rss_before as f64 / 1024.0,
+        rss_after as f64 / 1024.0,
+        hwm as f64 / 1024.0
+    );
+    let (r, took) = timed_ping(s.addr, Duration::from_secs(2));
+    let status = r.as_ref().map(|r| r.status);
+    println!("a newcomer: {status:?} after {:.1} ms", ms(took));
+    assert!(took < Duration::from_millis(500), "{took:?}");
+    assert_eq!(
+        status,
+        Some(200),
+        "{}",
+        r.map_or("no answer".into(), |r| r.to_string())
+    );
+    // What the senders got: 431 once the server read 64 KiB, or the end of the connection.
+    let mut statuses = std::collections::BTreeMap::<String, usize>::new();
+    for c in conns.iter().take(50) {
+        c.set_read_timeout(Some(Duration::from_millis(200)))
+            .expect("timeout");
+        let mut r = BufReader::new(c);
+        let mut line = String::new();
+        let got = match r.read_line(&mut line) {
+            Ok(0) => "closed".to_owned(),
+            Ok(_) => line.trim().to_owned(),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => "open".to_owned(),
+            Err(e) => format!("{:?}", e.kind()),
+        };
+        *statuses.entry(got).or_default() += 1;
+    }
+    println!("the first 50 senders got: {statuses:?}");
+    assert!(!statuses.contains_key("open"), "{statuses:?}");
+    assert!(
+        rss_after.max(hwm).saturating_sub(rss_before) < 32 * 1024,
+        "RSS grew by {} KiB",
+        rss_after.max(hwm).saturating_sub(rss_before)
+    );
+    drop(conns);
     s.assert_serves();
 }

@@ -64,6 +64,10 @@ pub struct HttpConfig {
     /// how long an idle keep-alive connection is kept (default 10 s): slow or idle sockets
     /// cannot hold connection slots (a late body gets 408).
     pub header_timeout: Duration,
+    /// Largest request head, the request line and headers (default 64 KiB; at least 8 KiB):
+    /// a larger one gets 431 (from hyper, without a body) and its connection is closed. It
+    /// also bounds what each connection buffers before a request is complete.
+    pub max_header_bytes: usize,
     /// A write to a connection that makes no progress for this long (default 30 s) fails and
     /// the connection is closed: a client that stops reading its response or SSE stream
     /// cannot keep its connection slot (the stream's session and calls see it gone).
@@ -90,6 +94,7 @@ impl Default for HttpConfig {
             max_sessions: 1024,
             session_idle: Duration::from_secs(600),
             header_timeout: Duration::from_secs(10),
+            max_header_bytes: 64 << 10,
             write_timeout: Duration::from_secs(30),
             sse_keep_alive: Some(Duration::from_secs(15)),
             auth: None,
@@ -102,6 +107,14 @@ type Body = UnsyncBoxBody<Bytes, Infallible>;
 
 /// How long a connection arriving at the limit waits for an idle one to close.
 const SHED_WAIT: Duration = Duration::from_millis(200);
+
+/// Connections accepted beyond `Limits::max_connections`, to wait for a slot and else be
+/// answered 503; a socket arriving when these are taken too is closed at once, so that the
+/// memory held by connections is bounded whatever arrives.
+pub const OVERFLOW_CONNECTIONS: usize = 64;
+
+/// hyper's smallest buffer (`max_buf_size` panics below it).
+const MIN_HEAD: usize = 8192;
 
 struct Entry {
     tx: mpsc::Sender<Inbound>,
@@ -215,6 +228,8 @@ impl Server {
         let permits = Arc::new(tokio::sync::Semaphore::new(
             self.inner.limits.max_connections,
         ));
+        let overflow = Arc::new(tokio::sync::Semaphore::new(OVERFLOW_CONNECTIONS));
+        let max_head = state.config.max_header_bytes.max(MIN_HEAD);
         // Idle sessions are looked for often enough to end within 1.5x their idle time.
         let every = (state.config.session_idle / 2)
             .clamp(Duration::from_millis(10), Duration::from_secs(5));
@@ -236,6 +251,21 @@ impl Server {
                             continue;
                         }
                     };
+                    // A connection slot; at the limit, one of the few overflow slots (to
+                    // wait for a slot, else to be answered 503); beyond those the socket is
+                    // closed at once (idle connections are asked to close meanwhile).
+                    let slot = match permits.clone().try_acquire_owned() {
+                        Ok(p) => Ok(p),
+                        Err(_) => match overflow.clone().try_acquire_owned() {
+                            Ok(o) => Err(o),
+                            Err(_) => {
+                                shed.send_modify(|g| *g += 1);
+                                tracing::debug!(%peer, "connection closed at once: every slot is taken");
+                                drop(stream);
+                                continue;
+                            }
+                        },
+                    };
                     let _ = stream.set_nodelay(true);
                     let state = state.clone();
                     let header_timeout = state.config.header_timeout;
@@ -248,17 +278,20 @@ impl Server {
                     let mut shed_rx = shed.subscribe();
                     let shed = shed.clone();
                     tasks.spawn(async move {
-                        let permit = match permits.clone().try_acquire_owned() {
-                            Ok(p) => Some(p),
-                            Err(_) => {
+                        let (permit, overflowed) = match slot {
+                            Ok(p) => (Some(p), None),
+                            Err(o) => {
                                 // At the limit: ask every connection to close once it is idle
                                 // (keep-alive sockets waiting for a request close at once;
                                 // busy ones after their response), then wait briefly.
                                 shed.send_modify(|g| *g += 1);
-                                tokio::time::timeout(SHED_WAIT, permits.acquire_owned())
+                                let p = tokio::time::timeout(SHED_WAIT, permits.acquire_owned())
                                     .await
                                     .ok()
-                                    .and_then(Result::ok)
+                                    .and_then(Result::ok);
+                                // Served: the overflow slot is given back at once.
+                                let o = p.is_none().then_some(o);
+                                (p, o)
                             }
                         };
                         shed_rx.borrow_and_update();
@@ -280,6 +313,7 @@ impl Server {
                         let conn = hyper::server::conn::http1::Builder::new()
                             .timer(hyper_util::rt::TokioTimer::new())
                             .header_read_timeout(header_timeout)
+                            .max_buf_size(max_head)
                             .serve_connection(TokioIo::new(io), service);
                         let mut conn = std::pin::pin!(conn);
                         let ended = loop {
@@ -291,7 +325,7 @@ impl Server {
                         if let Err(e) = ended {
                             tracing::debug!(%peer, error = %e, "HTTP connection ended");
                         }
-                        drop(permit);
+                        drop((permit, overflowed));
                     });
                 }
             }
