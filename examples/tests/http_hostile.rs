@@ -1208,13 +1208,15 @@ fn repeated_routing_headers_are_refused() {
 }
 
 /// `HttpConfig::max_sessions` (1,024) legacy sessions, opened by one client with nothing
-/// but `initialize`s: the next `initialize` gets a clean 503 "Too many sessions", stateless
-/// 2026-07-28 requests and the existing sessions are still served, and ending one session
-/// frees a slot. (The slots stay taken until `session_idle`, 10 minutes, expires them.)
+/// but `initialize`s (its own quota, `max_sessions_per_peer`, raised to the table's size;
+/// see `one_peer_cannot_fill_the_session_table`): the next `initialize` gets a clean 503
+/// "Too many sessions", stateless 2026-07-28 requests and the existing sessions are still
+/// served, and ending one session frees a slot. (The slots stay taken until
+/// `session_idle`, 10 minutes, expires them.)
 #[test]
 fn session_table_exhaustion_is_refused_cleanly() {
     const MAX_SESSIONS: usize = 1024;
-    let mut s = Server::start();
+    let mut s = Server::start_with(&["--max-sessions-per-peer", "1024"]);
     let (rss_before, _) = s.memory();
     let mut c = Conn::open(s.addr);
     let t = Instant::now();
@@ -2095,4 +2097,149 @@ fn oversized_heads_are_refused_and_memory_stays_bounded() {
     );
     drop(conns);
     s.assert_serves();
+}
+
+// ---- 10. session quotas -------------------------------------------------------------------
+
+/// One request from the loopback source address `from` (127.0.0.x), `Connection: close`.
+fn post_from(
+    from: std::net::Ipv4Addr,
+    addr: SocketAddr,
+    headers: &[(&str, &str)],
+    body: &Value,
+) -> Response {
+    let socket =
+        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).expect("a socket");
+    socket
+        .bind(&SocketAddr::from((from, 0)).into())
+        .unwrap_or_else(|e| panic!("bind {from}: {e}"));
+    socket
+        .connect_timeout(&addr.into(), TIMEOUT)
+        .unwrap_or_else(|e| panic!("connect {addr} from {from}: {e}"));
+    let stream: TcpStream = socket.into();
+    stream.set_read_timeout(Some(TIMEOUT)).expect("timeout");
+    let mut c = Conn {
+        reader: BufReader::new(stream.try_clone().expect("clone")),
+        stream,
+    };
+    let body = body.to_string();
+    let mut all = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    all.extend_from_slice(headers);
+    c.send(&raw_request("POST", "/mcp", &all, body.as_bytes(), false));
+    c.response().expect("a response")
+}
+
+/// `HttpConfig::max_sessions_per_peer` (here 3 of 8, `--max-sessions-per-peer`): a client
+/// (an IP address) that holds its quota gets 503 with a JSON-RPC error for the next
+/// `initialize`, while another address (127.0.0.2) still opens sessions; ending a session
+/// gives its slot back to its peer; the global limit still applies across peers.
+#[test]
+fn one_peer_cannot_fill_the_session_table() {
+    use std::net::Ipv4Addr;
+    let mut s = Server::start_with(&["--max-sessions", "8", "--max-sessions-per-peer", "3"]);
+    let (a, b, c) = (
+        Ipv4Addr::new(127, 0, 0, 1),
+        Ipv4Addr::new(127, 0, 0, 2),
+        Ipv4Addr::new(127, 0, 0, 3),
+    );
+    let open = |from: Ipv4Addr| post_from(from, s.addr, &[], &initialize_body(1));
+    let mut ids = Vec::new();
+    for i in 0..3 {
+        let r = open(a);
+        assert_eq!(r.status, 200, "session {i} of {a}: {r}");
+        ids.push(r.header("mcp-session-id").expect("a session id").to_owned());
+    }
+    let r = open(a);
+    let v = r.rpc_error(503, -32603);
+    println!("{a}'s 4th initialize: HTTP {} {v}", r.status);
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Too many sessions for this client")),
+        "{v}"
+    );
+    assert!(r.header("mcp-session-id").is_none(), "{r}");
+    // Another peer is not affected.
+    for i in 0..3 {
+        let r = open(b);
+        assert_eq!(r.status, 200, "session {i} of {b}: {r}");
+    }
+    open(b).rpc_error(503, -32603);
+    // The table (8) fills across peers: 3 + 3 + 2.
+    for i in 0..2 {
+        assert_eq!(open(c).status, 200, "session {i} of {c}");
+    }
+    let v = open(c).rpc_error(503, -32603);
+    assert_eq!(v["error"]["message"], "Too many sessions", "{v}");
+    // Ending one of a's sessions gives the slot back, to a only once the table has room.
+    let r = post_from(
+        a,
+        s.addr,
+        &[("Mcp-Session-Id", &ids[0])],
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    );
+    assert_eq!(r.status, 200, "{r}");
+    let r = request(
+        s.addr,
+        "DELETE",
+        "/mcp",
+        &[("Mcp-Session-Id", &ids[0])],
+        b"",
+    );
+    assert_eq!(r.status, 200, "{r}");
+    open(b).rpc_error(503, -32603);
+    assert_eq!(open(a).status, 200);
+    // Stateless requests need no slot: still served with the table full.
+    let body = modern_body(json!(9), "tools/list", json!({}));
+    let r = modern_post(s.addr, &[("Mcp-Method", "tools/list")], &body);
+    assert_eq!(r.status, 200, "{r}");
+    s.assert_alive();
+}
+
+/// Concurrent `initialize`s cannot overfill the table: the slot is taken before the
+/// session runs, not inserted after it answered (64 at once against `--max-sessions 8`).
+#[test]
+fn concurrent_initializes_respect_the_session_limit() {
+    const AT_ONCE: usize = 64;
+    let mut s = Server::start_with(&["--max-sessions", "8", "--max-sessions-per-peer", "1000"]);
+    let addr = s.addr;
+    let barrier = Arc::new(std::sync::Barrier::new(AT_ONCE));
+    let statuses: Vec<u16> = (0..AT_ONCE)
+        .map(|_| {
+            let barrier = Arc::clone(&barrier);
+            thread::spawn(move || {
+                let mut c = Conn::open(addr);
+                let body = initialize_body(1).to_string();
+                let req = raw_request(
+                    "POST",
+                    "/mcp",
+                    &[
+                        ("Content-Type", "application/json"),
+                        ("Accept", "application/json, text/event-stream"),
+                    ],
+                    body.as_bytes(),
+                    false,
+                );
+                barrier.wait();
+                c.send(&req);
+                c.response().expect("a response").status
+            })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|h| h.join().expect("a client"))
+        .collect();
+    let ok = statuses.iter().filter(|s| **s == 200).count();
+    let refused = statuses.iter().filter(|s| **s == 503).count();
+    println!("{AT_ONCE} concurrent initializes: {ok} sessions, {refused} refused");
+    assert_eq!(ok + refused, AT_ONCE, "{statuses:?}");
+    assert_eq!(ok, 8, "{statuses:?}");
+    // Stateless requests need no slot: still served with the table full.
+    let body = modern_body(json!(9), "tools/list", json!({}));
+    let r = modern_post(s.addr, &[("Mcp-Method", "tools/list")], &body);
+    assert_eq!(r.status, 200, "{r}");
+    s.assert_alive();
 }

@@ -57,6 +57,10 @@ Serves the MCP conformance suite's fixtures over stdio (default), TCP or HTTP.
   --sse-keep-alive-ms N
                     HTTP: a `: keep-alive` comment on SSE streams quiet for N ms
                     (default 15000; 0: none)
+  --max-sessions N  HTTP: legacy sessions kept at once (default 1024)
+  --max-sessions-per-peer N
+                    HTTP: legacy sessions one client (IP address, or principal with
+                    authorization) may hold (default 256)
 
 Port 0 picks a free port; `listening on <addr>` goes to stderr once bound.
   -h, --help        this text
@@ -100,10 +104,17 @@ fn server(page_size: u16, keys: Keys) -> Server {
 struct Tuning {
     write_timeout_ms: Option<u64>,
     sse_keep_alive_ms: Option<u64>,
+    max_sessions: Option<usize>,
+    max_sessions_per_peer: Option<usize>,
 }
 
 impl Tuning {
-    const FLAGS: [&'static str; 2] = ["--http-write-timeout-ms", "--sse-keep-alive-ms"];
+    const FLAGS: [&'static str; 4] = [
+        "--http-write-timeout-ms",
+        "--sse-keep-alive-ms",
+        "--max-sessions",
+        "--max-sessions-per-peer",
+    ];
 
     fn takes(flag: &str) -> bool {
         Self::FLAGS.contains(&flag)
@@ -116,7 +127,15 @@ impl Tuning {
         match flag {
             "--http-write-timeout-ms" if n > 0 => self.write_timeout_ms = Some(n),
             "--http-write-timeout-ms" => return Err(format!("{flag} needs a positive number")),
-            _ => self.sse_keep_alive_ms = Some(n),
+            "--sse-keep-alive-ms" => self.sse_keep_alive_ms = Some(n),
+            _ => {
+                let n = usize::try_from(n).map_err(|_| format!("{flag}: too large"))?;
+                if flag == "--max-sessions" {
+                    self.max_sessions = Some(n);
+                } else {
+                    self.max_sessions_per_peer = Some(n);
+                }
+            }
         }
         Ok(())
     }
@@ -128,6 +147,12 @@ impl Tuning {
         }
         if let Some(ms) = self.sse_keep_alive_ms {
             config.sse_keep_alive = (ms > 0).then(|| Duration::from_millis(ms));
+        }
+        if let Some(n) = self.max_sessions {
+            config.max_sessions = n;
+        }
+        if let Some(n) = self.max_sessions_per_peer {
+            config.max_sessions_per_peer = n;
         }
     }
 }
