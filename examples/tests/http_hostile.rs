@@ -3,7 +3,10 @@
 //! over `std::net::TcpStream`: DNS-rebinding `Host`/`Origin` values, oversized and malformed
 //! bodies, wrong media types, paths and methods, forged and ended session ids, a full session
 //! table, 2026-07-28 routing headers that disagree with the body (`Mcp-Method`, `Mcp-Name`,
-//! `Mcp-Param-*`), thousands of idle sockets, and clients that never read their SSE streams.
+//! `Mcp-Param-*`), thousands of idle sockets, clients that never read their SSE streams (the
+//! write timeout), quiet streams (keep-alive comments), floods of unfinished or oversized
+//! request heads (the hard connection cap, `max_header_bytes`), and one peer filling the
+//! session table (`max_sessions_per_peer`, concurrent `initialize`s).
 //!
 //! Every refusal is checked for its HTTP status and a well-formed JSON-RPC error body, and
 //! every hostile exchange is followed by a request that must still be served. Every read has
