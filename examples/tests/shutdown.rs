@@ -179,6 +179,17 @@ fn stdio_exits_when_stdin_closes_while_the_client_never_reads() {
     assert!(status.success(), "stdio exited with {status}");
 }
 
+/// A connection to `addr` with a small receive buffer and small segments: once its reader
+/// stops, the server's writes to it stall after a few hundred KiB, not megabytes.
+fn small_buffer_connect(addr: SocketAddr) -> TcpStream {
+    let socket =
+        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).expect("a socket");
+    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
+    socket.set_tcp_mss(536).expect("TCP_MAXSEG");
+    socket.connect(&addr.into()).expect("connect");
+    socket.into()
+}
+
 /// An HTTP/1.1 POST to `/mcp` (keep-alive unless `close`).
 fn http_post(headers: &[(&str, &str)], body: &str, close: bool) -> Vec<u8> {
     let mut head = String::from("POST /mcp HTTP/1.1\r\nHost: localhost\r\n");
@@ -226,7 +237,8 @@ fn http_session(addr: SocketAddr) -> String {
 
 /// `everything --http` with a legacy GET stream, a 2026-07-28 `subscriptions/listen` stream
 /// and a connection pipelining thousands of list-change triggers (each fanned out to both
-/// streams), none of them ever read; then `signal`.
+/// streams), none of them ever read (small receive buffers: the server's writes to them
+/// stall); then `signal`.
 fn http_peer_that_never_reads(signal: &str) {
     let (mut server, addr) = listening(Server::spawn(
         env!("CARGO_BIN_EXE_everything"),
@@ -234,7 +246,7 @@ fn http_peer_that_never_reads(signal: &str) {
         Stdio::null(),
     ));
     let session = http_session(addr);
-    let mut get = TcpStream::connect(addr).expect("connect");
+    let mut get = small_buffer_connect(addr);
     let head = format!(
         "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n"
     );
@@ -243,7 +255,7 @@ fn http_peer_that_never_reads(signal: &str) {
     let listen = format!(
         r#"{{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{{"notifications":{{"toolsListChanged":true}},{meta}}}}}"#
     );
-    let mut listener = TcpStream::connect(addr).expect("connect");
+    let mut listener = small_buffer_connect(addr);
     listener
         .write_all(&http_post(
             &[
@@ -256,7 +268,7 @@ fn http_peer_that_never_reads(signal: &str) {
         .expect("the listen stream");
     // Pipelined triggers, written on a thread: the server stops reading them once its
     // answers fill the socket buffers.
-    let flood = TcpStream::connect(addr).expect("connect");
+    let flood = small_buffer_connect(addr);
     let mut flood_writer = flood.try_clone().expect("clone");
     let writer = thread::spawn(move || {
         let mut bytes = Vec::new();
