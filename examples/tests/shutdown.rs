@@ -55,7 +55,28 @@ impl Server {
         Server { child, stderr }
     }
 
+    /// Sends `SIG<name>` once the process catches it (its handler is installed: a loaded
+    /// machine may take a while to start it).
     fn signal(&self, name: &str) {
+        let number: u32 = match name {
+            "INT" => 2,
+            "TERM" => 15,
+            other => panic!("no number for SIG{other}"),
+        };
+        let start = Instant::now();
+        loop {
+            let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+                .unwrap_or_default();
+            let caught = status
+                .lines()
+                .find_map(|l| l.strip_prefix("SigCgt:"))
+                .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+                .unwrap_or(0);
+            if caught & (1 << (number - 1)) != 0 || start.elapsed() > BOUND {
+                break;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
         let status = Command::new("kill")
             .args([format!("-{name}"), self.child.id().to_string()])
             .status()
