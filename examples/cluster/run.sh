@@ -101,8 +101,9 @@ start() {
     pid_alive "$run_dir/$name.pid" && continue
     port=$(port_of "$name")
     port_busy "$port" && die "port $port (instance $name) is in use; set CLUSTER_PORT"
+    # Every client arrives from HAProxy's address: its session quota is the whole table.
     "$bin" --http "127.0.0.1:$port" --page-size "$page_size" --key-file "$run_dir/keys" \
-      --instance "$name" </dev/null >"$run_dir/$name.log" 2>&1 &
+      --instance "$name" --max-sessions-per-peer 1024 </dev/null >"$run_dir/$name.log" 2>&1 &
     echo $! >"$run_dir/$name.pid"
   done
   for name in "${names[@]}"; do wait_listening "$name"; done

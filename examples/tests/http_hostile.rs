@@ -3,7 +3,10 @@
 //! over `std::net::TcpStream`: DNS-rebinding `Host`/`Origin` values, oversized and malformed
 //! bodies, wrong media types, paths and methods, forged and ended session ids, a full session
 //! table, 2026-07-28 routing headers that disagree with the body (`Mcp-Method`, `Mcp-Name`,
-//! `Mcp-Param-*`), thousands of idle sockets, and clients that never read their SSE streams.
+//! `Mcp-Param-*`), thousands of idle sockets, clients that never read their SSE streams (the
+//! write timeout), quiet streams (keep-alive comments), floods of unfinished or oversized
+//! request heads (the hard connection cap, `max_header_bytes`), and one peer filling the
+//! session table (`max_sessions_per_peer`, concurrent `initialize`s).
 //!
 //! Every refusal is checked for its HTTP status and a well-formed JSON-RPC error body, and
 //! every hostile exchange is followed by a request that must still be served. Every read has
@@ -31,6 +34,8 @@ const MODERN: &str = "2026-07-28";
 const MAX_BODY: usize = 4 << 20;
 /// mcp-tokio's default `Limits::max_connections`.
 const MAX_CONNECTIONS: usize = 1024;
+/// Connections accepted beyond it to be answered 503 (`http::OVERFLOW_CONNECTIONS`).
+const OVERFLOW_CONNECTIONS: usize = 64;
 /// The transport's default `HttpConfig::header_timeout`.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// The JSON-RPC error code of a 2026-07-28 header that disagrees with the body.
@@ -47,8 +52,14 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    /// `everything --http 127.0.0.1:0` with extra arguments (shorter limits).
+    fn start_with(extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_everything"))
             .args(["--http", "127.0.0.1:0"])
+            .args(extra)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -1200,13 +1211,15 @@ fn repeated_routing_headers_are_refused() {
 }
 
 /// `HttpConfig::max_sessions` (1,024) legacy sessions, opened by one client with nothing
-/// but `initialize`s: the next `initialize` gets a clean 503 "Too many sessions", stateless
-/// 2026-07-28 requests and the existing sessions are still served, and ending one session
-/// frees a slot. (The slots stay taken until `session_idle`, 10 minutes, expires them.)
+/// but `initialize`s (its own quota, `max_sessions_per_peer`, raised to the table's size;
+/// see `one_peer_cannot_fill_the_session_table`): the next `initialize` gets a clean 503
+/// "Too many sessions", stateless 2026-07-28 requests and the existing sessions are still
+/// served, and ending one session frees a slot. (The slots stay taken until
+/// `session_idle`, 10 minutes, expires them.)
 #[test]
 fn session_table_exhaustion_is_refused_cleanly() {
     const MAX_SESSIONS: usize = 1024;
-    let mut s = Server::start();
+    let mut s = Server::start_with(&["--max-sessions-per-peer", "1024"]);
     let (rss_before, _) = s.memory();
     let mut c = Conn::open(s.addr);
     let t = Instant::now();
@@ -1759,4 +1772,477 @@ fn unread_sse_streams_do_not_block_or_bloat_the_server() {
     s.assert_serves();
     drop(s);
     let _ = reader.join();
+}
+
+// ---- 8. write timeout, keep-alive ------------------------------------------------------------
+
+/// A connection with a small receive buffer and small segments: a client that stops reading
+/// it stalls the server's writes after a few hundred KiB rather than megabytes.
+fn small_buffer_conn(addr: SocketAddr) -> Conn {
+    let socket =
+        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).expect("a socket");
+    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
+    // Small segments keep the server's send buffer small too (Linux sizes it by segments).
+    socket.set_tcp_mss(536).expect("TCP_MAXSEG");
+    socket
+        .connect_timeout(&addr.into(), TIMEOUT)
+        .unwrap_or_else(|e| panic!("connect {addr}: {e}"));
+    let stream: TcpStream = socket.into();
+    stream.set_nodelay(true).expect("nodelay");
+    stream.set_read_timeout(Some(TIMEOUT)).expect("timeout");
+    stream.set_write_timeout(Some(TIMEOUT)).expect("timeout");
+    let reader = BufReader::new(stream.try_clone().expect("clone"));
+    Conn { stream, reader }
+}
+
+/// `HttpConfig::write_timeout` (here 1 s, `--http-write-timeout-ms`): a client whose SSE
+/// response carries a 3 MB server-to-client request (`test_sampling` with a 3 MB prompt,
+/// more than the socket buffers hold) and never reads it loses its connection once the
+/// server's writes stall for that long; the server's descriptor is freed, and the client
+/// finds the stream cut (no final chunk). Without the timeout the connection stays open for
+/// as long as the client wishes.
+#[test]
+fn unread_sse_stream_is_closed_after_the_write_timeout() {
+    // The largest request to the client fits the session's 64 KiB output buffer.
+    const SAMPLING_PROMPT: usize = 64_000;
+    const WRITE_TIMEOUT: Duration = Duration::from_secs(1);
+    let mut s = Server::start_with(&["--http-write-timeout-ms", "1000"]);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {"sampling": {}},
+        "clientInfo": {"name": "http-hostile", "version": "0"}}});
+    let r = post(s.addr, &[], &init);
+    assert_eq!(r.status, 200, "{r}");
+    let session = r.header("mcp-session-id").expect("a session id").to_owned();
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        post(s.addr, &[("Mcp-Session-Id", &session)], &note).status,
+        202
+    );
+    thread::sleep(Duration::from_millis(100)); // the setup connections close
+    let base = s.fds();
+    let mut call = small_buffer_conn(s.addr);
+    let prompt = "x".repeat(SAMPLING_PROMPT);
+    let calls: Vec<Value> = (0..16)
+        .map(|id| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+                "name": "test_sampling", "arguments": {"prompt": prompt}}})
+        })
+        .collect();
+    let body = Value::Array(calls).to_string();
+    call.send(&raw_request(
+        "POST",
+        "/mcp",
+        &[
+            ("Mcp-Session-Id", &session),
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ],
+        body.as_bytes(),
+        true,
+    ));
+    let t = Instant::now();
+    let deadline = t + WRITE_TIMEOUT * 5 + Duration::from_secs(2);
+    thread::sleep(Duration::from_millis(200));
+    while s.fds() > base && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(20));
+    }
+    let fds = s.fds();
+    println!(
+        "server fds: {base} before the unread stream, {fds} {:.0} ms after its request",
+        ms(t.elapsed())
+    );
+    assert!(
+        fds <= base,
+        "the unread stream's connection is still open ({fds} fds, {base} before it)"
+    );
+    // The client finds what was sent before the cut, then the end of the connection.
+    call.stream
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .expect("timeout");
+    let (status, _) = call.head().expect("the stream's head");
+    assert_eq!(status, 200);
+    let mut bytes = 0;
+    let ended = loop {
+        match call.chunk() {
+            Ok(Some(c)) => bytes += c.len(),
+            Ok(None) => break "a complete response",
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break "open",
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => break "open",
+            Err(_) => break "cut",
+        }
+    };
+    println!("the unread stream delivered {bytes} bytes, then: {ended}");
+    assert_eq!(ended, "cut", "after {bytes} bytes");
+    s.assert_serves();
+}
+
+/// `HttpConfig::sse_keep_alive` (here 200 ms, `--sse-keep-alive-ms`): a quiet legacy GET
+/// stream and a quiet 2026-07-28 `subscriptions/listen` stream each get a `: keep-alive`
+/// comment every interval (proxies do not cut them), and the events around them still
+/// parse.
+#[test]
+fn quiet_sse_streams_get_keep_alive_comments() {
+    const OBSERVE: Duration = Duration::from_millis(1100);
+    let mut s = Server::start_with(&["--sse-keep-alive-ms", "200"]);
+    let session = open_session(s.addr);
+    let mut get = Conn::open(s.addr);
+    get.send(&raw_request(
+        "GET",
+        "/mcp",
+        &[
+            ("Mcp-Session-Id", &session),
+            ("Accept", "text/event-stream"),
+        ],
+        b"",
+        true,
+    ));
+    let listen = modern_body(
+        json!("L"),
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    )
+    .to_string();
+    let mut sub = Conn::open(s.addr);
+    sub.send(&raw_request(
+        "POST",
+        "/mcp",
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "subscriptions/listen"),
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ],
+        listen.as_bytes(),
+        true,
+    ));
+    for (name, conn) in [("GET stream", &mut get), ("listen stream", &mut sub)] {
+        let (status, headers) = conn.head().expect("the stream's head");
+        assert_eq!(status, 200, "{name}: {headers:?}");
+        conn.stream
+            .set_read_timeout(Some(Duration::from_millis(50)))
+            .expect("timeout");
+    }
+    let t = Instant::now();
+    let (mut seen_get, mut seen_sub) = (Vec::new(), Vec::new());
+    while t.elapsed() < OBSERVE {
+        for (conn, body) in [(&mut get, &mut seen_get), (&mut sub, &mut seen_sub)] {
+            match conn.chunk() {
+                Ok(Some(c)) => body.extend_from_slice(&c),
+                Ok(None) => panic!("a stream ended"),
+                Err(_) => {}
+            }
+        }
+    }
+    for (name, body) in [("GET stream", seen_get), ("listen stream", seen_sub)] {
+        let text = String::from_utf8_lossy(&body);
+        let comments = text.matches(": keep-alive\n\n").count();
+        println!(
+            "{name}: {comments} keep-alive comments in {:.0} ms",
+            ms(OBSERVE)
+        );
+        assert!(
+            (3..=7).contains(&comments),
+            "{name}: {comments} keep-alive comments in {OBSERVE:?}:\n{text}"
+        );
+        // Comments are no events: nothing else arrived on the quiet streams (the listen
+        // stream's acknowledgement aside), and the events around them still parse.
+        let others = sse_messages(&body)
+            .into_iter()
+            .filter(|m| m["method"] != "notifications/subscriptions/acknowledged")
+            .count();
+        assert_eq!(others, 0, "{name}: {text}");
+    }
+    s.assert_serves();
+}
+
+// ---- 9. hard connection cap, bounded heads ----------------------------------------------------
+
+/// `n` connections (bounded by this process's fd limit), opened in batches of 64, each
+/// sending `head` and nothing more; the server's largest descriptor count meanwhile.
+fn unfinished_heads(s: &Server, n: usize, head: &[u8]) -> (Vec<TcpStream>, usize) {
+    let open = std::fs::read_dir("/proc/self/fd").map_or(64, |d| d.count());
+    let n = n.min(fd_limit().saturating_sub(open + 256));
+    assert!(
+        n > MAX_CONNECTIONS + OVERFLOW_CONNECTIONS + 64,
+        "fd limit too low for the test: {n}"
+    );
+    let mut conns = Vec::with_capacity(n);
+    let mut most = 0;
+    while conns.len() < n {
+        for _ in 0..64.min(n - conns.len()) {
+            let mut c = TcpStream::connect_timeout(&s.addr, Duration::from_secs(5))
+                .unwrap_or_else(|e| panic!("connect after {} connections: {e}", conns.len()));
+            c.set_write_timeout(Some(Duration::from_secs(2)))
+                .expect("timeout");
+            // A socket closed by the server at once fails this write: that is fine.
+            let _ = c.write_all(head);
+            conns.push(c);
+        }
+        thread::sleep(Duration::from_millis(20));
+        most = most.max(s.fds());
+    }
+    thread::sleep(Duration::from_millis(200));
+    (conns, most.max(s.fds()))
+}
+
+/// An unfinished request head of about `size` bytes (one long header, no blank line).
+fn unfinished_head(size: usize) -> Vec<u8> {
+    let mut head = b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nX-Pad: ".to_vec();
+    head.resize(size, b'a');
+    head
+}
+
+/// The connection cap is hard: 1,300 connections that each send an unfinished 1 KB head
+/// (busy, so never shed as idle) hold at most `max_connections` (1,024) slots plus
+/// `OVERFLOW_CONNECTIONS` (64) awaiting a 503; the server closes the others at once instead
+/// of buffering for them. Before, every socket was accepted and kept until the header
+/// timeout.
+#[test]
+fn connections_beyond_the_cap_are_closed_at_once() {
+    let mut s = Server::start();
+    let base = s.fds();
+    let t = Instant::now();
+    let (conns, most) = unfinished_heads(&s, 1300, &unfinished_head(1000));
+    let cap = MAX_CONNECTIONS + OVERFLOW_CONNECTIONS;
+    println!(
+        "{} connections with unfinished heads in {:.0} ms: server fds {base} before, at most {most} ({} connections; cap {cap})",
+        conns.len(),
+        ms(t.elapsed()),
+        most - base
+    );
+    assert!(
+        most <= base + cap + 8,
+        "the server held {} connections (cap {cap})",
+        most - base
+    );
+    // The ones closed at once see the end of their connection without an answer.
+    let closed = conns
+        .iter()
+        .filter(|c| {
+            c.set_read_timeout(Some(Duration::from_millis(1)))
+                .expect("timeout");
+            let mut b = [0u8; 64];
+            let mut r: &TcpStream = c;
+            match r.read(&mut b) {
+                Ok(n) => n == 0,
+                Err(e) => !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ),
+            }
+        })
+        .count();
+    println!("{closed} of them closed by the server");
+    drop(conns);
+    s.assert_serves();
+}
+
+/// Heads are bounded (`HttpConfig::max_header_bytes`, 64 KiB): 1,200 connections that each
+/// send an unfinished 100 KB head get 431 once 64 KiB have arrived and are closed, so the
+/// server's memory stays bounded (before, hyper buffered up to ~400 KiB for each: 1,200 x
+/// 100 KB held until the header timeout), and a newcomer is served at once.
+#[test]
+fn oversized_heads_are_refused_and_memory_stays_bounded() {
+    let mut s = Server::start();
+    let (rss_before, _) = s.memory();
+    let base = s.fds();
+    let t = Instant::now();
+    let (conns, most) = unfinished_heads(&s, 1200, &unfinished_head(100_000));
+    let opened = t.elapsed();
+    // Each is refused once 64 KiB of it have been read and parsed (slow in debug builds).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while s.fds() > base + 8 && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(20));
+    }
+    let shed = t.elapsed();
+    let (rss_after, hwm) = s.memory();
+    println!(
+        "{} connections with unfinished 100 KB heads opened in {:.0} ms, all refused after {:.0} ms (server fds at most {most}, {base} before, {} now): RSS {:.1} -> {:.1} MiB, peak {:.1} MiB",
+        conns.len(),
+        ms(opened),
+        ms(shed),
+        s.fds(),
+        rss_before as f64 / 1024.0,
+        rss_after as f64 / 1024.0,
+        hwm as f64 / 1024.0
+    );
+    let (r, took) = timed_ping(s.addr, Duration::from_secs(2));
+    let status = r.as_ref().map(|r| r.status);
+    println!("a newcomer: {status:?} after {:.1} ms", ms(took));
+    assert!(took < Duration::from_millis(500), "{took:?}");
+    assert_eq!(
+        status,
+        Some(200),
+        "{}",
+        r.map_or("no answer".into(), |r| r.to_string())
+    );
+    // What the senders got: 431 once the server read 64 KiB, or the end of the connection.
+    let mut statuses = std::collections::BTreeMap::<String, usize>::new();
+    for c in conns.iter().take(50) {
+        c.set_read_timeout(Some(Duration::from_millis(200)))
+            .expect("timeout");
+        let mut r = BufReader::new(c);
+        let mut line = String::new();
+        let got = match r.read_line(&mut line) {
+            Ok(0) => "closed".to_owned(),
+            Ok(_) => line.trim().to_owned(),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => "open".to_owned(),
+            Err(e) => format!("{:?}", e.kind()),
+        };
+        *statuses.entry(got).or_default() += 1;
+    }
+    println!("the first 50 senders got: {statuses:?}");
+    assert!(!statuses.contains_key("open"), "{statuses:?}");
+    assert!(
+        rss_after.max(hwm).saturating_sub(rss_before) < 32 * 1024,
+        "RSS grew by {} KiB",
+        rss_after.max(hwm).saturating_sub(rss_before)
+    );
+    drop(conns);
+    s.assert_serves();
+}
+
+// ---- 10. session quotas -------------------------------------------------------------------
+
+/// One request from the loopback source address `from` (127.0.0.x), `Connection: close`.
+fn post_from(
+    from: std::net::Ipv4Addr,
+    addr: SocketAddr,
+    headers: &[(&str, &str)],
+    body: &Value,
+) -> Response {
+    let socket =
+        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).expect("a socket");
+    socket
+        .bind(&SocketAddr::from((from, 0)).into())
+        .unwrap_or_else(|e| panic!("bind {from}: {e}"));
+    socket
+        .connect_timeout(&addr.into(), TIMEOUT)
+        .unwrap_or_else(|e| panic!("connect {addr} from {from}: {e}"));
+    let stream: TcpStream = socket.into();
+    stream.set_read_timeout(Some(TIMEOUT)).expect("timeout");
+    let mut c = Conn {
+        reader: BufReader::new(stream.try_clone().expect("clone")),
+        stream,
+    };
+    let body = body.to_string();
+    let mut all = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    all.extend_from_slice(headers);
+    c.send(&raw_request("POST", "/mcp", &all, body.as_bytes(), false));
+    c.response().expect("a response")
+}
+
+/// `HttpConfig::max_sessions_per_peer` (here 3 of 8, `--max-sessions-per-peer`): a client
+/// (an IP address) that holds its quota gets 503 with a JSON-RPC error for the next
+/// `initialize`, while another address (127.0.0.2) still opens sessions; ending a session
+/// gives its slot back to its peer; the global limit still applies across peers.
+#[test]
+fn one_peer_cannot_fill_the_session_table() {
+    use std::net::Ipv4Addr;
+    let mut s = Server::start_with(&["--max-sessions", "8", "--max-sessions-per-peer", "3"]);
+    let (a, b, c) = (
+        Ipv4Addr::new(127, 0, 0, 1),
+        Ipv4Addr::new(127, 0, 0, 2),
+        Ipv4Addr::new(127, 0, 0, 3),
+    );
+    let open = |from: Ipv4Addr| post_from(from, s.addr, &[], &initialize_body(1));
+    let mut ids = Vec::new();
+    for i in 0..3 {
+        let r = open(a);
+        assert_eq!(r.status, 200, "session {i} of {a}: {r}");
+        ids.push(r.header("mcp-session-id").expect("a session id").to_owned());
+    }
+    let r = open(a);
+    let v = r.rpc_error(503, -32603);
+    println!("{a}'s 4th initialize: HTTP {} {v}", r.status);
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Too many sessions for this client")),
+        "{v}"
+    );
+    assert!(r.header("mcp-session-id").is_none(), "{r}");
+    // Another peer is not affected.
+    for i in 0..3 {
+        let r = open(b);
+        assert_eq!(r.status, 200, "session {i} of {b}: {r}");
+    }
+    open(b).rpc_error(503, -32603);
+    // The table (8) fills across peers: 3 + 3 + 2.
+    for i in 0..2 {
+        assert_eq!(open(c).status, 200, "session {i} of {c}");
+    }
+    let v = open(c).rpc_error(503, -32603);
+    assert_eq!(v["error"]["message"], "Too many sessions", "{v}");
+    // Ending one of a's sessions gives the slot back, to a only once the table has room.
+    let r = post_from(
+        a,
+        s.addr,
+        &[("Mcp-Session-Id", &ids[0])],
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    );
+    assert_eq!(r.status, 200, "{r}");
+    let r = request(
+        s.addr,
+        "DELETE",
+        "/mcp",
+        &[("Mcp-Session-Id", &ids[0])],
+        b"",
+    );
+    assert_eq!(r.status, 200, "{r}");
+    open(b).rpc_error(503, -32603);
+    assert_eq!(open(a).status, 200);
+    // Stateless requests need no slot: still served with the table full.
+    let body = modern_body(json!(9), "tools/list", json!({}));
+    let r = modern_post(s.addr, &[("Mcp-Method", "tools/list")], &body);
+    assert_eq!(r.status, 200, "{r}");
+    s.assert_alive();
+}
+
+/// Concurrent `initialize`s cannot overfill the table: the slot is taken before the
+/// session runs, not inserted after it answered (64 at once against `--max-sessions 8`).
+#[test]
+fn concurrent_initializes_respect_the_session_limit() {
+    const AT_ONCE: usize = 64;
+    let mut s = Server::start_with(&["--max-sessions", "8", "--max-sessions-per-peer", "1000"]);
+    let addr = s.addr;
+    let barrier = Arc::new(std::sync::Barrier::new(AT_ONCE));
+    let statuses: Vec<u16> = (0..AT_ONCE)
+        .map(|_| {
+            let barrier = Arc::clone(&barrier);
+            thread::spawn(move || {
+                let mut c = Conn::open(addr);
+                let body = initialize_body(1).to_string();
+                let req = raw_request(
+                    "POST",
+                    "/mcp",
+                    &[
+                        ("Content-Type", "application/json"),
+                        ("Accept", "application/json, text/event-stream"),
+                    ],
+                    body.as_bytes(),
+                    false,
+                );
+                barrier.wait();
+                c.send(&req);
+                c.response().expect("a response").status
+            })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|h| h.join().expect("a client"))
+        .collect();
+    let ok = statuses.iter().filter(|s| **s == 200).count();
+    let refused = statuses.iter().filter(|s| **s == 503).count();
+    println!("{AT_ONCE} concurrent initializes: {ok} sessions, {refused} refused");
+    assert_eq!(ok + refused, AT_ONCE, "{statuses:?}");
+    assert_eq!(ok, 8, "{statuses:?}");
+    // Stateless requests need no slot: still served with the table full.
+    let body = modern_body(json!(9), "tools/list", json!({}));
+    let r = modern_post(s.addr, &[("Mcp-Method", "tools/list")], &body);
+    assert_eq!(r.status, 200, "{r}");
+    s.assert_alive();
 }

@@ -57,6 +57,13 @@ pub struct HttpConfig {
     pub max_body: usize,
     /// Legacy sessions kept at once (default 1,024); an `initialize` beyond gets 503.
     pub max_sessions: usize,
+    /// Legacy sessions one peer may hold at once (default 256, a quarter of the default
+    /// `max_sessions`: no single peer can fill the table, while a gateway that opens many
+    /// sessions still gets plenty); an `initialize` beyond gets 503. A peer is the
+    /// authenticated principal (issuer and subject) with [`auth`](Self::auth), else the
+    /// client's IP address (its /64 for IPv6). Behind a reverse proxy every client has the
+    /// proxy's address: raise it to `max_sessions` there, or use authorization.
+    pub max_sessions_per_peer: usize,
     /// A legacy session with no request for this long is ended and its memory freed
     /// (default 10 minutes); its id then gets 404.
     pub session_idle: Duration,
@@ -64,6 +71,18 @@ pub struct HttpConfig {
     /// how long an idle keep-alive connection is kept (default 10 s): slow or idle sockets
     /// cannot hold connection slots (a late body gets 408).
     pub header_timeout: Duration,
+    /// Largest request head, the request line and headers (default 64 KiB; at least 8 KiB):
+    /// a larger one gets 431 (from hyper, without a body) and its connection is closed. It
+    /// also bounds what each connection buffers before a request is complete.
+    pub max_header_bytes: usize,
+    /// A write to a connection that makes no progress for this long (default 30 s) fails and
+    /// the connection is closed: a client that stops reading its response or SSE stream
+    /// cannot keep its connection slot (the stream's session and calls see it gone).
+    pub write_timeout: Duration,
+    /// An SSE comment (`: keep-alive`) is sent on a response stream that has been quiet this
+    /// long (default 15 s; `None`: never), so that proxies and load balancers that cut idle
+    /// connections keep quiet streams (a GET stream, a `subscriptions/listen`) open.
+    pub sse_keep_alive: Option<Duration>,
     /// Authorization (default `None`: none). With it, requests to [`path`](Self::path) need
     /// a bearer token its authorizer accepts, and the Protected Resource Metadata is served
     /// at `/.well-known/oauth-protected-resource[/path]` (see [`auth`]).
@@ -80,8 +99,12 @@ impl Default for HttpConfig {
             allowed_hosts: Vec::new(),
             max_body: 4 << 20,
             max_sessions: 1024,
+            max_sessions_per_peer: 256,
             session_idle: Duration::from_secs(600),
             header_timeout: Duration::from_secs(10),
+            max_header_bytes: 64 << 10,
+            write_timeout: Duration::from_secs(30),
+            sse_keep_alive: Some(Duration::from_secs(15)),
             auth: None,
             response_headers: hyper::HeaderMap::new(),
         }
@@ -93,8 +116,120 @@ type Body = UnsyncBoxBody<Bytes, Infallible>;
 /// How long a connection arriving at the limit waits for an idle one to close.
 const SHED_WAIT: Duration = Duration::from_millis(200);
 
+/// Connections accepted beyond `Limits::max_connections`, to wait for a slot and else be
+/// answered 503; a socket arriving when these are taken too is closed at once, so that the
+/// memory held by connections is bounded whatever arrives.
+pub const OVERFLOW_CONNECTIONS: usize = 64;
+
+/// hyper's smallest buffer (`max_buf_size` panics below it).
+const MIN_HEAD: usize = 8192;
+
+/// Whom a session quota counts against ([`HttpConfig::max_sessions_per_peer`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Peer {
+    /// The client's address (IPv6: its /64, the smallest block a host is usually given).
+    Ip(std::net::IpAddr),
+    /// An authenticated principal: issuer and subject.
+    Principal(Option<String>, String),
+}
+
+impl Peer {
+    fn of(ip: std::net::IpAddr, principal: Option<&auth::Principal>) -> Peer {
+        use std::net::{IpAddr, Ipv6Addr};
+        if let Some(p) = principal {
+            return Peer::Principal(p.issuer.clone(), p.subject.clone());
+        }
+        match ip {
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => Peer::Ip(IpAddr::V4(v4)),
+                None => {
+                    let s = v6.segments();
+                    Peer::Ip(IpAddr::V6(Ipv6Addr::new(
+                        s[0], s[1], s[2], s[3], 0, 0, 0, 0,
+                    )))
+                }
+            },
+            v4 => Peer::Ip(v4),
+        }
+    }
+}
+
+/// The legacy sessions, and the count of those being created (their `initialize` is
+/// running): both count against the limits, so concurrent `initialize`s cannot overfill
+/// the table between the check and the insert.
+#[derive(Default)]
+struct Table {
+    live: HashMap<String, Entry>,
+    /// Live and pending sessions per peer (no entry at zero).
+    per_peer: HashMap<Peer, usize>,
+    pending: usize,
+}
+
+impl Table {
+    fn release(&mut self, peer: &Peer) {
+        if let Some(n) = self.per_peer.get_mut(peer) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.per_peer.remove(peer);
+            }
+        }
+    }
+
+    fn remove(&mut self, id: &str) -> Option<Entry> {
+        let entry = self.live.remove(id)?;
+        self.release(&entry.peer);
+        Some(entry)
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(&Entry) -> bool) {
+        let mut gone = Vec::new();
+        self.live.retain(|_, e| {
+            let kept = keep(e);
+            if !kept {
+                gone.push(e.peer.clone());
+            }
+            kept
+        });
+        for peer in gone {
+            self.release(&peer);
+        }
+    }
+}
+
+/// A slot taken in the session table for a session being created; given back on drop
+/// unless [`kept`](Self::keep).
+struct Reservation<'a> {
+    state: &'a State,
+    peer: Option<Peer>,
+}
+
+impl Reservation<'_> {
+    /// The session was created: the slot becomes its entry (counted against this
+    /// reservation's peer).
+    fn keep(mut self, id: String, mut entry: Entry) {
+        let mut table = self.state.sessions();
+        table.pending = table.pending.saturating_sub(1);
+        if let Some(peer) = self.peer.take() {
+            entry.peer = peer;
+            table.live.insert(id, entry);
+        }
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        if let Some(peer) = self.peer.take() {
+            let mut table = self.state.sessions();
+            table.pending = table.pending.saturating_sub(1);
+            table.release(&peer);
+        }
+    }
+}
+
 struct Entry {
     tx: mpsc::Sender<Inbound>,
+    /// Whose quota it counts against.
+    peer: Peer,
     last: Instant,
     /// The revision the session negotiated.
     version: mcp_rs_core::ProtocolVersion,
@@ -105,14 +240,34 @@ struct Entry {
 struct State {
     server: Server,
     config: HttpConfig,
-    sessions: Mutex<HashMap<String, Entry>>,
+    sessions: Mutex<Table>,
 }
 
 impl State {
-    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+    fn sessions(&self) -> std::sync::MutexGuard<'_, Table> {
         self.sessions
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A slot for a new legacy session of `peer`, or why not (the message of its 503)
+    /// when the table or the peer's quota is full.
+    fn reserve(&self, peer: Peer) -> Result<Reservation<'_>, &'static str> {
+        let mut table = self.sessions();
+        if table.live.len() + table.pending >= self.config.max_sessions {
+            return Err("Too many sessions");
+        }
+        let held = table.per_peer.get(&peer).copied().unwrap_or(0);
+        if held >= self.config.max_sessions_per_peer {
+            tracing::debug!(?peer, held, "session quota of a peer reached");
+            return Err("Too many sessions for this client");
+        }
+        table.pending += 1;
+        *table.per_peer.entry(peer.clone()).or_default() += 1;
+        Ok(Reservation {
+            state: self,
+            peer: Some(peer),
+        })
     }
 
     /// The session with this id, marked as used now; `None` also when it belongs to
@@ -123,7 +278,7 @@ impl State {
         caller: Option<&auth::Principal>,
     ) -> Option<(mpsc::Sender<Inbound>, mcp_rs_core::ProtocolVersion)> {
         let mut sessions = self.sessions();
-        let entry = sessions.get_mut(id)?;
+        let entry = sessions.live.get_mut(id)?;
         if entry.tx.is_closed() {
             sessions.remove(id);
             return None;
@@ -178,7 +333,7 @@ impl State {
     fn expire(&self) {
         let idle = self.config.session_idle;
         self.sessions()
-            .retain(|_, e| e.last.elapsed() < idle && !e.tx.is_closed());
+            .retain(|e| e.last.elapsed() < idle && !e.tx.is_closed());
     }
 }
 
@@ -199,12 +354,14 @@ impl Server {
         let state = Arc::new(State {
             server: self.clone(),
             config,
-            sessions: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(Table::default()),
         });
         let mut stop = self.inner.shutdown.subscribe();
         let permits = Arc::new(tokio::sync::Semaphore::new(
             self.inner.limits.max_connections,
         ));
+        let overflow = Arc::new(tokio::sync::Semaphore::new(OVERFLOW_CONNECTIONS));
+        let max_head = state.config.max_header_bytes.max(MIN_HEAD);
         // Idle sessions are looked for often enough to end within 1.5x their idle time.
         let every = (state.config.session_idle / 2)
             .clamp(Duration::from_millis(10), Duration::from_secs(5));
@@ -226,24 +383,47 @@ impl Server {
                             continue;
                         }
                     };
+                    // A connection slot; at the limit, one of the few overflow slots (to
+                    // wait for a slot, else to be answered 503); beyond those the socket is
+                    // closed at once (idle connections are asked to close meanwhile).
+                    let slot = match permits.clone().try_acquire_owned() {
+                        Ok(p) => Ok(p),
+                        Err(_) => match overflow.clone().try_acquire_owned() {
+                            Ok(o) => Err(o),
+                            Err(_) => {
+                                shed.send_modify(|g| *g += 1);
+                                tracing::debug!(%peer, "connection closed at once: every slot is taken");
+                                drop(stream);
+                                continue;
+                            }
+                        },
+                    };
                     let _ = stream.set_nodelay(true);
                     let state = state.clone();
                     let header_timeout = state.config.header_timeout;
+                    // A write that makes no progress for `write_timeout` fails: hyper then
+                    // closes the connection. (Boxed: the timer makes the stream `!Unpin`.)
+                    let mut io = tokio_io_timeout::TimeoutStream::new(stream);
+                    io.set_write_timeout(Some(state.config.write_timeout));
+                    let io = Box::pin(io);
                     let permits = permits.clone();
                     let mut shed_rx = shed.subscribe();
                     let shed = shed.clone();
                     tasks.spawn(async move {
-                        let permit = match permits.clone().try_acquire_owned() {
-                            Ok(p) => Some(p),
-                            Err(_) => {
+                        let (permit, overflowed) = match slot {
+                            Ok(p) => (Some(p), None),
+                            Err(o) => {
                                 // At the limit: ask every connection to close once it is idle
                                 // (keep-alive sockets waiting for a request close at once;
                                 // busy ones after their response), then wait briefly.
                                 shed.send_modify(|g| *g += 1);
-                                tokio::time::timeout(SHED_WAIT, permits.acquire_owned())
+                                let p = tokio::time::timeout(SHED_WAIT, permits.acquire_owned())
                                     .await
                                     .ok()
-                                    .and_then(Result::ok)
+                                    .and_then(Result::ok);
+                                // Served: the overflow slot is given back at once.
+                                let o = p.is_none().then_some(o);
+                                (p, o)
                             }
                         };
                         shed_rx.borrow_and_update();
@@ -259,13 +439,14 @@ impl Server {
                                         "Too many connections",
                                     )));
                                 }
-                                Ok(state.stamp(handle(&state, req).await))
+                                Ok(state.stamp(handle(&state, req, peer.ip()).await))
                             }
                         });
                         let conn = hyper::server::conn::http1::Builder::new()
                             .timer(hyper_util::rt::TokioTimer::new())
                             .header_read_timeout(header_timeout)
-                            .serve_connection(TokioIo::new(stream), service);
+                            .max_buf_size(max_head)
+                            .serve_connection(TokioIo::new(io), service);
                         let mut conn = std::pin::pin!(conn);
                         let ended = loop {
                             tokio::select! {
@@ -276,7 +457,7 @@ impl Server {
                         if let Err(e) = ended {
                             tracing::debug!(%peer, error = %e, "HTTP connection ended");
                         }
-                        drop(permit);
+                        drop((permit, overflowed));
                     });
                 }
             }
@@ -284,7 +465,7 @@ impl Server {
         // Sessions see the shutdown too and close their streams (listen streams get their
         // closing response); idle connections close at once, the others get a moment to
         // deliver what they have, then are cut.
-        state.sessions().clear();
+        state.sessions().live.clear();
         shed.send_modify(|g| *g += 1);
         let grace = self.inner.limits.drain_timeout;
         let _ =
@@ -304,7 +485,11 @@ fn owned_by(entry: &Entry, caller: Option<&auth::Principal>) -> bool {
 }
 
 /// One HTTP request.
-async fn handle(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
+async fn handle(
+    state: &Arc<State>,
+    req: Request<Incoming>,
+    ip: std::net::IpAddr,
+) -> Response<Body> {
     let target = req.uri().authority().map(|a| a.as_str());
     if let Err(why) = headers::check_host(req.headers(), target, &state.config.allowed_hosts) {
         return rpc_error(StatusCode::FORBIDDEN, None, -32600, &why);
@@ -324,7 +509,7 @@ async fn handle(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
         },
     };
     match *req.method() {
-        Method::POST => post(state, req, principal).await,
+        Method::POST => post(state, req, principal, ip).await,
         Method::GET => get(state, &req, principal.as_deref()).await,
         Method::DELETE => delete(state, &req, principal.as_deref()).await,
         _ => method_not_allowed("GET, POST, DELETE"),
@@ -356,6 +541,7 @@ async fn post(
     state: &Arc<State>,
     req: Request<Incoming>,
     principal: Option<Arc<auth::Principal>>,
+    ip: std::net::IpAddr,
 ) -> Response<Body> {
     let (parts, body) = req.into_parts();
     let is_json = parts
@@ -467,6 +653,8 @@ async fn post(
         outcome: told,
         principal: principal.clone(),
     };
+    // A request without a session may create one: its slot is taken before it runs.
+    let mut reservation = None;
     let (inbox, fresh) = match session_id {
         Some(id) => match state.session(id, principal.as_deref()) {
             // A session's requests name its revision (or none: 2025-03-26 clients send none).
@@ -491,13 +679,13 @@ async fn post(
             None => return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found"),
         },
         None => {
-            if !stateless && state.sessions().len() >= state.config.max_sessions {
-                return rpc_error(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    None,
-                    -32603,
-                    "Too many sessions",
-                );
+            if !stateless {
+                match state.reserve(Peer::of(ip, principal.as_deref())) {
+                    Ok(r) => reservation = Some(r),
+                    Err(why) => {
+                        return rpc_error(StatusCode::SERVICE_UNAVAILABLE, None, -32603, why)
+                    }
+                }
             }
             (state.start_session(post, stateless).await, true)
         }
@@ -514,12 +702,14 @@ async fn post(
     // A fresh legacy session is kept once `initialize` succeeded; any other inbox is dropped
     // here, and its session ends once it has answered.
     let kept = inbox.filter(|_| fresh && !stateless);
-    if let (Some(negotiated), Some(tx)) = (outcome.version, kept) {
+    if let (Some(negotiated), Some(tx), Some(slot)) = (outcome.version, kept, reservation) {
         let id = session_id_new();
-        state.sessions().insert(
+        slot.keep(
             id.clone(),
             Entry {
                 tx,
+                // (Replaced by the reservation's peer.)
+                peer: Peer::of(ip, None),
                 last: Instant::now(),
                 version: negotiated,
                 owner: principal,
@@ -530,7 +720,7 @@ async fn post(
     let mut response = if !outcome.answered && !outcome.open {
         empty(StatusCode::ACCEPTED)
     } else if outcome.open && accepts(&parts.headers, "text/event-stream") {
-        sse(frames)
+        sse(frames, state.config.sse_keep_alive)
     } else {
         // Everything was answered at once (or the client takes JSON only: wait for all).
         let mut all = Vec::new();
@@ -602,13 +792,13 @@ async fn get(
         }
         if answer.await.unwrap_or(false) {
             drop(sink);
-            return sse(frames);
+            return sse(frames, state.config.sse_keep_alive);
         }
     }
     if inbox.send(Inbound::Listen(sink)).await.is_err() {
         return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
     }
-    sse(frames)
+    sse(frames, state.config.sse_keep_alive)
 }
 
 async fn delete(
@@ -626,7 +816,7 @@ async fn delete(
     };
     let removed = {
         let mut sessions = state.sessions();
-        match sessions.get(id) {
+        match sessions.live.get(id) {
             Some(entry) if owned_by(entry, principal) => sessions.remove(id),
             _ => None,
         }
@@ -748,12 +938,27 @@ fn sse_response(body: Body) -> Response<Body> {
     r
 }
 
-/// An SSE response streaming events until the session closes the channel.
-fn sse(events: mpsc::Receiver<Event>) -> Response<Body> {
-    let stream = futures::stream::unfold(events, |mut events| async move {
-        let e = events.recv().await?;
-        Some((Ok::<_, Infallible>(Frame::data(sse_event(&e))), events))
-    });
+/// The SSE comment sent on a quiet stream ([`HttpConfig::sse_keep_alive`]).
+const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
+
+/// An SSE response streaming events until the session closes the channel, with a
+/// [`KEEP_ALIVE`] comment whenever it has been quiet for `keep_alive`.
+fn sse(events: mpsc::Receiver<Event>, keep_alive: Option<Duration>) -> Response<Body> {
+    let quiet = keep_alive.map(|every| Box::pin(tokio::time::sleep(every)));
+    let stream =
+        futures::stream::unfold((events, quiet), move |(mut events, mut quiet)| async move {
+            let data = match quiet.as_mut() {
+                None => sse_event(&events.recv().await?),
+                Some(timer) => tokio::select! {
+                    e = events.recv() => sse_event(&e?),
+                    () = timer.as_mut() => Bytes::from_static(KEEP_ALIVE),
+                },
+            };
+            if let (Some(timer), Some(every)) = (quiet.as_mut(), keep_alive) {
+                timer.as_mut().reset(tokio::time::Instant::now() + every);
+            }
+            Some((Ok::<_, Infallible>(Frame::data(data)), (events, quiet)))
+        });
     sse_response(StreamBody::new(stream).boxed_unsync())
 }
 
@@ -769,6 +974,52 @@ fn sse_of(events: Vec<Event>) -> Response<Body> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Sessions being created count against both limits, so concurrent `initialize`s
+    /// cannot overfill the table between the check and the insert; a slot given back is
+    /// available again; IPv6 peers are their /64, IPv4-mapped ones their IPv4 address.
+    #[tokio::test]
+    async fn pending_sessions_count_against_the_limits() {
+        let state = State {
+            server: Server::new(crate::ServerInfo::default(), crate::Tools::new()),
+            config: HttpConfig {
+                max_sessions: 4,
+                max_sessions_per_peer: 2,
+                ..HttpConfig::default()
+            },
+            sessions: Mutex::new(Table::default()),
+        };
+        let ip = |s: &str| Peer::of(s.parse().expect("an address"), None);
+        let (a, b, c) = (ip("127.0.0.1"), ip("127.0.0.2"), ip("127.0.0.3"));
+        let status = |r: Result<Reservation<'_>, &str>| match r {
+            Ok(_) => StatusCode::OK,
+            Err(_) => StatusCode::SERVICE_UNAVAILABLE,
+        };
+        let a1 = state.reserve(a.clone()).ok();
+        let a2 = state.reserve(a.clone()).ok();
+        assert!(a1.is_some() && a2.is_some());
+        assert_eq!(
+            status(state.reserve(a.clone())),
+            StatusCode::SERVICE_UNAVAILABLE
+        );
+        let b1 = state.reserve(b.clone()).ok();
+        let b2 = state.reserve(b.clone()).ok();
+        assert!(b1.is_some() && b2.is_some());
+        assert_eq!(
+            status(state.reserve(c.clone())),
+            StatusCode::SERVICE_UNAVAILABLE
+        );
+        drop(a1);
+        let a3 = state.reserve(a.clone()).ok();
+        assert!(a3.is_some());
+        drop((a2, a3, b1, b2));
+        let table = state.sessions();
+        assert_eq!((table.pending, table.per_peer.len()), (0, 0));
+        drop(table);
+        assert_eq!(ip("2001:db8::1"), ip("2001:db8::ffff:2"));
+        assert_ne!(ip("2001:db8::1"), ip("2001:db8:0:1::1"));
+        assert_eq!(ip("::ffff:127.0.0.1"), a);
+    }
 
     /// The full parse, for comparison with the fast read.
     fn parsed_code(frame: &[u8]) -> Option<i64> {

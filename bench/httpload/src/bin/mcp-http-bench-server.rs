@@ -9,7 +9,8 @@
 //!
 //! Prints `listening on <addr>` to stderr once bound; runs until killed or Ctrl-C. Settings
 //! that differ from the defaults, so that the benchmark measures speed and not a refusal:
-//! up to 100,000 legacy sessions (default 1,024) and 4,096 connections (default 1,024).
+//! up to 100,000 legacy sessions (default 1,024), all of which one address may hold (default
+//! 256 per peer), and 4,096 connections (default 1,024).
 
 use std::process::ExitCode;
 
@@ -107,6 +108,8 @@ async fn main() -> ExitCode {
     });
     let mut config = HttpConfig::default();
     config.max_sessions = 100_000;
+    // The load generator opens every session from one address.
+    config.max_sessions_per_peer = config.max_sessions;
     match server.serve_http_with(listener, config).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

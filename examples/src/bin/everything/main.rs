@@ -22,7 +22,6 @@
 //! * [`catalog`]: resources, templates, prompts and completion.
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use mcp_rs_core::{Config, LogLevel};
 use mcp_rs_tokio::http::HttpConfig;
@@ -52,6 +51,16 @@ Serves the MCP conformance suite's fixtures over stdio (default), TCP or HTTP.
                     cursors and requestState
   --instance NAME   names this instance: an `Mcp-Instance: NAME` header on every HTTP
                     response, and in the log
+  --http-write-timeout-ms N
+                    HTTP: close a connection whose write made no progress for N ms
+                    (default 30000)
+  --sse-keep-alive-ms N
+                    HTTP: a `: keep-alive` comment on SSE streams quiet for N ms
+                    (default 15000; 0: none)
+  --max-sessions N  HTTP: legacy sessions kept at once (default 1024)
+  --max-sessions-per-peer N
+                    HTTP: legacy sessions one client (IP address, or principal with
+                    authorization) may hold (default 256)
 
 Port 0 picks a free port; `listening on <addr>` goes to stderr once bound.
   -h, --help        this text
@@ -90,6 +99,64 @@ fn server(page_size: u16, keys: Keys) -> Server {
     server
 }
 
+/// HTTP limits set on the command line (the tests shorten them).
+#[derive(Default)]
+struct Tuning {
+    write_timeout_ms: Option<u64>,
+    sse_keep_alive_ms: Option<u64>,
+    max_sessions: Option<usize>,
+    max_sessions_per_peer: Option<usize>,
+}
+
+impl Tuning {
+    const FLAGS: [&'static str; 4] = [
+        "--http-write-timeout-ms",
+        "--sse-keep-alive-ms",
+        "--max-sessions",
+        "--max-sessions-per-peer",
+    ];
+
+    fn takes(flag: &str) -> bool {
+        Self::FLAGS.contains(&flag)
+    }
+
+    fn set(&mut self, flag: &str, value: Option<String>) -> Result<(), String> {
+        let n = value
+            .and_then(|v| v.parse::<u64>().ok())
+            .ok_or_else(|| format!("{flag} needs a number"))?;
+        match flag {
+            "--http-write-timeout-ms" if n > 0 => self.write_timeout_ms = Some(n),
+            "--http-write-timeout-ms" => return Err(format!("{flag} needs a positive number")),
+            "--sse-keep-alive-ms" => self.sse_keep_alive_ms = Some(n),
+            _ => {
+                let n = usize::try_from(n).map_err(|_| format!("{flag}: too large"))?;
+                if flag == "--max-sessions" {
+                    self.max_sessions = Some(n);
+                } else {
+                    self.max_sessions_per_peer = Some(n);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn apply(&self, config: &mut HttpConfig) {
+        use std::time::Duration;
+        if let Some(ms) = self.write_timeout_ms {
+            config.write_timeout = Duration::from_millis(ms);
+        }
+        if let Some(ms) = self.sse_keep_alive_ms {
+            config.sse_keep_alive = (ms > 0).then(|| Duration::from_millis(ms));
+        }
+        if let Some(n) = self.max_sessions {
+            config.max_sessions = n;
+        }
+        if let Some(n) = self.max_sessions_per_peer {
+            config.max_sessions_per_peer = n;
+        }
+    }
+}
+
 /// Where to serve besides stdio.
 enum Transport {
     Tcp(String),
@@ -103,6 +170,7 @@ async fn main() -> ExitCode {
     let mut auth = auth::Flags::default();
     let mut key_file: Option<std::path::PathBuf> = None;
     let mut instance: Option<String> = None;
+    let mut tuning = Tuning::default();
     let mut args = std::env::args().skip(1).peekable();
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -154,6 +222,12 @@ async fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             },
+            flag if Tuning::takes(flag) => {
+                if let Err(e) = tuning.set(flag, args.next()) {
+                    eprintln!("everything: {e}\n\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            }
             "-h" | "--help" => {
                 eprintln!("{USAGE}\n\n{}", auth::USAGE);
                 return ExitCode::SUCCESS;
@@ -196,6 +270,43 @@ async fn main() -> ExitCode {
             response_headers.insert("mcp-instance", value);
         }
     }
+    // SIGTERM and SIGINT stop every transport gracefully (exit status 0): no new
+    // connections, open streams get their closing results, every connection is closed
+    // within the bounds of `Limits::close_timeout` and `Limits::drain_timeout`. Installed
+    // before the address is printed, so a signal sent as soon as the server announces itself
+    // stops it gracefully instead of killing it.
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (mut interrupt, mut terminate) = match (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) {
+            (Ok(i), Ok(t)) => (i, t),
+            (Err(e), _) | (_, Err(e)) => {
+                eprintln!("everything: cannot handle SIGINT/SIGTERM: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let stopper = server.shutdown_handle();
+        tokio::spawn(async move {
+            let name = tokio::select! {
+                _ = interrupt.recv() => "SIGINT",
+                _ = terminate.recv() => "SIGTERM",
+            };
+            tracing::info!("{name}: shutting down");
+            stopper.shutdown();
+        });
+    }
+    #[cfg(not(unix))]
+    {
+        let stopper = server.shutdown_handle();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                stopper.shutdown();
+            }
+        });
+    }
     let served = match listen {
         None => server.serve_stdio().await,
         Some(transport) => {
@@ -221,6 +332,7 @@ async fn main() -> ExitCode {
             let config = match auth.http_config(listener.local_addr().ok()) {
                 Ok(mut c) => {
                     c.response_headers = response_headers;
+                    tuning.apply(&mut c);
                     c
                 }
                 Err(e) => {
@@ -228,12 +340,6 @@ async fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let stopper = Arc::new(server.shutdown_handle());
-            tokio::spawn(async move {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    stopper.shutdown();
-                }
-            });
             match transport {
                 Transport::Tcp(_) => server.serve_tcp(listener).await,
                 Transport::Http(_) => server.serve_http_with(listener, config).await,
