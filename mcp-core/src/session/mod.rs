@@ -304,7 +304,8 @@ impl<'i> Incoming<'i> {
         self.transmit
     }
     /// The `subscriptions/listen` stream this message opened (2026-07-28), if any: its
-    /// acknowledgement is the transmit, and later list changes are routed to this token
+    /// acknowledgement is the transmit, and later list changes (from `poll_transmit`) and
+    /// resource updates (from [`Session::resource_updated_next`]) are routed to this token
     /// until it is cancelled or closed with [`Session::close_subscription`].
     pub fn subscription(&self) -> Option<crate::CallToken> {
         self.subscription
