@@ -99,7 +99,9 @@ pub enum Output<'i> {
     Event(Event),
     /// The input opened a `subscriptions/listen` stream (2026-07-28); its acknowledgement
     /// was the reply. Later list changes go out as transmits routed to this token until it
-    /// is cancelled or closed ([`Session::close_subscription`]): a transport that keeps one
+    /// is cancelled or closed ([`Session::close_subscription`]), and so do the updates of
+    /// the resources it subscribed to, which the application writes with
+    /// [`Session::resource_updated_next`] when one changes: a transport that keeps one
     /// response per stream (HTTP) ties that response to it.
     Listen(CallToken),
 }

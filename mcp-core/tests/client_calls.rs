@@ -613,3 +613,80 @@ fn subscriptions_bring_resource_updates_in_the_legacy_era() {
         }
     ));
 }
+
+#[test]
+fn resource_subscriptions_on_a_listen_stream() {
+    let mut link = Link::connected(config(Mode::Auto, ClientCaps::NONE), Pair::full());
+    let uri = "test://static/text";
+    let forever = Options {
+        timeout_ms: Some(u64::MAX),
+        ..Options::default()
+    };
+    let listen = Request::Listen {
+        notifications: r#"{"resourceSubscriptions":["test://static/text","test://nope"]}"#,
+    };
+    let h = link.send(&listen, forever);
+    // `resourceSubscriptions` went through as given; the acknowledgement names the subset
+    // the server honours.
+    assert_eq!(
+        link.sent_with("subscriptions/listen")[0]["params"]["notifications"],
+        json!({"resourceSubscriptions": [uri, "test://nope"]})
+    );
+    let events = link.take();
+    assert!(
+        matches!(events.as_slice(), [Ev::Subscribed { handle, notifications }]
+            if *handle == h && *notifications == json!({"resourceSubscriptions": [uri]})),
+        "{events:?}"
+    );
+    let other = link.send(&listen, forever);
+    link.take();
+    // One update per stream, each naming its stream.
+    let mut from = 0;
+    while let Some(tx) = link
+        .pair
+        .session
+        .resource_updated_next(uri, &mut from, &mut link.pair.out)
+        .unwrap()
+    {
+        link.deliver(tx);
+    }
+    link.run();
+    let events = link.take();
+    assert!(
+        matches!(events.as_slice(), [Ev::StreamUpdated(a, u1), Ev::StreamUpdated(b, u2)]
+            if *a == h && *b == other && u1 == uri && u2 == uri),
+        "{events:?}"
+    );
+    // Cancelled: the server forgets the stream, and a late frame naming it is a plain
+    // update.
+    let tx = link.client.cancel(h, None, &mut link.out).unwrap().unwrap();
+    link.transmit(tx.len);
+    link.run();
+    let mut from = 0;
+    let tx = link
+        .pair
+        .session
+        .resource_updated_next(uri, &mut from, &mut link.pair.out)
+        .unwrap()
+        .unwrap();
+    link.deliver(tx);
+    assert_eq!(
+        link.pair
+            .session
+            .resource_updated_next(uri, &mut from, &mut link.pair.out),
+        Ok(None)
+    );
+    link.inject(&format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{{"uri":"{uri}","_meta":{{"io.modelcontextprotocol/subscriptionId":{}}}}}}}"#,
+        link.sent_with("subscriptions/listen")[0]["id"]
+    ));
+    // An acknowledgement for no stream of this client is ignored.
+    link.inject(r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{},"_meta":{"io.modelcontextprotocol/subscriptionId":"x"}}}"#);
+    link.run();
+    let events = link.take();
+    assert!(
+        matches!(events.as_slice(), [Ev::StreamUpdated(b, u1), Ev::ResourceUpdated(u2)]
+            if *b == other && u1 == uri && u2 == uri),
+        "{events:?}"
+    );
+}

@@ -258,3 +258,248 @@ fn listen_errors() {
     ));
     assert_eq!(error_code(&r), -32601);
 }
+
+/// Every stream's `notifications/resources/updated` for `uri` (the cursor API), checked as
+/// the pair checks every frame: (subscription id, route).
+fn updated(p: &mut Pair, uri: &str) -> Vec<(Value, Route)> {
+    let mut out = vec![0u8; 512];
+    let mut from = 0;
+    let mut got = Vec::new();
+    while let Some(tx) = p
+        .session
+        .resource_updated_next(uri, &mut from, &mut out)
+        .unwrap()
+    {
+        let v: Value = serde_json::from_slice(&out[..tx.len]).unwrap();
+        pair::harness::validate_server_message(MODERN, None, &v).unwrap();
+        assert_eq!(v["method"], "notifications/resources/updated");
+        assert_eq!(v["params"]["uri"], uri);
+        assert!(v.get("id").is_none());
+        got.push((v["params"]["_meta"][SUB].clone(), tx.route));
+    }
+    // Exhausted: asking again yields nothing.
+    assert_eq!(
+        p.session.resource_updated_next(uri, &mut from, &mut out),
+        Ok(None)
+    );
+    got
+}
+
+#[test]
+fn resource_subscriptions_honour_known_uris_only() {
+    let mut p = Pair::full();
+    let frames = listen(
+        &mut p,
+        json!("r"),
+        json!({"toolsListChanged": true, "resourceSubscriptions": [
+            "test://static/text",
+            "test://nope",
+            "test://items/42",
+            7,
+            "test://static/text",
+            "test://items/",
+        ]}),
+    );
+    assert_eq!(frames.len(), 1, "{frames:?}");
+    // The acknowledgement names the honoured subset, as the spec's example shows: a listed
+    // resource and a URI matching a template; unknown URIs, repeats and non-strings are
+    // left out.
+    assert_eq!(
+        frames[0].value,
+        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {
+            "notifications": {
+                "toolsListChanged": true,
+                "resourceSubscriptions": ["test://static/text", "test://items/42"]
+            },
+            "_meta": {SUB: "r"}
+        }})
+    );
+    let r = p.subscriptions[0];
+    // The application's legacy subscribe hook is not called.
+    assert!(p.ext.resources.as_ref().unwrap().subscriptions.is_empty());
+    assert_eq!(
+        updated(&mut p, "test://static/text"),
+        [(json!("r"), Route::Call(r))]
+    );
+    assert_eq!(
+        updated(&mut p, "test://items/42"),
+        [(json!("r"), Route::Call(r))]
+    );
+    assert!(updated(&mut p, "test://nope").is_empty());
+    assert!(updated(&mut p, "test://items/43").is_empty());
+    assert!(updated(&mut p, "test://static/blob").is_empty());
+    // Nothing is queued for poll_transmit, and a stateless connection has no legacy
+    // session to tell.
+    assert!(p.pending().is_empty());
+    let mut out = vec![0u8; 512];
+    assert_eq!(
+        p.session.resource_updated("test://static/text", &mut out),
+        Ok(None)
+    );
+    // Escaped URIs are the same URIs once decoded, and echoed as the client spelled them.
+    let msg = modern(
+        json!("e"),
+        "subscriptions/listen",
+        json!({"notifications": {}}),
+    )
+    .replace(
+        r#""notifications":{}"#,
+        r#""notifications":{"resourceSubscriptions":["test:\/\/static\/blob"]}"#,
+    );
+    let frames = p.send_bytes(msg.as_bytes());
+    assert_eq!(
+        frames[0].value["params"]["notifications"],
+        json!({"resourceSubscriptions": ["test://static/blob"]})
+    );
+    assert_eq!(
+        updated(&mut p, "test://static/blob"),
+        [(json!("e"), Route::Call(p.subscriptions[1]))]
+    );
+}
+
+#[test]
+fn resource_subscriptions_need_subscribable_resources() {
+    // Without subscriptions on offer, none is honoured and the member is left out.
+    let mut p = Pair::full();
+    p.ext.resources.as_mut().unwrap().no_subscribe = true;
+    let frames = listen(
+        &mut p,
+        json!(1),
+        json!({"resourceSubscriptions": ["test://static/text"]}),
+    );
+    assert_eq!(frames[0].value["params"]["notifications"], json!({}));
+    assert!(updated(&mut p, "test://static/text").is_empty());
+    // A tools-only server has no resources at all.
+    let mut p = Pair::new();
+    let frames = listen(
+        &mut p,
+        json!(1),
+        json!({"resourceSubscriptions": ["test://static/text"]}),
+    );
+    assert_eq!(frames[0].value["params"]["notifications"], json!({}));
+    assert!(updated(&mut p, "test://static/text").is_empty());
+    // Not an array: nothing.
+    let mut p = Pair::full();
+    let frames = listen(
+        &mut p,
+        json!(1),
+        json!({"resourceSubscriptions": "test://static/text"}),
+    );
+    assert_eq!(frames[0].value["params"]["notifications"], json!({}));
+}
+
+#[test]
+fn resource_subscriptions_are_bounded_per_stream() {
+    assert_eq!(mcp_rs_core::MAX_RESOURCE_SUBSCRIPTIONS, 4);
+    let mut p = Pair::full();
+    let uris: Vec<String> = (0..6).map(|i| format!("test://items/{i}")).collect();
+    let frames = listen(&mut p, json!("b"), json!({ "resourceSubscriptions": uris }));
+    // The first four in request order are kept.
+    assert_eq!(
+        frames[0].value["params"]["notifications"]["resourceSubscriptions"],
+        json!(uris[..4])
+    );
+    for uri in &uris[..4] {
+        assert_eq!(updated(&mut p, uri).len(), 1, "{uri}");
+    }
+    for uri in &uris[4..] {
+        assert!(updated(&mut p, uri).is_empty(), "{uri}");
+    }
+}
+
+#[test]
+fn resource_updates_go_to_the_subscribed_streams_only() {
+    let mut p = Pair::full();
+    listen(
+        &mut p,
+        json!("a"),
+        json!({"resourceSubscriptions": ["test://static/text", "test://items/1"]}),
+    );
+    listen(
+        &mut p,
+        json!("b"),
+        json!({"resourceSubscriptions": ["test://items/1"]}),
+    );
+    listen(&mut p, json!("c"), json!({"resourcesListChanged": true}));
+    listen(
+        &mut p,
+        json!(4),
+        json!({"resourceSubscriptions": ["test://static/text"]}),
+    );
+    let (a, b, _, d) = (
+        p.subscriptions[0],
+        p.subscriptions[1],
+        p.subscriptions[2],
+        p.subscriptions[3],
+    );
+    assert_eq!(
+        updated(&mut p, "test://static/text"),
+        [(json!("a"), Route::Call(a)), (json!(4), Route::Call(d))]
+    );
+    assert_eq!(
+        updated(&mut p, "test://items/1"),
+        [(json!("a"), Route::Call(a)), (json!("b"), Route::Call(b))]
+    );
+    // A list change is not a resource update, nor the other way round.
+    p.session.list_changed(ListKind::Resources);
+    assert_eq!(
+        changes(&mut p),
+        [(json!("c"), "notifications/resources/list_changed".into())]
+    );
+    // A buffer too small leaves the cursor where it was.
+    let mut from = 0;
+    let mut small = [0u8; 16];
+    assert!(p
+        .session
+        .resource_updated_next("test://items/1", &mut from, &mut small)
+        .is_err());
+    assert_eq!(from, 0);
+    // A legacy session on the same connection gets the legacy frame, without an id.
+    p.init("2025-11-25", json!({}));
+    let mut out = vec![0u8; 512];
+    let tx = p
+        .session
+        .resource_updated("test://items/1", &mut out)
+        .unwrap()
+        .unwrap();
+    assert_eq!(tx.route, Route::Session);
+    let v: Value = serde_json::from_slice(&out[..tx.len]).unwrap();
+    assert_eq!(
+        v,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "test://items/1"}})
+    );
+    assert_eq!(updated(&mut p, "test://items/1").len(), 2);
+}
+
+#[test]
+fn an_ended_stream_gets_no_more_updates() {
+    let mut p = Pair::full();
+    let subscribe = json!({"resourceSubscriptions": ["test://static/text"]});
+    listen(&mut p, json!("a"), subscribe.clone());
+    listen(&mut p, json!("b"), subscribe.clone());
+    let (a, b) = (p.subscriptions[0], p.subscriptions[1]);
+    assert_eq!(updated(&mut p, "test://static/text").len(), 2);
+    // Cancelled by the client.
+    let frames = p
+        .send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#);
+    assert!(frames.is_empty(), "{frames:?}");
+    assert_eq!(p.events, [Event::Cancelled(a)]);
+    assert_eq!(
+        updated(&mut p, "test://static/text"),
+        [(json!("b"), Route::Call(b))]
+    );
+    // Closed by the server.
+    let mut out = vec![0u8; 512];
+    assert!(p.session.close_subscription(b, &mut out).unwrap().is_some());
+    assert!(updated(&mut p, "test://static/text").is_empty());
+    // Slots freed by streams serve new streams and calls: nothing is inherited.
+    listen(&mut p, json!("c"), json!({"toolsListChanged": true}));
+    let frames = p.send(&modern(
+        json!(9),
+        "tools/call",
+        json!({"name": "slow", "arguments": {}}),
+    ));
+    assert!(frames.is_empty(), "{frames:?}");
+    assert_eq!(p.calls.len(), 1);
+    assert!(updated(&mut p, "test://static/text").is_empty());
+}

@@ -328,8 +328,14 @@ impl<'b> Runner<'b> {
         })
     }
 
-    /// Sends `notifications/resources/updated` for a URI the client subscribed to
-    /// ([`Session::resource_updated`]; the application keeps the subscriptions).
+    /// A resource changed: sends `notifications/resources/updated` to a legacy session
+    /// ([`Session::resource_updated`]; the application keeps those subscriptions: call this
+    /// when the legacy client subscribed to `uri`, else
+    /// [`resource_updated_on_streams`](Self::resource_updated_on_streams)) and to every
+    /// 2026-07-28 `subscriptions/listen` stream whose `resourceSubscriptions` named it
+    /// ([`Session::resource_updated_next`]; the core keeps those), each tagged with its
+    /// subscription id. `Ok(false)` when nobody was told. A frame larger than the transmit
+    /// buffer ends the round with [`Error::Call`]`(`[`CallError::BufferTooSmall`]`)`.
     pub fn resource_updated<H, W>(
         &mut self,
         session: &mut Session<'_>,
@@ -341,7 +347,46 @@ impl<'b> Runner<'b> {
         H: Hooks + ?Sized,
         W: Write,
     {
-        self.command(session, hooks, writer, |s, tx| resource_updated(s, uri, tx))
+        self.resource_updates(session, hooks, writer, uri, None)
+    }
+
+    /// [`resource_updated`](Self::resource_updated) for the 2026-07-28
+    /// `subscriptions/listen` streams only: what to call when no legacy client subscribed
+    /// to `uri` (a legacy session on the connection hears nothing).
+    pub fn resource_updated_on_streams<H, W>(
+        &mut self,
+        session: &mut Session<'_>,
+        hooks: &mut H,
+        writer: &mut W,
+        uri: &str,
+    ) -> Result<bool, Error<W::Error>>
+    where
+        H: Hooks + ?Sized,
+        W: Write,
+    {
+        self.resource_updates(session, hooks, writer, uri, Some(0))
+    }
+
+    /// One `notifications/resources/updated` a command, until none is left.
+    fn resource_updates<H, W>(
+        &mut self,
+        session: &mut Session<'_>,
+        hooks: &mut H,
+        writer: &mut W,
+        uri: &str,
+        mut next: Option<usize>,
+    ) -> Result<bool, Error<W::Error>>
+    where
+        H: Hooks + ?Sized,
+        W: Write,
+    {
+        let mut sent = false;
+        while self.command(session, hooks, writer, |s, tx| {
+            resource_updated(s, uri, &mut next, tx)
+        })? {
+            sent = true;
+        }
+        Ok(sent)
     }
 
     /// A list changed ([`Session::list_changed`]): its cursors become stale and its

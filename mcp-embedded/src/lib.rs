@@ -28,7 +28,9 @@
 //!   docs for how a loop waits for both input and time).
 //! - **Notifications when the device says so:** `list_changed` (tools, prompts,
 //!   resources) and `resource_updated` (`notifications/resources/updated` for a URI the
-//!   client subscribed to), written with everything else the session queued.
+//!   client subscribed to: a legacy session's, whose subscriptions the application keeps,
+//!   and one per 2026-07-28 `subscriptions/listen` stream whose `resourceSubscriptions`
+//!   named it, kept by the core), written with everything else the session queued.
 //! - **A receive error never wedges the link.** When the reader fails (a UART overrun,
 //!   framing or parity error, a dropped USB packet), the partial line is dropped, the error
 //!   is reported ([`Step::RxError`], [`Stats::rx_errors`]) and the runner resyncs: bytes up
@@ -526,17 +528,32 @@ fn run_command(
     }
 }
 
-/// [`Session::resource_updated`] as a command.
+/// A resource changed, as a command run until it writes nothing: each run writes one
+/// `notifications/resources/updated`, a legacy session's first
+/// ([`Session::resource_updated`]), then one per 2026-07-28 `subscriptions/listen` stream
+/// subscribed to `uri` ([`Session::resource_updated_next`]). `next` is where the runs are:
+/// `None` before the first, then the cursor over the streams (start at `Some(0)` to skip
+/// the legacy session).
 fn resource_updated(
     session: &mut Session<'_>,
     uri: &str,
+    next: &mut Option<usize>,
     tx: &mut [u8],
 ) -> Result<Option<Transmit>, CallError> {
+    let too_small = |e: mcp_rs_core::wire::json::BufferTooSmall| CallError::BufferTooSmall {
+        required: e.required,
+    };
+    if next.is_none() {
+        let legacy = session.resource_updated(uri, tx).map_err(too_small)?;
+        *next = Some(0);
+        if legacy.is_some() {
+            return Ok(legacy);
+        }
+    }
+    let from = next.get_or_insert(0);
     session
-        .resource_updated(uri, tx)
-        .map_err(|e| CallError::BufferTooSmall {
-            required: e.required,
-        })
+        .resource_updated_next(uri, from, tx)
+        .map_err(too_small)
 }
 
 #[cfg(feature = "defmt")]

@@ -561,6 +561,20 @@ impl<'s> Rig<'s> {
         }
     }
 
+    fn resource_updated_on_streams(&mut self, uri: &str) -> CommandResult {
+        let Rig {
+            session,
+            runner,
+            hooks,
+            tx,
+            ..
+        } = self;
+        match runner {
+            Runner::Blocking(r) => r.resource_updated_on_streams(session, hooks, tx, uri),
+            Runner::Async(r) => block_on(r.resource_updated_on_streams(session, hooks, tx, uri)),
+        }
+    }
+
     fn list_changed(&mut self, kind: ListKind) {
         let Rig {
             session,
@@ -708,6 +722,78 @@ fn resources_updated_after_subscribe() {
         let r = rig.request("resources/unsubscribe", json!({"uri": SENSOR}));
         assert_eq!(r[0]["result"], json!({}), "{mode:?}");
         assert!(rig.device.resources.subscribed.is_empty());
+    }
+}
+
+#[test]
+fn resources_updated_on_listen_streams() {
+    const SUB: &str = "io.modelcontextprotocol/subscriptionId";
+    let updated = |sub: &Value| {
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+            "params": {"uri": SENSOR, "_meta": {SUB: sub}}})
+    };
+    for mode in MODES {
+        let mut storage = SessionStorage::new();
+        let mut buffers = Buffers::new();
+        let mut rig = Rig::new(mode, MODERN, &mut storage, &mut buffers);
+        // A stateless client subscribes on a `subscriptions/listen` stream: the
+        // acknowledgement names the URIs the server knows.
+        let listen = json!({"notifications": {"resourceSubscriptions": [SENSOR, "sensor://nope"]}});
+        let ack = rig.request("subscriptions/listen", listen.clone());
+        assert_eq!(ack.len(), 1, "{mode:?}: {ack:?}");
+        assert_eq!(
+            ack[0]["params"]["notifications"],
+            json!({"resourceSubscriptions": [SENSOR]}),
+            "{mode:?}"
+        );
+        let first = ack[0]["params"]["_meta"][SUB].clone();
+        let ack = rig.request("subscriptions/listen", listen);
+        let second = ack[0]["params"]["_meta"][SUB].clone();
+        // The core keeps these subscriptions, not the application.
+        assert!(rig.device.resources.subscribed.is_empty());
+
+        assert_eq!(rig.resource_updated(SENSOR), Ok(true));
+        assert_eq!(
+            rig.frames(),
+            [updated(&first), updated(&second)],
+            "{mode:?}"
+        );
+        assert_eq!(rig.resource_updated("sensor://nope"), Ok(false));
+        assert!(rig.frames().is_empty());
+
+        // A legacy session on the same connection, which did not subscribe: only the
+        // streams hear about it.
+        rig.rev = LEGACY;
+        rig.request("initialize", json!({}));
+        rig.notify("notifications/initialized", json!({}));
+        assert_eq!(rig.resource_updated_on_streams(SENSOR), Ok(true));
+        assert_eq!(
+            rig.frames(),
+            [updated(&first), updated(&second)],
+            "{mode:?}"
+        );
+        // `resource_updated` (what a device calls once the legacy client subscribed) tells
+        // it too, first.
+        assert_eq!(rig.resource_updated(SENSOR), Ok(true));
+        let legacy = json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+            "params": {"uri": SENSOR}});
+        assert_eq!(
+            rig.frames(),
+            [legacy, updated(&first), updated(&second)],
+            "{mode:?}"
+        );
+
+        // A cancelled stream hears nothing more.
+        assert!(rig
+            .notify("notifications/cancelled", json!({"requestId": first}))
+            .is_empty());
+        assert_eq!(rig.resource_updated_on_streams(SENSOR), Ok(true));
+        assert_eq!(rig.frames(), [updated(&second)], "{mode:?}");
+        assert!(rig
+            .notify("notifications/cancelled", json!({"requestId": second}))
+            .is_empty());
+        assert_eq!(rig.resource_updated_on_streams(SENSOR), Ok(false));
+        assert!(rig.frames().is_empty());
     }
 }
 

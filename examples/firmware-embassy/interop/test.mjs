@@ -15,7 +15,10 @@
 // later, and a second one is cancelled (AbortSignal -> notifications/cancelled) while the
 // server keeps serving; the sensor resource is listed and read; `prompts/get` renders the
 // prompt with its argument. In the initialize era the client subscribes to
-// sensor://temperature and receives notifications/resources/updated. After each session the
+// sensor://temperature with resources/subscribe, in the 2026-07-28 era on a
+// subscriptions/listen stream (`client.listen({resourceSubscriptions})`: the acknowledgement
+// names the URI, the updates carry the stream's subscriptionId, and none follow the stream's
+// cancellation), and receives notifications/resources/updated. After each session the
 // defmt log is decoded with defmt-print and must name the requests served.
 // 3. Raw JSON-RPC through examples/firmware/qemu-run: both eras on one connection, nothing
 //    but JSON-RPC lines on stdout, exit 0 on stdin EOF.
@@ -262,17 +265,37 @@ const COMMON_LOG = [
   await callSix(client, validators);
   await countdown(client, "2026-07-28");
   await resourceAndPrompt(client);
-  // resources/subscribe belongs to the handshake era: the SDK refuses it itself in this era
-  // (2026-07-28 subscribes on subscriptions/listen, whose resourceSubscriptions mcp-rs-core
-  // does not serve yet).
+  // resources/subscribe belongs to the handshake era: the SDK refuses it itself in this era.
   await assert.rejects(client.subscribeResource({ uri: SENSOR }, opts));
+  // 2026-07-28 subscribes on a subscriptions/listen stream: the acknowledgement names the
+  // URIs the server honours (not the unknown one), and every update carries the stream's
+  // subscription id.
+  const SUB = "io.modelcontextprotocol/subscriptionId";
+  const streamed = [];
+  client.setNotificationHandler("notifications/resources/updated", (n) => streamed.push(n.params));
+  const subscription = await client.listen({ resourceSubscriptions: [SENSOR, "sensor://nope"] }, opts);
+  assert.deepEqual(subscription.honoredFilter, { resourceSubscriptions: [SENSOR] });
+  for (let i = 0; i < 100 && streamed.length < 2; i++) await sleep(100);
+  assert.ok(streamed.length >= 2, `notifications/resources/updated on the stream: ${streamed.length}`);
+  const subscriptionId = streamed[0]._meta?.[SUB];
+  assert.equal(typeof subscriptionId, "string", JSON.stringify(streamed[0]));
+  for (const p of streamed) assert.deepEqual(p, { uri: SENSOR, _meta: { [SUB]: subscriptionId } });
+  // Cancelled (notifications/cancelled naming the listen request): nothing more arrives.
+  await subscription.close();
+  assert.equal(await subscription.closed, "local");
+  await client.listResources(undefined, opts); // a round trip: the cancellation was read
+  await sleep(200); // an update already on the wire may still arrive
+  const afterClose = streamed.length;
+  await sleep(1600);
+  assert.equal(streamed.length, afterClose, "no updates after the stream was cancelled");
+  counts.updated += streamed.length;
   await client.close();
   await sleep(500);
   // Pinned to 2026-07-28, the 2.x client sends no server/discover (nor initialize): every
   // request carries its revision in _meta.
-  const lines = checkLog(log, COMMON_LOG);
+  const lines = checkLog(log, [...COMMON_LOG, "request: subscriptions/listen", "notify: resources/updated sensor://temperature"]);
   assert.ok(!lines.some((l) => l.includes("request: initialize")), "no initialize in the 2026-07-28 era");
-  console.log("ok: 2026-07-28 era (client 2.4.0, stdio): 7 tools, progress, cancellation, prompt, defmt log");
+  console.log(`ok: 2026-07-28 era (client 2.4.0, stdio): 7 tools, ${streamed.length} resources/updated on a listen stream, progress, cancellation, prompt, defmt log`);
 }
 
 // ---- 3. Both eras on one connection, raw, through the QEMU wrapper ----------------------------

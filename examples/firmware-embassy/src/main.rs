@@ -16,10 +16,12 @@
 //!   answered later as a deferred call: `notifications/progress` after every step when the
 //!   request carries a progressToken, stopped by `notifications/cancelled`;
 //! - **a resource**: `sensor://temperature` (simulated, sampled every 500 ms by its own
-//!   task); a client that sent `resources/subscribe` gets
-//!   `notifications/resources/updated` whenever the sample changes. (Subscriptions are a
-//!   handshake-era feature: mcp-rs-core's 2026-07-28 `subscriptions/listen` carries list
-//!   changes only, and this server's lists never change.)
+//!   task); a client that subscribed gets `notifications/resources/updated` whenever the
+//!   sample changes: in the initialize era with `resources/subscribe` (the device keeps
+//!   that subscription), in the 2026-07-28 era with a `subscriptions/listen` stream whose
+//!   `resourceSubscriptions` names it (the core keeps those, and tags each notification
+//!   with the stream's subscription id; the lists never change, so the stream's
+//!   list-change filters are not honoured);
 //! - **a prompt**: `temperature_report`, with a required `unit` argument.
 //!
 //! How: embassy-executor's thread-mode executor runs two tasks. `main` owns the MCP
@@ -73,8 +75,9 @@ use server::{Device, Pending, SENSOR_URI, TENTHS_C};
 const RX_BUF: usize = 1024;
 /// Longest outgoing frame.
 const TX_BUF: usize = 2048;
-/// Deferred calls in flight: the countdowns, plus one to spare for a refused one.
-const SLOTS: usize = server::COUNTDOWNS + 1;
+/// Deferred calls and `subscriptions/listen` streams in flight: the countdowns, one
+/// stream, plus one to spare for a refused call.
+const SLOTS: usize = server::COUNTDOWNS + 2;
 
 static INFO: ServerInfo<'static> = ServerInfo {
     name: "mcp-rs-firmware-embassy",
@@ -148,15 +151,24 @@ async fn main(spawner: Spawner) {
                     .await;
             }
             Either3::Second(tenths) => {
-                if device.sensors.subscribed {
+                // A legacy client's subscription is the device's to keep; the listen
+                // streams' are the core's: `resource_updated` tells both, and
+                // `resource_updated_on_streams` the streams alone.
+                let sent = if device.sensors.subscribed {
+                    runner
+                        .resource_updated(&mut session, &mut hooks, &mut tx, SENSOR_URI)
+                        .await
+                } else {
+                    runner
+                        .resource_updated_on_streams(&mut session, &mut hooks, &mut tx, SENSOR_URI)
+                        .await
+                };
+                if matches!(sent, Ok(true)) {
                     defmt::info!(
                         "notify: resources/updated {=str} ({=i32})",
                         SENSOR_URI,
                         tenths
                     );
-                    let _ = runner
-                        .resource_updated(&mut session, &mut hooks, &mut tx, SENSOR_URI)
-                        .await;
                 }
             }
             Either3::Third(()) => {

@@ -70,6 +70,21 @@ pub enum Event<'i> {
     ResourceUpdated {
         /// The resource.
         uri: JsonStr<'i>,
+        /// The 2026-07-28 `subscriptions/listen` stream it came on (its
+        /// `_meta.subscriptionId` names one of this client's listen requests in flight);
+        /// `None` for a legacy session's (`resources/subscribe`).
+        subscription: Option<RequestHandle>,
+    },
+    /// `notifications/subscriptions/acknowledged` (2026-07-28): the `subscriptions/listen`
+    /// request `handle` is open, honouring `notifications` (a `SubscriptionFilter` object:
+    /// the subset of the requested filter the server agreed to, e.g. which
+    /// `resourceSubscriptions` URIs it will report). The request itself stays in flight
+    /// until the server closes the stream or the client cancels it.
+    Subscribed {
+        /// The listen request.
+        handle: RequestHandle,
+        /// The honoured filter (a JSON object).
+        notifications: RawJson<'i>,
     },
     /// `notifications/message`.
     Log(LogMessage<'i>),

@@ -291,6 +291,20 @@ impl Client<'_> {
         Ok(Some(Transmit { len }))
     }
 
+    /// The `subscriptions/listen` request in flight a notification's
+    /// `_meta["io.modelcontextprotocol/subscriptionId"]` names (this client's ids are
+    /// integers).
+    fn listen_stream(&self, params: Option<RawJson<'_>>) -> Option<super::RequestHandle> {
+        let id = params?
+            .get("_meta")?
+            .get(crate::wire::params::META_SUBSCRIPTION)?
+            .as_u64()?;
+        let (index, slot) = self.slots.iter().enumerate().find(|(_, s)| {
+            s.state == SlotState::Pending && s.method == Method::Listen && u64::from(s.id) == id
+        })?;
+        Some(slot.handle(index))
+    }
+
     fn on_notification<'i>(
         &mut self,
         method: JsonStr<'i>,
@@ -321,9 +335,23 @@ impl Client<'_> {
                 Some(Event::ListChanged(ListKind::Resources))
             }
             ServerNotification::ResourceUpdated => match string("uri") {
-                Some(uri) => Some(Event::ResourceUpdated { uri }),
+                Some(uri) => Some(Event::ResourceUpdated {
+                    uri,
+                    subscription: self.listen_stream(params),
+                }),
                 None => bad("params.uri must be a string"),
             },
+            ServerNotification::SubscriptionsAcknowledged => {
+                // An acknowledgement of a stream this client did not open is ignored.
+                let handle = self.listen_stream(params)?;
+                match get("notifications").filter(|n| n.kind() == Kind::Object) {
+                    Some(notifications) => Some(Event::Subscribed {
+                        handle,
+                        notifications,
+                    }),
+                    None => bad("params.notifications must be an object"),
+                }
+            }
             ServerNotification::Message => {
                 let mut level_buf = [0u8; 16];
                 let level = string("level")

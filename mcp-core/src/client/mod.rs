@@ -69,7 +69,8 @@
 //! | `sampling/createMessage`, `elicitation/create`, `roots/list` (legacy, capability declared) | reports [`Event::Request`]; the application answers with [`Client::respond`] or [`Client::respond_error`] |
 //! | any other request | answers -32601 by itself (a request whose id is longer than [`MAX_ID_LEN`](crate::wire::jsonrpc::MAX_ID_LEN): -32600 without an id, and [`Event::Invalid`] ([`InvalidFrame::IdTooLong`])) |
 //! | `notifications/progress` for a request that asked for it | reports [`Event::Progress`] with the request's handle (other tokens are ignored) |
-//! | `notifications/{tools,prompts,resources}/list_changed`, `resources/updated`, `message`, `cancelled` | reports [`Event::ListChanged`], [`Event::ResourceUpdated`], [`Event::Log`], [`Event::Cancelled`] |
+//! | `notifications/{tools,prompts,resources}/list_changed`, `resources/updated`, `message`, `cancelled` | reports [`Event::ListChanged`], [`Event::ResourceUpdated`] (with the listen stream it came on, if any), [`Event::Log`], [`Event::Cancelled`] |
+//! | `notifications/subscriptions/acknowledged` for a `subscriptions/listen` request in flight | reports [`Event::Subscribed`] (the honoured filter) |
 //! | anything unreadable | reports [`Event::Invalid`]; never an `Err`, never a panic |
 
 mod error;

@@ -115,6 +115,10 @@ pub struct CallSlot {
     pub(crate) listen: u8,
     #[cfg_attr(not(feature = "listen"), allow(dead_code))]
     pub(crate) listen_pending: u8,
+    /// Listening slot: 64-bit FNV-1a hashes of the resource URIs it subscribed to
+    /// (`resourceSubscriptions`; 0: unused), see `session::listen`.
+    #[cfg(all(feature = "listen", feature = "resources"))]
+    pub(crate) resource_subs: [u64; crate::session::MAX_RESOURCE_SUBSCRIPTIONS],
 }
 
 impl CallSlot {
@@ -146,6 +150,8 @@ impl CallSlot {
         out_reply: (0, 0),
         listen: 0,
         listen_pending: 0,
+        #[cfg(all(feature = "listen", feature = "resources"))]
+        resource_subs: [0; crate::session::MAX_RESOURCE_SUBSCRIPTIONS],
     };
 
     pub(crate) fn token(&self, index: usize) -> CallToken {

@@ -1,13 +1,54 @@
 //! 2026-07-28 `subscriptions/listen`: an acknowledgement naming the honoured subset, then
-//! only the opted-in list changes, each tagged with the subscription id, until the client
-//! cancels or the server closes the stream.
+//! only the opted-in notifications (list changes, updates of subscribed resources), each
+//! tagged with the subscription id, until the client cancels or the server closes the
+//! stream.
+//!
+//! | `notifications` member | honoured when | then sent on the stream |
+//! |---|---|---|
+//! | `toolsListChanged: true` | the server has tools and [`Config::list_changed`](super::Config::list_changed) | `notifications/tools/list_changed` after [`Session::list_changed`] |
+//! | `promptsListChanged: true` | the same for prompts (feature `prompts`) | `notifications/prompts/list_changed` |
+//! | `resourcesListChanged: true` | the same for resources (feature `resources`; templates included) | `notifications/resources/list_changed` |
+//! | `resourceSubscriptions: [uri, ...]` | feature `resources`, [`ResourceSet::subscribable`](crate::model::resources::ResourceSet::subscribable), and the URI is a listed resource or matches a template; at most [`MAX_RESOURCE_SUBSCRIPTIONS`](super::MAX_RESOURCE_SUBSCRIPTIONS) per stream, the first ones in request order | `notifications/resources/updated {uri}` after [`Session::resource_updated_next`] |
+//!
+//! The acknowledgement (`notifications/subscriptions/acknowledged`, always the first frame
+//! of a stream, routed as the reply) echoes what was honoured: the list filters as `true`
+//! and `resourceSubscriptions` as the URIs kept (each once, as the client spelled them;
+//! the member is left out when none was kept). Unknown URIs, URIs beyond the bound,
+//! repeats and non-strings are left out silently: the client learns from the
+//! acknowledgement which ones it will hear about. Every frame on the stream carries
+//! `_meta["io.modelcontextprotocol/subscriptionId"]`, the id of the listen request:
+//!
+//! ```text
+//! → {"jsonrpc":"2.0","id":"s1","method":"subscriptions/listen","params":{"notifications":
+//!     {"resourceSubscriptions":["sensor://temperature","sensor://nope"]},"_meta":{...}}}
+//! ← {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":
+//!     {"notifications":{"resourceSubscriptions":["sensor://temperature"]},
+//!      "_meta":{"io.modelcontextprotocol/subscriptionId":"s1"}}}
+//! ← {"jsonrpc":"2.0","method":"notifications/resources/updated","params":
+//!     {"uri":"sensor://temperature","_meta":{"io.modelcontextprotocol/subscriptionId":"s1"}}}
+//! ```
+//!
+//! The core keeps these subscriptions itself (the application's legacy
+//! [`ResourceSet::subscribe`](crate::model::resources::ResourceSet::subscribe) hook is not
+//! called), in the stream's call slot and without a heap: each URI as its 64-bit FNV-1a
+//! hash (decoded UTF-8 text), 8 bytes per entry, `8 × MAX_RESOURCE_SUBSCRIPTIONS` = 32
+//! bytes per slot. Since the URI text is not kept, the application names the URI again
+//! when it changes: [`Session::resource_updated_next`] yields one frame per subscribed
+//! stream (a cursor over the slots), routed [`Route::Call`] with the stream's token. Two
+//! different URIs with the same hash are the only inexactness: a stream subscribed to one
+//! also gets the other's `updated` notification, one extra and harmless notification (the
+//! client re-reads a resource that did not change); no subscribed update is ever missed.
 
 use super::faults::{Detail, Fault};
+#[cfg(feature = "resources")]
+use super::MAX_RESOURCE_SUBSCRIPTIONS;
 use super::{list_bit, lists, Incoming, Reply, Route, Session, Transmit};
 use crate::model::handler::ServerHandler;
 use crate::session::error::CallError;
 use crate::session::inflight::{CallToken, SlotState};
 use crate::token::cursor::ListKind;
+#[cfg(feature = "resources")]
+use crate::wire::json::JsonStr;
 use crate::wire::json::{self, JsonWriter, Kind};
 use crate::wire::jsonrpc::{self, code, RequestId, StoredId};
 use crate::wire::params::META_SUBSCRIPTION;
@@ -27,6 +68,67 @@ fn write_subscription_meta(w: &mut JsonWriter<'_>, id: &str) {
     w.key(META_SUBSCRIPTION);
     w.raw_value(id);
     w.end_object();
+}
+
+/// 64-bit FNV-1a of a URI's decoded UTF-8 text; never 0 (0 marks an unused entry).
+#[cfg(feature = "resources")]
+pub(super) fn uri_hash(chars: impl Iterator<Item = char>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut utf8 = [0u8; 4];
+    for c in chars {
+        for &b in c.encode_utf8(&mut utf8).as_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h.max(1)
+}
+
+/// The resource subscriptions a listen request's `resourceSubscriptions` gets: the URIs
+/// kept (in request order) and their hashes.
+#[cfg(feature = "resources")]
+type Honoured<'i> = (
+    [Option<JsonStr<'i>>; MAX_RESOURCE_SUBSCRIPTIONS],
+    [u64; MAX_RESOURCE_SUBSCRIPTIONS],
+);
+
+/// The honoured subset of `resourceSubscriptions`: strings naming a listed resource or
+/// matching a template of a server that offers subscriptions, each once, at most
+/// [`MAX_RESOURCE_SUBSCRIPTIONS`].
+#[cfg(feature = "resources")]
+fn resource_subscriptions<'i, S: ServerHandler + ?Sized>(
+    server: &mut S,
+    filter: &json::RawJson<'i>,
+) -> Honoured<'i> {
+    let mut kept: Honoured<'i> = (
+        [None; MAX_RESOURCE_SUBSCRIPTIONS],
+        [0; MAX_RESOURCE_SUBSCRIPTIONS],
+    );
+    let Some(list) = filter
+        .get("resourceSubscriptions")
+        .and_then(|l| l.elements())
+    else {
+        return kept;
+    };
+    let Some(resources) = server.resources().filter(|r| r.subscribable()) else {
+        return kept;
+    };
+    let mut n = 0;
+    for uri in list.filter_map(|v| v.as_string()) {
+        if n == MAX_RESOURCE_SUBSCRIPTIONS {
+            break;
+        }
+        let hash = uri_hash(uri.chars());
+        if kept.1.contains(&hash) || super::resources::locate(resources, uri) == (None, None) {
+            continue;
+        }
+        if let (Some(u), Some(h)) = (kept.0.get_mut(n), kept.1.get_mut(n)) {
+            *u = Some(uri);
+            *h = hash;
+        }
+        n += 1;
+    }
+    kept
 }
 
 fn offers<S: ServerHandler + ?Sized>(server: &mut S, kind: ListKind) -> bool {
@@ -74,6 +176,8 @@ impl Session<'_> {
                 }
             }
         }
+        #[cfg(feature = "resources")]
+        let (uris, hashes) = resource_subscriptions(server, &filter);
         let stored = StoredId::new(id.as_raw()).ok_or(
             Fault::new(
                 code::INVALID_REQUEST,
@@ -95,6 +199,15 @@ impl Session<'_> {
                 w.bool(true);
             }
         }
+        #[cfg(feature = "resources")]
+        if uris.iter().any(Option::is_some) {
+            w.key("resourceSubscriptions");
+            w.begin_array();
+            for uri in uris.iter().flatten() {
+                w.string_raw_escaped(uri.raw());
+            }
+            w.end_array();
+        }
         w.end_object();
         write_subscription_meta(w, id.as_raw());
         w.end_object();
@@ -107,6 +220,10 @@ impl Session<'_> {
         slot.log_level = None;
         slot.listen = bits;
         slot.listen_pending = 0;
+        #[cfg(feature = "resources")]
+        {
+            slot.resource_subs = hashes;
+        }
         incoming.subscription = Some(slot.token(index));
         Ok(())
     }
@@ -144,6 +261,45 @@ impl Session<'_> {
         jsonrpc::end_response(&mut w);
         let len = w.finish()?;
         slot.listen_pending &= !clear;
+        Ok(Some(Transmit {
+            len,
+            route: Route::Call(slot.token(i)),
+        }))
+    }
+
+    /// `notifications/resources/updated` for the first stream at slot index `*from` or
+    /// later subscribed to `uri` (see [`Session::resource_updated_next`]).
+    #[cfg(feature = "resources")]
+    pub(super) fn stream_resource_updated(
+        &mut self,
+        uri: &str,
+        from: &mut usize,
+        out: &mut [u8],
+    ) -> Result<Option<Transmit>, json::BufferTooSmall> {
+        if self.occupied == 0 {
+            return Ok(None);
+        }
+        let hash = uri_hash(uri.chars());
+        let Some((i, slot)) = self
+            .slots
+            .iter()
+            .enumerate()
+            .skip(*from)
+            .find(|(_, s)| s.state == SlotState::Listening && s.resource_subs.contains(&hash))
+        else {
+            *from = self.slots.len();
+            return Ok(None);
+        };
+        let mut w = JsonWriter::new(out);
+        jsonrpc::begin_notification(&mut w, "notifications/resources/updated");
+        w.begin_object();
+        w.key("uri");
+        w.string(uri);
+        write_subscription_meta(&mut w, slot.id.as_raw());
+        w.end_object();
+        jsonrpc::end_response(&mut w);
+        let len = w.finish()?;
+        *from = i + 1;
         Ok(Some(Transmit {
             len,
             route: Route::Call(slot.token(i)),

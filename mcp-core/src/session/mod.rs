@@ -48,6 +48,14 @@ use faults::{Detail, Fault};
 /// writes on its own.
 pub const MIN_OUTPUT: usize = 512;
 
+/// Most resource URIs one 2026-07-28 `subscriptions/listen` stream keeps from its
+/// `resourceSubscriptions` (feature `listen` with `resources`); the rest are left out of its
+/// acknowledgement. Each is a 64-bit hash in the stream's call slot, and every call slot
+/// pays for the room (a slot holds a deferred call or a stream): 4 entries are 32 bytes a
+/// slot, enough for the handful of sensors a device watches; a client that needs more
+/// opens another stream. See the `session::listen` docs for the wire format.
+pub const MAX_RESOURCE_SUBSCRIPTIONS: usize = 4;
+
 /// Longest method name, version or level the session decodes when it has escapes.
 const SHORT: usize = 64;
 
@@ -296,7 +304,8 @@ impl<'i> Incoming<'i> {
         self.transmit
     }
     /// The `subscriptions/listen` stream this message opened (2026-07-28), if any: its
-    /// acknowledgement is the transmit, and later list changes are routed to this token
+    /// acknowledgement is the transmit, and later list changes (from `poll_transmit`) and
+    /// resource updates (from [`Session::resource_updated_next`]) are routed to this token
     /// until it is cancelled or closed with [`Session::close_subscription`].
     pub fn subscription(&self) -> Option<crate::CallToken> {
         self.subscription
@@ -724,7 +733,10 @@ impl<'a> Session<'a> {
     /// Writes `notifications/resources/updated` for a resource a legacy client subscribed
     /// to (the application keeps the subscriptions, see
     /// [`ResourceSet::subscribe`](crate::model::resources::ResourceSet::subscribe)). `Ok(None)`
-    /// before `initialize` or in a stateless session.
+    /// before `initialize` or in a stateless session. 2026-07-28 `subscriptions/listen`
+    /// streams subscribed to `uri` get theirs from
+    /// [`resource_updated_next`](Self::resource_updated_next): call both when a resource
+    /// changes.
     pub fn resource_updated(
         &mut self,
         uri: &str,
@@ -745,6 +757,41 @@ impl<'a> Session<'a> {
             len,
             route: Route::Session,
         }))
+    }
+}
+
+impl Session<'_> {
+    /// Writes `notifications/resources/updated` for the next 2026-07-28
+    /// `subscriptions/listen` stream subscribed to `uri` (its `resourceSubscriptions`, kept
+    /// by the core): the frame carries the stream's `_meta.subscriptionId` and is routed
+    /// [`Route::Call`] with the stream's token. `from` is a cursor over the streams: start
+    /// at 0 and call again until `Ok(None)`, sending each frame before the next call (each
+    /// is written to `out`); one frame per subscribed stream. A buffer too small leaves the
+    /// cursor where it was. `Ok(None)` at once without features `listen` and `resources`.
+    ///
+    /// ```text
+    /// let tx = session.resource_updated(uri, &mut out)?; // a legacy session's, if any
+    /// let mut from = 0;
+    /// while let Some(tx) = session.resource_updated_next(uri, &mut from, &mut out)? {
+    ///     send(tx.route, &out[..tx.len]);
+    /// }
+    /// ```
+    pub fn resource_updated_next(
+        &mut self,
+        uri: &str,
+        from: &mut usize,
+        out: &mut [u8],
+    ) -> Result<Option<Transmit>, json::BufferTooSmall> {
+        #[cfg(all(feature = "listen", feature = "resources"))]
+        {
+            self.stream_resource_updated(uri, from, out)
+        }
+        #[cfg(not(all(feature = "listen", feature = "resources")))]
+        {
+            let _ = (uri, out);
+            *from = usize::MAX;
+            Ok(None)
+        }
     }
 }
 

@@ -38,7 +38,10 @@ fn uri_param<'i>(p: &Params<'i>) -> Result<JsonStr<'i>, Fault<'i>> {
 }
 
 /// The listed resource or first matching template of a URI.
-fn locate(resources: &dyn ResourceSet, uri: JsonStr<'_>) -> (Option<usize>, Option<usize>) {
+pub(super) fn locate(
+    resources: &dyn ResourceSet,
+    uri: JsonStr<'_>,
+) -> (Option<usize>, Option<usize>) {
     if let Some(i) =
         (0..resources.len()).find(|&i| resources.get(i).is_some_and(|r| uri.eq_str(r.uri)))
     {

@@ -316,9 +316,12 @@ pub enum ServerNotification {
     Progress,
     /// `notifications/cancelled` (the server withdraws a request it sent)
     Cancelled,
+    /// `notifications/subscriptions/acknowledged` (2026-07-28: a `subscriptions/listen`
+    /// stream is open)
+    SubscriptionsAcknowledged,
 }
 
-const SERVER_NOTIFICATIONS: [(ServerNotification, &str); 7] = [
+const SERVER_NOTIFICATIONS: [(ServerNotification, &str); 8] = [
     (
         ServerNotification::ToolsListChanged,
         "notifications/tools/list_changed",
@@ -338,6 +341,10 @@ const SERVER_NOTIFICATIONS: [(ServerNotification, &str); 7] = [
     (ServerNotification::Message, "notifications/message"),
     (ServerNotification::Progress, "notifications/progress"),
     (ServerNotification::Cancelled, "notifications/cancelled"),
+    (
+        ServerNotification::SubscriptionsAcknowledged,
+        "notifications/subscriptions/acknowledged",
+    ),
 ];
 
 impl ServerNotification {

@@ -107,7 +107,14 @@ pub(crate) enum Ev {
         params: Value,
     },
     ListChanged(ListKind),
+    /// A legacy session's `notifications/resources/updated`.
     ResourceUpdated(String),
+    /// One that came on the `subscriptions/listen` stream `handle`.
+    StreamUpdated(RequestHandle, String),
+    Subscribed {
+        handle: RequestHandle,
+        notifications: Value,
+    },
     Log {
         level: LogLevel,
         logger: Option<String>,
@@ -177,7 +184,21 @@ pub(crate) fn own(ev: Event<'_>) -> Ev {
             params: value(r.params),
         },
         Event::ListChanged(kind) => Ev::ListChanged(kind),
-        Event::ResourceUpdated { uri } => Ev::ResourceUpdated(uri.to_string()),
+        Event::ResourceUpdated {
+            uri,
+            subscription: None,
+        } => Ev::ResourceUpdated(uri.to_string()),
+        Event::ResourceUpdated {
+            uri,
+            subscription: Some(h),
+        } => Ev::StreamUpdated(h, uri.to_string()),
+        Event::Subscribed {
+            handle,
+            notifications,
+        } => Ev::Subscribed {
+            handle,
+            notifications: value(Some(notifications)),
+        },
         Event::Log(l) => Ev::Log {
             level: l.level,
             logger: l.logger.map(|s| s.to_string()),

@@ -380,6 +380,7 @@ pub(crate) fn validate_client_message(
             Some("completion/complete") => "CompleteRequest",
             Some("resources/subscribe") => "SubscribeRequest",
             Some("resources/unsubscribe") => "UnsubscribeRequest",
+            Some("subscriptions/listen") => "SubscriptionsListenRequest",
             other => {
                 return Err(format!(
                     "[{rev}] unexpected client request {other:?}: {msg}"

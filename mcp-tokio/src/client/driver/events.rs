@@ -101,7 +101,7 @@ impl Driver {
                 });
             }
             Event::ListChanged(kind) => self.notify(&Notification::ListChanged(kind)),
-            Event::ResourceUpdated { uri } => self.notify(&Notification::ResourceUpdated {
+            Event::ResourceUpdated { uri, .. } => self.notify(&Notification::ResourceUpdated {
                 uri: uri.to_string(),
             }),
             Event::Log(log) => self.notify(&Notification::Log {
