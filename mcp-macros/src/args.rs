@@ -643,6 +643,9 @@ fn expand_struct(
     Ok(quote! {
         impl<#l> ::mcp_rs_core::typed::ArgValue<#l> for #ident #generics {
             const SCHEMA_BODY: ::mcp_rs_core::typed::SchemaText = #body;
+            // Out of line: inlined into a dispatch (every tool's, in one function) the
+            // parser costs more flash than the call.
+            #[inline(never)]
             fn from_json(
                 v: ::mcp_rs_core::wire::json::RawJson<#l>,
                 error: &mut ::mcp_rs_core::typed::ArgError<#l>,
