@@ -561,25 +561,29 @@ fn expand_enum_args(ident: &syn::Ident, variants: &[(syn::Ident, String)]) -> To
         .map(|(_, n)| json_string(n))
         .collect::<Vec<_>>()
         .join(", ");
-    let arms = variants.iter().map(
-        |(v, name)| quote!(if s.eq_str(#name) { return ::core::result::Result::Ok(#ident::#v); }),
-    );
+    let names = variants.iter().map(|(_, n)| n);
+    // One shared function finds the value's position; the last variant takes the rest.
+    let last = variants.len() - 1;
+    let arms = variants.iter().enumerate().map(|(i, (v, _))| {
+        if i == last {
+            quote!(_ => #ident::#v,)
+        } else {
+            quote!(#i => #ident::#v,)
+        }
+    });
     quote! {
         impl<'__mcp_i> ::mcp_rs_core::typed::ArgValue<'__mcp_i> for #ident {
             const SCHEMA_BODY: ::mcp_rs_core::typed::SchemaText =
                 ::mcp_rs_core::typed::SchemaText::Text(#body);
             fn from_json(
                 v: ::mcp_rs_core::wire::json::RawJson<'__mcp_i>,
-            ) -> ::core::result::Result<Self, ::mcp_rs_core::typed::ArgError<'__mcp_i>> {
-                let ::core::option::Option::Some(s) = v.as_string() else {
-                    return ::core::result::Result::Err(::mcp_rs_core::typed::ArgError::new(
-                        ::mcp_rs_core::typed::Problem::Type("a string"),
-                    ));
-                };
-                #(#arms)*
-                ::core::result::Result::Err(::mcp_rs_core::typed::ArgError::new(
-                    ::mcp_rs_core::typed::Problem::NotInEnum(#allowed),
-                ))
+                error: &mut ::mcp_rs_core::typed::ArgError<'__mcp_i>,
+            ) -> ::core::result::Result<Self, ::mcp_rs_core::typed::Rejected> {
+                ::core::result::Result::Ok(
+                    match ::mcp_rs_core::typed::enum_index(v, &[#(#names),*], #allowed, error)? {
+                        #(#arms)*
+                    },
+                )
             }
         }
     }
@@ -604,34 +608,69 @@ fn expand_struct(
         .map(|i| syn::Ident::new(&format!("__mcp_f{i}"), Span::call_site()))
         .collect();
     let names = fields.iter().map(|f| &f.name);
+    // Up to the last field with a default (JSON this derive wrote: taken as is).
+    let with_default = fields
+        .iter()
+        .rposition(|f| f.attrs.default.is_some())
+        .map_or(0, |i| i + 1);
+    let defaults = fields
+        .iter()
+        .take(with_default)
+        .map(|f| match &f.attrs.default {
+            Some(d) => {
+                let json = &d.json;
+                quote!(::core::option::Option::Some(
+                    ::mcp_rs_core::wire::json::RawJson::__trusted(#json)
+                ))
+            }
+            None => quote!(::core::option::Option::None),
+        });
     let count = fields.len();
     let deny_unknown = !container.allow_unknown;
+    let asserts = fields.iter().map(optional_assert);
     let values = fields
         .iter()
         .zip(&slots)
-        .map(|(f, slot)| field_value(f, slot, &l));
+        .enumerate()
+        .map(|(i, (f, slot))| field_value(f, i, slot));
     let idents = fields.iter().map(|f| &f.ident);
+    let (at_decl, read_mut) = if count > 1 {
+        (quote!(let mut at: usize = 0;), quote!(mut))
+    } else {
+        (quote!(let at: usize = 0;), quote!())
+    };
 
     Ok(quote! {
         impl<#l> ::mcp_rs_core::typed::ArgValue<#l> for #ident #generics {
             const SCHEMA_BODY: ::mcp_rs_core::typed::SchemaText = #body;
+            // Out of line: inlined into a dispatch (every tool's, in one function) the
+            // parser costs more flash than the call.
+            #[inline(never)]
             fn from_json(
                 v: ::mcp_rs_core::wire::json::RawJson<#l>,
-            ) -> ::core::result::Result<Self, ::mcp_rs_core::typed::ArgError<#l>> {
-                // One shared function reads the members (code size); the slots are in
-                // field order.
+                error: &mut ::mcp_rs_core::typed::ArgError<#l>,
+            ) -> ::core::result::Result<Self, ::mcp_rs_core::typed::Rejected> {
+                #(#asserts)*
+                // One shared function reads the members, driven by this table (code size);
+                // the slots are in field order.
+                const FIELDS: ::mcp_rs_core::typed::Fields = ::mcp_rs_core::typed::Fields {
+                    names: &[#(#names),*],
+                    defaults: &[#(#defaults),*],
+                    deny_unknown: #deny_unknown,
+                };
                 let mut slots: [::core::option::Option<::mcp_rs_core::wire::json::RawJson<#l>>; #count] =
                     [::core::option::Option::None; #count];
-                ::mcp_rs_core::typed::collect_members(
-                    v,
-                    &[#(#names),*],
-                    &mut slots,
-                    #deny_unknown,
-                )?;
+                ::mcp_rs_core::typed::collect_members(v, &FIELDS, &mut slots, error)?;
                 let [#(#slots),*] = slots;
-                ::core::result::Result::Ok(Self {
-                    #(#idents: #values,)*
-                })
+                // The field being read: a refusal gets its name once, after the closure.
+                #at_decl
+                let #read_mut read = |error: &mut ::mcp_rs_core::typed::ArgError<#l>|
+                    -> ::core::result::Result<Self, ::mcp_rs_core::typed::Rejected> {
+                    ::core::result::Result::Ok(Self {
+                        #(#idents: #values,)*
+                    })
+                };
+                read(error).map_err(|_| ::mcp_rs_core::typed::field_failed(error, &FIELDS, at))
             }
         }
 
@@ -646,7 +685,15 @@ fn expand_struct(
             fn parse(
                 args: ::mcp_rs_core::wire::json::RawJson<#l>,
             ) -> ::core::result::Result<Self, ::mcp_rs_core::typed::ArgError<#l>> {
-                <Self as ::mcp_rs_core::typed::ArgValue<#l>>::from_json(args)
+                let mut error = ::mcp_rs_core::typed::ArgError::blank();
+                <Self as ::mcp_rs_core::typed::ArgValue<#l>>::from_json(args, &mut error)
+                    .map_err(|_| error)
+            }
+            fn parse_into(
+                args: ::mcp_rs_core::wire::json::RawJson<#l>,
+                error: &mut ::mcp_rs_core::typed::ArgError<#l>,
+            ) -> ::core::result::Result<Self, ::mcp_rs_core::typed::Rejected> {
+                <Self as ::mcp_rs_core::typed::ArgValue<#l>>::from_json(args, error)
             }
         }
     })
@@ -656,37 +703,45 @@ fn f64_lit(v: f64) -> Literal {
     Literal::f64_suffixed(v)
 }
 
-/// The expression producing one field's value from its slot, with attribute checks.
-fn field_value(f: &Field, slot: &syn::Ident, l: &Lifetime) -> TokenStream {
-    let ty = &f.ty;
-    let name = &f.name;
-    let span = f.ident.span();
-    let static_ty = static_type(ty);
+/// The compile-time check that a field's `required` status (decided from its written
+/// type) is its type's.
+fn optional_assert(f: &Field) -> TokenStream {
+    let static_ty = static_type(&f.ty);
     let optional = f.optional;
-    // Shared, non-generic-per-field readers (one copy per field type: code size).
-    let read = match &f.attrs.default {
-        Some(default) => {
-            let json = &default.json;
-            quote!(::mcp_rs_core::typed::read_field_or::<#l, #ty>(#slot, #name, #json))
-        }
-        None => quote!(::mcp_rs_core::typed::read_field::<#l, #ty>(#slot, #name)),
-    };
+    let assert_msg = format!(
+        "field `{}`: write `Option<...>` literally for an optional member (the schema's \
+         `required` list is decided from the written type)",
+        f.ident
+    );
+    quote_spanned! {f.ident.span()=>
+        const _: () = ::core::assert!(
+            <#static_ty as ::mcp_rs_core::typed::ArgValue<'static>>::OPTIONAL == #optional,
+            #assert_msg
+        );
+    }
+}
+
+/// The expression producing field `i`'s value from its slot, with attribute checks (inside
+/// the parser's closure: `error` and `at` are its).
+fn field_value(f: &Field, i: usize, slot: &syn::Ident) -> TokenStream {
+    let ty = &f.ty;
+    let span = f.ident.span();
     let mut checks = Vec::new();
     if let Some(min) = &f.attrs.minimum {
         let v = f64_lit(min.value);
-        checks.push(quote!(::mcp_rs_core::typed::check_minimum(x, #v)));
+        checks.push(quote!(::mcp_rs_core::typed::check_minimum(x, #v, error)));
     }
     if let Some(max) = &f.attrs.maximum {
         let v = f64_lit(max.value);
-        checks.push(quote!(::mcp_rs_core::typed::check_maximum(x, #v)));
+        checks.push(quote!(::mcp_rs_core::typed::check_maximum(x, #v, error)));
     }
     if let Some((n, _)) = f.attrs.min_length {
         let n = Literal::usize_unsuffixed(n as usize);
-        checks.push(quote!(::mcp_rs_core::typed::check_min_length(x, #n)));
+        checks.push(quote!(::mcp_rs_core::typed::check_min_length(x, #n, error)));
     }
     if let Some((n, _)) = f.attrs.max_length {
         let n = Literal::usize_unsuffixed(n as usize);
-        checks.push(quote!(::mcp_rs_core::typed::check_max_length(x, #n)));
+        checks.push(quote!(::mcp_rs_core::typed::check_max_length(x, #n, error)));
     }
     if let Some(pattern) = &f.attrs.pattern {
         let program = pattern.program.to_tokens(&pattern.source);
@@ -695,37 +750,30 @@ fn field_value(f: &Field, slot: &syn::Ident, l: &Lifetime) -> TokenStream {
             quote_spanned!(inner.span()=> ::mcp_rs_core::typed::check_pattern(x, {
                 static PATTERN: ::mcp_rs_core::typed::Pattern = #program;
                 &PATTERN
-            })),
+            }, error)),
         );
     }
     let checks = if checks.is_empty() {
         quote!()
-    } else if optional {
+    } else if f.optional {
         quote! {
             if let ::core::option::Option::Some(x) = &x {
-                #(#checks.map_err(|e| e.within(::mcp_rs_core::typed::PathSegment::Key(#name)))?;)*
+                #(#checks?;)*
             }
         }
     } else {
         quote! {
             {
                 let x = &x;
-                #(#checks.map_err(|e| e.within(::mcp_rs_core::typed::PathSegment::Key(#name)))?;)*
+                #(#checks?;)*
             }
         }
     };
-    let assert_msg = format!(
-        "field `{}`: write `Option<...>` literally for an optional member (the schema's \
-         `required` list is decided from the written type)",
-        f.ident
-    );
+    let set_at = (i > 0).then(|| quote!(at = #i;));
     quote_spanned! {span=>
         {
-            const _: () = ::core::assert!(
-                <#static_ty as ::mcp_rs_core::typed::ArgValue<'static>>::OPTIONAL == #optional,
-                #assert_msg
-            );
-            let x: #ty = #read?;
+            #set_at
+            let x: #ty = ::mcp_rs_core::typed::read_field(#slot, error)?;
             #checks
             x
         }

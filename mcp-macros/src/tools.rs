@@ -539,16 +539,22 @@ fn call_body(k: &Path, def: &ToolDef, recv: &TokenStream) -> TokenStream {
         Some(ty) => {
             let ty_any = sig::with_lifetimes(ty, "'_");
             let parse = quote_spanned!(ty.span()=>
-                <#ty_any as #k::typed::ToolArgs<'_>>::parse(request.args()));
-            quote!(match #parse {
-                ::core::result::Result::Ok(args) => #run,
-                ::core::result::Result::Err(error) => #invalid,
+                <#ty_any as #k::typed::ToolArgs<'_>>::parse_into(request.args(), &mut error));
+            quote!({
+                let mut error = #k::typed::ArgError::blank();
+                match #parse {
+                    ::core::result::Result::Ok(args) => #run,
+                    ::core::result::Result::Err(_) => #invalid,
+                }
             })
         }
         None if checked => run,
-        None => quote!(match #support::no_args(request.args()) {
-            ::core::result::Result::Ok(()) => #run,
-            ::core::result::Result::Err(error) => #invalid,
+        None => quote!({
+            let mut error = #k::typed::ArgError::blank();
+            match #support::no_args_into(request.args(), &mut error) {
+                ::core::result::Result::Ok(()) => #run,
+                ::core::result::Result::Err(_) => #invalid,
+            }
         }),
     }
 }

@@ -89,9 +89,10 @@ mod tests {
                 if !key.eq_str("name") {
                     return Err(ArgError::new(Problem::Unknown(key)));
                 }
+                let mut error = ArgError::blank();
                 name = Some(
-                    JsonStr::from_json(value)
-                        .map_err(|e| e.within(mcp_rs_core::typed::PathSegment::Key("name")))?,
+                    JsonStr::from_json(value, &mut error)
+                        .map_err(|_| error.within(mcp_rs_core::typed::PathSegment::Key("name")))?,
                 );
             }
             let name = name.ok_or(

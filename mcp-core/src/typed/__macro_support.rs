@@ -7,7 +7,7 @@
 use core::fmt;
 
 use crate::model::tools::ToolResult;
-use crate::typed::ArgError;
+use crate::typed::{ArgError, Fields, Rejected};
 use crate::wire::json::RawJson;
 
 /// The `inputSchema` of a tool without an arguments parameter.
@@ -16,8 +16,19 @@ pub const NO_ARGS_SCHEMA: &str = r#"{"type":"object","additionalProperties":fals
 /// The parser matching [`NO_ARGS_SCHEMA`]: an object without members.
 #[allow(clippy::result_large_err)] // as `ToolArgs::parse`
 pub fn no_args(args: RawJson<'_>) -> Result<(), ArgError<'_>> {
-    // The derived parsers' member reader with no members declared (code size).
-    crate::typed::collect_members(args, &[], &mut [], true)
+    let mut error = ArgError::blank();
+    no_args_into(args, &mut error).map_err(|_| error)
+}
+
+/// [`no_args`] as [`ToolArgs::parse_into`](crate::typed::ToolArgs::parse_into): the
+/// derived parsers' member reader with no members declared (code size).
+pub fn no_args_into<'i>(args: RawJson<'i>, error: &mut ArgError<'i>) -> Result<(), Rejected> {
+    const NONE: Fields = Fields {
+        names: &[],
+        defaults: &[],
+        deny_unknown: true,
+    };
+    crate::typed::collect_members(args, &NONE, &mut [], error)
 }
 
 /// Answers a call whose arguments were refused: an `isError` result naming the tool and

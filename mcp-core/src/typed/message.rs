@@ -52,50 +52,69 @@ impl ArgError<'_> {
         if !path.is_empty() {
             out("`");
         }
-        // The text before the problem's detail, the detail, the text after it: one table
-        // rather than a sequence of writes per problem (code size).
-        let (before, detail, after) = match self.problem {
-            Problem::NotAnObject => (": must be an object", Detail::None, ""),
-            Problem::Missing => (": is required", Detail::None, ""),
-            Problem::Unknown(name) => (": unknown member \"", Detail::Name(name), "\""),
-            Problem::Duplicate => (": appears twice", Detail::None, ""),
-            Problem::Type(expected) => (": must be ", Detail::Text(expected), ""),
-            Problem::NotInEnum(allowed) => (": must be one of ", Detail::Text(allowed), ""),
-            Problem::BelowMinimum(min) => (": must be at least ", Detail::Bound(min), ""),
-            Problem::AboveMaximum(max) => (": must be at most ", Detail::Bound(max), ""),
-            Problem::NotAnInteger => (": must be a whole number in range", Detail::None, ""),
-            Problem::TooShort(n) => (
-                ": must have at least ",
-                Detail::Count(n),
-                " characters or items",
-            ),
-            Problem::TooLong(n) => (
-                ": must have at most ",
-                Detail::Count(n),
-                " characters or items",
-            ),
-            Problem::Pattern(pattern) => (": must match the pattern ", Detail::Text(pattern), ""),
-            Problem::Invalid(why) => (": ", Detail::Text(why), ""),
-        };
-        out(before);
-        match detail {
-            Detail::None => {}
-            Detail::Text(text) => out(text),
-            Detail::Count(n) => write_usize(n, out),
-            Detail::Name(name) => out(name_source(name)),
-            Detail::Bound(x) => BoundWriter::write(self.bound, x, out),
+        // The text before the problem's detail from a table indexed by the variant (code
+        // size: one load, not a sequence of writes per problem), then the detail.
+        out(LEADS[self.problem.index()]);
+        match self.problem {
+            Problem::Unknown(name) => {
+                out(name_source(name));
+                out("\"");
+            }
+            Problem::Type(text)
+            | Problem::NotInEnum(text)
+            | Problem::Pattern(text)
+            | Problem::Invalid(text) => out(text),
+            Problem::BelowMinimum(x) | Problem::AboveMaximum(x) => {
+                BoundWriter::write(self.bound, x, out);
+            }
+            Problem::TooShort(n) | Problem::TooLong(n) => {
+                write_usize(n, out);
+                out(" characters or items");
+            }
+            Problem::NotAnObject
+            | Problem::Missing
+            | Problem::Duplicate
+            | Problem::NotAnInteger => {}
         }
-        out(after);
     }
 }
 
-/// The variable part of a problem's message.
-enum Detail<'i> {
-    None,
-    Text(&'static str),
-    Count(usize),
-    Name(JsonStr<'i>),
-    Bound(f64),
+/// The text of each problem before its detail, in [`Problem`]'s variant order.
+const LEADS: [&str; 13] = [
+    ": must be an object",
+    ": is required",
+    ": unknown member \"",
+    ": appears twice",
+    ": must be ",
+    ": must be one of ",
+    ": must be at least ",
+    ": must be at most ",
+    ": must be a whole number in range",
+    ": must have at least ",
+    ": must have at most ",
+    ": must match the pattern ",
+    ": ",
+];
+
+impl Problem<'_> {
+    /// The variant's position (for [`LEADS`]).
+    fn index(&self) -> usize {
+        match self {
+            Problem::NotAnObject => 0,
+            Problem::Missing => 1,
+            Problem::Unknown(_) => 2,
+            Problem::Duplicate => 3,
+            Problem::Type(_) => 4,
+            Problem::NotInEnum(_) => 5,
+            Problem::BelowMinimum(_) => 6,
+            Problem::AboveMaximum(_) => 7,
+            Problem::NotAnInteger => 8,
+            Problem::TooShort(_) => 9,
+            Problem::TooLong(_) => 10,
+            Problem::Pattern(_) => 11,
+            Problem::Invalid(_) => 12,
+        }
+    }
 }
 
 /// Decimal digits of `n`, most significant first (a digit per call: small code).

@@ -131,6 +131,35 @@
 //! `points[2].x`) and what was wrong with it, formatted without allocation. Tool dispatch
 //! turns it into an `isError` result naming the field, as the spec asks for invalid
 //! arguments.
+//!
+//! Inside the parsers the error is not returned but written in place: [`ArgValue::from_json`]
+//! gets the `&mut ArgError` to fill ([`ArgError::set`], [`ArgError::at`]) and returns the
+//! zero-sized [`Rejected`], so a `?` moves nothing and every derived struct shares one
+//! member reader ([`Fields`] tables) and one path step (code size on microcontrollers). A
+//! custom value type:
+//!
+//! ```
+//! use mcp_rs_core::typed::{ArgError, ArgValue, Problem, Rejected, SchemaText};
+//! use mcp_rs_core::wire::json::RawJson;
+//!
+//! /// An even integer.
+//! struct Even(u64);
+//!
+//! impl<'i> ArgValue<'i> for Even {
+//!     const SCHEMA_BODY: SchemaText = SchemaText::Text(r#""type":"integer","multipleOf":2"#);
+//!     fn from_json(v: RawJson<'i>, error: &mut ArgError<'i>) -> Result<Self, Rejected> {
+//!         match u64::from_json(v, error)? {
+//!             n if n % 2 == 0 => Ok(Even(n)),
+//!             _ => Err(error.set(Problem::Invalid("must be even"))),
+//!         }
+//!     }
+//! }
+//!
+//! let mut error = ArgError::blank();
+//! let three = mcp_rs_core::wire::json::parse(b"3", Default::default()).unwrap();
+//! assert!(Even::from_json(three, &mut error).is_err());
+//! assert_eq!(error.to_string(), "arguments: must be even");
+//! ```
 
 use core::fmt;
 
@@ -149,8 +178,8 @@ mod value;
 pub use crate::schema_str;
 pub use pattern::{check_pattern, ArgText, Pattern};
 pub use value::{
-    check_max_length, check_maximum, check_min_length, check_minimum, collect_members,
-    parse_default, read_field, read_field_or, ArgIter, ArgLength, ArgList, ArgNumber, ArgValue,
+    check_max_length, check_maximum, check_min_length, check_minimum, collect_members, enum_index,
+    field_failed, read_field, ArgIter, ArgLength, ArgList, ArgNumber, ArgValue, Fields,
     OutputValue, SchemaText,
 };
 
@@ -165,7 +194,25 @@ pub trait ToolArgs<'i>: Sized {
     /// Parses an arguments object (`{}` when the request had none), borrowing from it.
     #[allow(clippy::result_large_err)] // the path is kept inline: no allocation
     fn parse(args: RawJson<'i>) -> Result<Self, ArgError<'i>>;
+    /// [`parse`](Self::parse) with the error written to `error` (see [`Rejected`]): what
+    /// `#[tools]` calls, so that only a marker travels back. The derive implements it
+    /// directly; the default calls `parse`.
+    fn parse_into(args: RawJson<'i>, error: &mut ArgError<'i>) -> Result<Self, Rejected> {
+        Self::parse(args).map_err(|e| {
+            *error = e;
+            Rejected
+        })
+    }
 }
+
+/// The value was refused; why and where is in the [`ArgError`] the parser was given.
+///
+/// [`ArgValue::from_json`] and [`ToolArgs::parse_into`] return it instead of the error
+/// itself: the error (a path and a problem, tens of bytes) is written once, in place, by
+/// [`ArgError::set`], and every `?` on the way out moves a zero-sized marker (code size on
+/// microcontrollers: no copies of the error, no per-type error paths).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rejected;
 
 /// Structured tool output: an object schema and the writer of a matching value.
 pub trait ToolOutput {
@@ -297,6 +344,42 @@ pub struct ArgError<'i> {
 }
 
 impl<'i> ArgError<'i> {
+    /// A blank error to parse with ([`ArgValue::from_json`] writes into it; until then it
+    /// reads ``arguments: must be an object``). One out-of-line constructor (code size).
+    #[inline(never)]
+    pub fn blank() -> Self {
+        ArgError {
+            path: empty_path(),
+            depth: 0,
+            problem: Problem::NotAnObject,
+            bound: None,
+        }
+    }
+
+    /// Records `problem` (about the value being parsed: the path is emptied) and returns
+    /// the marker to return: `return Err(error.set(Problem::Type("a number")))`.
+    // Inlined only to pick the writer of `f64` bounds at compile time (see `new`); the
+    // stores are one out-of-line function.
+    #[inline(always)]
+    pub fn set(&mut self, problem: Problem<'i>) -> Rejected {
+        self.record(problem, message::BoundWriter::for_problem(&problem))
+    }
+
+    #[inline(never)]
+    fn record(&mut self, problem: Problem<'i>, bound: Option<message::BoundWriter>) -> Rejected {
+        self.problem = problem;
+        self.bound = bound;
+        self.depth = 0;
+        Rejected
+    }
+
+    /// Prepends `segment` to the path of the recorded error (a nested value failed) and
+    /// returns the marker: `T::from_json(v, error).map_err(|_| error.at(PathSegment::Index(i)))`.
+    pub fn at(&mut self, segment: PathSegment) -> Rejected {
+        self.prepend(segment);
+        Rejected
+    }
+
     /// An error about the value itself (an empty path: the arguments object).
     // Inlined so that the writer of `f64` bounds is chosen at compile time at each call
     // site (only programs that report range errors link float printing); the rest is one
@@ -322,7 +405,7 @@ impl<'i> ArgError<'i> {
     /// [`within`](Self::within) in place (one out-of-line copy, no moves of the error:
     /// code size).
     #[inline(never)]
-    pub(crate) fn prepend(&mut self, segment: PathSegment) {
+    fn prepend(&mut self, segment: PathSegment) {
         match MAX_PATH.checked_sub(self.depth + 1) {
             Some(free) => {
                 if let Some(slot) = self.path.get_mut(free) {

@@ -17,7 +17,7 @@
 //! ECMAScript's: `\d` is `[0-9]`, `\w` is `[A-Za-z0-9_]`, `\s` is [`SPACE`] and `.` is any
 //! character but the line terminators ([`LINE_TERMINATORS`]).
 
-use super::{ArgError, Problem};
+use super::{ArgError, Problem, Rejected};
 use crate::wire::json::JsonStr;
 
 /// The most instructions a [`Pattern`] may have (the derive refuses larger patterns at
@@ -350,15 +350,15 @@ impl ArgText for alloc::string::String {
 
 /// Checks `pattern` for derived parsers: [`Problem::Pattern`] naming the pattern when the
 /// string has no match.
-#[allow(clippy::result_large_err)]
 pub fn check_pattern<'i, T: ArgText + ?Sized>(
     v: &T,
     pattern: &'static Pattern,
-) -> Result<(), ArgError<'i>> {
+    error: &mut ArgError<'i>,
+) -> Result<(), Rejected> {
     if v.matches(pattern) {
         Ok(())
     } else {
-        Err(ArgError::new(Problem::Pattern(pattern.source())))
+        Err(error.set(Problem::Pattern(pattern.source())))
     }
 }
 
@@ -495,11 +495,15 @@ mod tests {
     fn json_strings_are_matched_decoded() {
         let raw = parse(br#""a\u0031\u0032""#, Limits::default()).unwrap();
         let s = raw.as_string().unwrap();
-        assert!(check_pattern(&s, &ANCHORED).is_ok());
+        let mut e = ArgError::blank();
+        assert!(check_pattern(&s, &ANCHORED, &mut e).is_ok());
         let raw = parse(br#""a1\n""#, Limits::default()).unwrap();
-        let e = check_pattern(&raw.as_string().unwrap(), &ANCHORED).unwrap_err();
+        assert_eq!(
+            check_pattern(&raw.as_string().unwrap(), &ANCHORED, &mut e),
+            Err(Rejected)
+        );
         assert_eq!(e.problem, Problem::Pattern("^a[0-9]+$"));
-        assert!(check_pattern("a9", &ANCHORED).is_ok());
+        assert!(check_pattern("a9", &ANCHORED, &mut e).is_ok());
     }
 
     #[test]

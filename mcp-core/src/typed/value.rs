@@ -4,7 +4,7 @@
 use core::cmp::Ordering;
 use core::marker::PhantomData;
 
-use super::{ArgError, PathSegment, Problem};
+use super::{ArgError, PathSegment, Problem, Rejected};
 use crate::wire::json::{Elements, JsonStr, JsonWriter, RawJson};
 
 /// Schema text assembled from `&'static str` pieces, possibly nested: how generic types
@@ -119,9 +119,10 @@ pub trait ArgValue<'i>: Sized {
     /// Whether the member may be absent from its object (only `Option<T>`): it is then left
     /// out of `required` and [`absent`](Self::absent) gives its value.
     const OPTIONAL: bool = false;
-    /// Parses the value, borrowing from the input.
-    #[allow(clippy::result_large_err)] // the path is kept inline: no allocation
-    fn from_json(v: RawJson<'i>) -> Result<Self, ArgError<'i>>;
+    /// Parses the value, borrowing from the input. A refusal is recorded in `error`
+    /// ([`ArgError::set`], and [`ArgError::at`] for the path of a nested value's refusal)
+    /// and only the marker [`Rejected`] is returned (code size: see [`Rejected`]).
+    fn from_json(v: RawJson<'i>, error: &mut ArgError<'i>) -> Result<Self, Rejected>;
     /// The value of an absent member: `Some` only when [`OPTIONAL`](Self::OPTIONAL).
     fn absent() -> Option<Self> {
         None
@@ -156,134 +157,162 @@ pub trait ArgLength {
     fn arg_len(&self) -> usize;
 }
 
-/// Checks `minimum` (`exclusive == false`) for derived parsers.
-#[allow(clippy::result_large_err)]
-#[doc(hidden)]
-pub fn check_minimum<'i, T: ArgNumber + ?Sized>(v: &T, min: f64) -> Result<(), ArgError<'i>> {
-    match v.compare_to(min) {
-        Ordering::Less => Err(ArgError::new(Problem::BelowMinimum(min))),
-        _ => Ok(()),
+/// `Err` with `problem` recorded when `refused` (the checks below). Inlined so that
+/// [`ArgError::set`] still picks the writer of `f64` bounds at compile time.
+#[inline(always)]
+fn refuse<'i>(
+    refused: bool,
+    problem: Problem<'i>,
+    error: &mut ArgError<'i>,
+) -> Result<(), Rejected> {
+    match refused {
+        true => Err(error.set(problem)),
+        false => Ok(()),
     }
+}
+
+/// Checks `minimum` (`exclusive == false`) for derived parsers.
+#[doc(hidden)]
+pub fn check_minimum<'i, T: ArgNumber + ?Sized>(
+    v: &T,
+    min: f64,
+    error: &mut ArgError<'i>,
+) -> Result<(), Rejected> {
+    let below = v.compare_to(min) == Ordering::Less;
+    refuse(below, Problem::BelowMinimum(min), error)
 }
 
 /// Checks `maximum` for derived parsers.
-#[allow(clippy::result_large_err)]
 #[doc(hidden)]
-pub fn check_maximum<'i, T: ArgNumber + ?Sized>(v: &T, max: f64) -> Result<(), ArgError<'i>> {
-    match v.compare_to(max) {
-        Ordering::Greater => Err(ArgError::new(Problem::AboveMaximum(max))),
-        _ => Ok(()),
-    }
+pub fn check_maximum<'i, T: ArgNumber + ?Sized>(
+    v: &T,
+    max: f64,
+    error: &mut ArgError<'i>,
+) -> Result<(), Rejected> {
+    let above = v.compare_to(max) == Ordering::Greater;
+    refuse(above, Problem::AboveMaximum(max), error)
 }
 
 /// Checks `minLength` / `minItems` for derived parsers.
-#[allow(clippy::result_large_err)]
 #[doc(hidden)]
-pub fn check_min_length<'i, T: ArgLength + ?Sized>(v: &T, min: usize) -> Result<(), ArgError<'i>> {
-    if v.arg_len() < min {
-        Err(ArgError::new(Problem::TooShort(min)))
-    } else {
-        Ok(())
-    }
+pub fn check_min_length<'i, T: ArgLength + ?Sized>(
+    v: &T,
+    min: usize,
+    error: &mut ArgError<'i>,
+) -> Result<(), Rejected> {
+    refuse(v.arg_len() < min, Problem::TooShort(min), error)
 }
 
 /// Checks `maxLength` / `maxItems` for derived parsers.
-#[allow(clippy::result_large_err)]
 #[doc(hidden)]
-pub fn check_max_length<'i, T: ArgLength + ?Sized>(v: &T, max: usize) -> Result<(), ArgError<'i>> {
-    if v.arg_len() > max {
-        Err(ArgError::new(Problem::TooLong(max)))
-    } else {
-        Ok(())
-    }
+pub fn check_max_length<'i, T: ArgLength + ?Sized>(
+    v: &T,
+    max: usize,
+    error: &mut ArgError<'i>,
+) -> Result<(), Rejected> {
+    refuse(v.arg_len() > max, Problem::TooLong(max), error)
+}
+
+/// The members a derived struct declares, for [`collect_members`].
+#[doc(hidden)]
+pub struct Fields {
+    /// The members' names, in field order.
+    pub names: &'static [&'static str],
+    /// Each field's `default` (JSON text the derive wrote), in field order; may be shorter
+    /// than `names` (fields past its end have none).
+    pub defaults: &'static [Option<RawJson<'static>>],
+    /// `additionalProperties: false`.
+    pub deny_unknown: bool,
 }
 
 /// Reads an object's members into `slots` for derived parsers: the value of the member
-/// named `names[i]` goes to `slots[i]`. Refuses a non-object ([`Problem::NotAnObject`]), a
-/// repeated member ([`Problem::Duplicate`], at its name) and, when `deny_unknown`, a member
-/// not in `names` ([`Problem::Unknown`]): the first of these in member order. One function
-/// for every derived type, so that each parser holds only its own fields' code (flash on
-/// microcontrollers).
-#[allow(clippy::result_large_err)]
+/// named `fields.names[i]` goes to `slots[i]`, and an absent member with a default gets
+/// the default's value. Refuses a non-object ([`Problem::NotAnObject`]), a repeated member
+/// ([`Problem::Duplicate`], at its name) and, when `deny_unknown`, a member not in `names`
+/// ([`Problem::Unknown`]): the first of these in member order. One function for every
+/// derived type, driven by its static [`Fields`] table, so that each parser holds only its
+/// own fields' code (flash on microcontrollers).
 #[doc(hidden)]
 pub fn collect_members<'i>(
     v: RawJson<'i>,
-    names: &[&'static str],
+    fields: &Fields,
     slots: &mut [Option<RawJson<'i>>],
-    deny_unknown: bool,
-) -> Result<(), ArgError<'i>> {
-    let members = v.members().ok_or(ArgError::new(Problem::NotAnObject))?;
+    error: &mut ArgError<'i>,
+) -> Result<(), Rejected> {
+    let Some(members) = v.members() else {
+        return Err(error.set(Problem::NotAnObject));
+    };
     'members: for (key, value) in members {
-        for (name, slot) in names.iter().zip(slots.iter_mut()) {
+        for (name, slot) in fields.names.iter().zip(slots.iter_mut()) {
             if key.eq_str(name) {
                 if slot.is_some() {
-                    return Err(ArgError::new(Problem::Duplicate).within(PathSegment::Key(name)));
+                    error.set(Problem::Duplicate);
+                    return Err(error.at(PathSegment::Key(name)));
                 }
                 *slot = Some(value);
                 continue 'members;
             }
         }
-        if deny_unknown {
-            return Err(ArgError::new(Problem::Unknown(key)));
+        if fields.deny_unknown {
+            return Err(error.set(Problem::Unknown(key)));
+        }
+    }
+    for (slot, default) in slots.iter_mut().zip(fields.defaults) {
+        if slot.is_none() {
+            *slot = *default;
         }
     }
     Ok(())
 }
 
 /// One field's value for derived parsers: parsed from its member, or
-/// [`ArgValue::absent`] (an error for a required field); an error gets the field's name,
-/// in place (no copy of the error).
-#[allow(clippy::result_large_err)]
+/// [`ArgValue::absent`] ([`Problem::Missing`] for a required field).
 #[doc(hidden)]
+#[inline]
 pub fn read_field<'i, T: ArgValue<'i>>(
     member: Option<RawJson<'i>>,
-    name: &'static str,
-) -> Result<T, ArgError<'i>> {
-    let mut r = match member {
-        Some(raw) => T::from_json(raw),
-        None => T::absent().ok_or(ArgError::new(Problem::Missing)),
-    };
-    if let Err(e) = &mut r {
-        e.prepend(PathSegment::Key(name));
+    error: &mut ArgError<'i>,
+) -> Result<T, Rejected> {
+    match member {
+        Some(raw) => T::from_json(raw, error),
+        None => T::absent().ok_or_else(|| error.set(Problem::Missing)),
     }
-    r
 }
 
-/// [`read_field`] for a field with a default: `default` (JSON text) is parsed when the
-/// member is absent.
-#[allow(clippy::result_large_err)]
+/// Puts field `at` of `fields` in front of the recorded error's path (derived parsers: one
+/// call per struct, after whichever field failed).
 #[doc(hidden)]
-pub fn read_field_or<'i, T: ArgValue<'i>>(
-    member: Option<RawJson<'i>>,
-    name: &'static str,
-    default: &'static str,
-) -> Result<T, ArgError<'i>> {
-    let mut r = match member {
-        Some(raw) => T::from_json(raw),
-        None => parse_default(default),
-    };
-    if let Err(e) = &mut r {
-        e.prepend(PathSegment::Key(name));
-    }
-    r
+#[inline(never)]
+pub fn field_failed(error: &mut ArgError<'_>, fields: &Fields, at: usize) -> Rejected {
+    error.at(PathSegment::Key(
+        fields.names.get(at).copied().unwrap_or_default(),
+    ))
 }
 
-/// Parses a default value's JSON text (a literal from `#[arg(default = ...)]`) as `T`.
-#[allow(clippy::result_large_err)]
+/// The position of a string in `names` (a derived unit enum's values), or
+/// [`Problem::Type`] / [`Problem::NotInEnum`] listing `allowed`.
 #[doc(hidden)]
-pub fn parse_default<'i, T: ArgValue<'i>>(json: &'static str) -> Result<T, ArgError<'i>> {
-    match crate::wire::json::parse(json.as_bytes(), crate::wire::json::Limits::default()) {
-        Ok(raw) => T::from_json(raw),
-        Err(_) => Err(ArgError::new(Problem::Invalid(
-            "the default value is not JSON",
-        ))),
-    }
+#[inline(never)]
+pub fn enum_index<'i>(
+    v: RawJson<'i>,
+    names: &[&str],
+    allowed: &'static str,
+    error: &mut ArgError<'i>,
+) -> Result<usize, Rejected> {
+    let Some(s) = v.as_string() else {
+        return Err(error.set(Problem::Type("a string")));
+    };
+    names
+        .iter()
+        .position(|name| s.eq_str(name))
+        .ok_or_else(|| error.set(Problem::NotInEnum(allowed)))
 }
 
 impl<'i> ArgValue<'i> for bool {
     const SCHEMA_BODY: SchemaText = SchemaText::Text(r#""type":"boolean""#);
-    fn from_json(v: RawJson<'i>) -> Result<Self, ArgError<'i>> {
-        v.as_bool().ok_or(ArgError::new(Problem::Type("a boolean")))
+    fn from_json(v: RawJson<'i>, error: &mut ArgError<'i>) -> Result<Self, Rejected> {
+        v.as_bool()
+            .ok_or_else(|| error.set(Problem::Type("a boolean")))
     }
 }
 
@@ -295,24 +324,22 @@ impl OutputValue for bool {
 }
 
 /// An integral number too large or small for any integer type: which bound it broke.
-#[allow(clippy::result_large_err)]
-fn out_of_range<'i>(f: f64, min: f64, max: f64) -> ArgError<'i> {
+fn out_of_range<'i>(f: f64, min: f64, max: f64) -> Problem<'i> {
     if f < 0.0 {
-        ArgError::new(Problem::BelowMinimum(min))
+        Problem::BelowMinimum(min)
     } else {
-        ArgError::new(Problem::AboveMaximum(max))
+        Problem::AboveMaximum(max)
     }
 }
 
 /// The number as a whole `f64` when written with a fraction or exponent (`2.0`, `1e3`):
 /// JSON Schema counts those as integers.
-#[allow(clippy::result_large_err)]
-fn integral_f64<'i>(v: RawJson<'i>) -> Result<f64, ArgError<'i>> {
+fn integral_f64<'i>(v: RawJson<'i>, error: &mut ArgError<'i>) -> Result<f64, Rejected> {
     let f = v
         .as_f64()
-        .ok_or(ArgError::new(Problem::Type("an integer")))?;
+        .ok_or_else(|| error.set(Problem::Type("an integer")))?;
     if f.is_finite() && f != crate::wire::json::trunc(f) {
-        return Err(ArgError::new(Problem::NotAnInteger));
+        return Err(error.set(Problem::NotAnInteger));
     }
     Ok(f)
 }
@@ -323,15 +350,15 @@ macro_rules! integers {
             const SCHEMA_BODY: SchemaText = SchemaText::Text(concat!(
                 r#""type":"integer","minimum":"#, $min, r#","maximum":"#, $max
             ));
-            fn from_json(v: RawJson<'i>) -> Result<Self, ArgError<'i>> {
+            fn from_json(v: RawJson<'i>, error: &mut ArgError<'i>) -> Result<Self, Rejected> {
                 let (min, max) = (<$t>::MIN as f64, <$t>::MAX as f64);
-                integers!(@exact $signed, $t, v, min, max);
-                let f = integral_f64(v)?;
+                integers!(@exact $signed, $t, v, error, min, max);
+                let f = integral_f64(v, error)?;
                 // Exact for every whole `f64` up to 2^127 (`max as f64` may round up to
                 // 2^63 or 2^64, which is out of range).
                 let wide = f as i128;
                 if !f.is_finite() || wide < <$t>::MIN as i128 || wide > <$t>::MAX as i128 {
-                    return Err(out_of_range(f, min, max));
+                    return Err(error.set(out_of_range(f, min, max)));
                 }
                 Ok(wide as $t)
             }
@@ -350,20 +377,20 @@ macro_rules! integers {
             }
         }
     )*};
-    (@exact signed, $t:ty, $v:ident, $min:ident, $max:ident) => {
+    (@exact signed, $t:ty, $v:ident, $error:ident, $min:ident, $max:ident) => {
         if let Some(n) = $v.as_i64() {
-            return <$t>::try_from(n).map_err(|_| out_of_range(n as f64, $min, $max));
+            return <$t>::try_from(n).map_err(|_| $error.set(out_of_range(n as f64, $min, $max)));
         }
         if $v.as_u64().is_some() {
-            return Err(ArgError::new(Problem::AboveMaximum($max)));
+            return Err($error.set(Problem::AboveMaximum($max)));
         }
     };
-    (@exact unsigned, $t:ty, $v:ident, $min:ident, $max:ident) => {
+    (@exact unsigned, $t:ty, $v:ident, $error:ident, $min:ident, $max:ident) => {
         if let Some(n) = $v.as_u64() {
-            return <$t>::try_from(n).map_err(|_| out_of_range(n as f64, $min, $max));
+            return <$t>::try_from(n).map_err(|_| $error.set(out_of_range(n as f64, $min, $max)));
         }
         if $v.as_i64().is_some() {
-            return Err(ArgError::new(Problem::BelowMinimum($min)));
+            return Err($error.set(Problem::BelowMinimum($min)));
         }
     };
     (@write signed, $w:ident, $x:expr) => { $w.i64(i64::from($x)) };
@@ -426,12 +453,14 @@ impl<'i> ArgValue<'i> for f64 {
     const SCHEMA_BODY: SchemaText = SchemaText::Text(r#""type":"number""#);
     /// Any JSON number; magnitudes beyond `f64::MAX` (which would read as infinities) are
     /// rejected.
-    fn from_json(v: RawJson<'i>) -> Result<Self, ArgError<'i>> {
-        let f = v.as_f64().ok_or(ArgError::new(Problem::Type("a number")))?;
+    fn from_json(v: RawJson<'i>, error: &mut ArgError<'i>) -> Result<Self, Rejected> {
+        let f = v
+            .as_f64()
+            .ok_or_else(|| error.set(Problem::Type("a number")))?;
         if f.is_finite() {
             Ok(f)
         } else {
-            Err(out_of_range(f, f64::MIN, f64::MAX))
+            Err(error.set(out_of_range(f, f64::MIN, f64::MAX)))
         }
     }
 }
@@ -442,13 +471,15 @@ impl<'i> ArgValue<'i> for f32 {
         r#""type":"number","minimum":-3.4028234663852886e38,"maximum":3.4028234663852886e38"#,
     );
     /// A JSON number within `±f32::MAX`, rounded to the nearest `f32`.
-    fn from_json(v: RawJson<'i>) -> Result<Self, ArgError<'i>> {
-        let f = v.as_f64().ok_or(ArgError::new(Problem::Type("a number")))?;
+    fn from_json(v: RawJson<'i>, error: &mut ArgError<'i>) -> Result<Self, Rejected> {
+        let f = v
+            .as_f64()
+            .ok_or_else(|| error.set(Problem::Type("a number")))?;
         let max = f64::from(f32::MAX);
         if f < -max {
-            Err(ArgError::new(Problem::BelowMinimum(-max)))
+            Err(error.set(Problem::BelowMinimum(-max)))
         } else if f > max {
-            Err(ArgError::new(Problem::AboveMaximum(max)))
+            Err(error.set(Problem::AboveMaximum(max)))
         } else {
             Ok(f as f32)
         }
@@ -490,9 +521,9 @@ impl<'i> ArgValue<'i> for JsonStr<'i> {
     const SCHEMA_BODY: SchemaText = SchemaText::Text(r#""type":"string""#);
     /// Zero-copy: the string as escaped in the input ([`JsonStr::chars`],
     /// [`JsonStr::eq_str`], [`JsonStr::decode_into`] read it).
-    fn from_json(v: RawJson<'i>) -> Result<Self, ArgError<'i>> {
+    fn from_json(v: RawJson<'i>, error: &mut ArgError<'i>) -> Result<Self, Rejected> {
         v.as_string()
-            .ok_or(ArgError::new(Problem::Type("a string")))
+            .ok_or_else(|| error.set(Problem::Type("a string")))
     }
 }
 
@@ -552,8 +583,8 @@ impl<'i, T: ArgValue<'i>> ArgValue<'i> for Option<T> {
     const OPTIONAL: bool = true;
     /// A present member is parsed as `T` (`null` is not accepted: the schema does not
     /// allow it); an absent one is `None`.
-    fn from_json(v: RawJson<'i>) -> Result<Self, ArgError<'i>> {
-        T::from_json(v).map(Some)
+    fn from_json(v: RawJson<'i>, error: &mut ArgError<'i>) -> Result<Self, Rejected> {
+        T::from_json(v, error).map(Some)
     }
     fn absent() -> Option<Self> {
         Some(None)
@@ -613,7 +644,7 @@ impl<'i, T: ArgValue<'i>> Iterator for ArgIter<'i, T> {
         let elements = self.elements.as_mut()?;
         loop {
             // Every element parsed when the list was built; a failure cannot happen.
-            if let Ok(item) = T::from_json(elements.next()?) {
+            if let Ok(item) = T::from_json(elements.next()?, &mut ArgError::blank()) {
                 return Some(item);
             }
         }
@@ -621,14 +652,16 @@ impl<'i, T: ArgValue<'i>> Iterator for ArgIter<'i, T> {
 }
 
 /// Checks every element of an array as a `T`, returning the count.
-#[allow(clippy::result_large_err)]
-fn check_elements<'i, T: ArgValue<'i>>(v: RawJson<'i>) -> Result<usize, ArgError<'i>> {
+fn check_elements<'i, T: ArgValue<'i>>(
+    v: RawJson<'i>,
+    error: &mut ArgError<'i>,
+) -> Result<usize, Rejected> {
     let elements = v
         .elements()
-        .ok_or(ArgError::new(Problem::Type("an array")))?;
+        .ok_or_else(|| error.set(Problem::Type("an array")))?;
     let mut len = 0;
     for (i, element) in elements.enumerate() {
-        T::from_json(element).map_err(|e| e.within(PathSegment::Index(i)))?;
+        T::from_json(element, error).map_err(|_| error.at(PathSegment::Index(i)))?;
         len += 1;
     }
     Ok(len)
@@ -640,8 +673,8 @@ impl<'i, T: ArgValue<'i>> ArgValue<'i> for ArgList<'i, T> {
         T::SCHEMA_BODY,
         SchemaText::Text("}"),
     ]);
-    fn from_json(v: RawJson<'i>) -> Result<Self, ArgError<'i>> {
-        let len = check_elements::<T>(v)?;
+    fn from_json(v: RawJson<'i>, error: &mut ArgError<'i>) -> Result<Self, Rejected> {
+        let len = check_elements::<T>(v, error)?;
         Ok(ArgList {
             raw: v,
             len,
@@ -667,10 +700,10 @@ mod owned {
 
     impl<'i> ArgValue<'i> for String {
         const SCHEMA_BODY: SchemaText = SchemaText::Text(r#""type":"string""#);
-        fn from_json(v: RawJson<'i>) -> Result<Self, ArgError<'i>> {
+        fn from_json(v: RawJson<'i>, error: &mut ArgError<'i>) -> Result<Self, Rejected> {
             let s = v
                 .as_string()
-                .ok_or(ArgError::new(Problem::Type("a string")))?;
+                .ok_or_else(|| error.set(Problem::Type("a string")))?;
             Ok(match s.as_borrowed() {
                 Some(text) => String::from(text),
                 None => s.chars().collect(),
@@ -695,13 +728,15 @@ mod owned {
 
     impl<'i, T: ArgValue<'i>> ArgValue<'i> for Vec<T> {
         const SCHEMA_BODY: SchemaText = <ArgList<'i, T> as ArgValue<'i>>::SCHEMA_BODY;
-        fn from_json(v: RawJson<'i>) -> Result<Self, ArgError<'i>> {
+        fn from_json(v: RawJson<'i>, error: &mut ArgError<'i>) -> Result<Self, Rejected> {
             let elements = v
                 .elements()
-                .ok_or(ArgError::new(Problem::Type("an array")))?;
+                .ok_or_else(|| error.set(Problem::Type("an array")))?;
             let mut out = Vec::new();
             for (i, element) in elements.enumerate() {
-                out.push(T::from_json(element).map_err(|e| e.within(PathSegment::Index(i)))?);
+                out.push(
+                    T::from_json(element, error).map_err(|_| error.at(PathSegment::Index(i)))?,
+                );
             }
             Ok(out)
         }
@@ -730,7 +765,8 @@ mod tests {
 
     fn int<T: for<'i> ArgValue<'i>>(text: &str) -> Result<T, Problem<'static>> {
         let raw = parse(text.as_bytes(), Limits::default()).unwrap();
-        T::from_json(raw).map_err(|e| match e.problem {
+        let mut e = ArgError::blank();
+        T::from_json(raw, &mut e).map_err(|_| match e.problem {
             Problem::Unknown(_) => Problem::Invalid("unknown"),
             Problem::BelowMinimum(x) => Problem::BelowMinimum(x),
             Problem::AboveMaximum(x) => Problem::AboveMaximum(x),
