@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use axum::extract::{ConnectInfo, Request};
 use mcp_rs_tokio::client::{Client, ClientOptions, Era};
+use mcp_rs_tokio::http::auth::{authorizer_fn, Auth, Principal, Rejection, ResourceMetadata};
 use mcp_rs_tokio::http::{HttpConfig, PeerAddr};
 use mcp_rs_tokio::{Handler, Server, ServerInfo, ToolDef, Tools};
 use serde_json::{json, Value};
@@ -32,6 +33,13 @@ impl App {
 /// An axum app with `/health` and the MCP server nested at `/api/mcp`; the client's
 /// address is copied from axum's `ConnectInfo` into a `PeerAddr` when `peers` is set.
 async fn app(config: HttpConfig, peers: bool) -> App {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    app_on(listener, config, peers)
+}
+
+/// [`app`] on `listener`; the protected-resource metadata paths (with authorization) are
+/// routed to the service too.
+fn app_on(listener: tokio::net::TcpListener, config: HttpConfig, peers: bool) -> App {
     let tools = Tools::new();
     tools.add(
         ToolDef::new("echo", OBJECT),
@@ -45,9 +53,13 @@ async fn app(config: HttpConfig, peers: bool) -> App {
         ..Default::default()
     };
     let server = Server::new(info, tools);
+    let service = server.http_service(config);
     let mut router = axum::Router::new()
         .route("/health", axum::routing::get(|| async { "ok" }))
-        .nest_service("/api/mcp", server.http_service(config));
+        .nest_service("/api/mcp", service.clone());
+    for path in service.metadata_paths() {
+        router = router.route_service(&path, service.clone());
+    }
     if peers {
         router = router.layer(axum::middleware::map_request(
             |mut req: Request| async move {
@@ -62,7 +74,6 @@ async fn app(config: HttpConfig, peers: bool) -> App {
             },
         ));
     }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let task = tokio::spawn(async move {
         axum::serve(
@@ -292,5 +303,58 @@ async fn shutdown_ends_the_mounted_sessions() {
     let head = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
     let (status, _, _) = raw(app.addr, head, b"").await;
     assert_eq!(status, 200);
+    app.task.abort();
+}
+
+/// With authorization, mounted: the resource is the URL clients use (`.../api/mcp`), the 401
+/// challenge names its metadata URL, which the router hands to the service (its
+/// `metadata_paths`); a valid token gets through.
+#[tokio::test]
+async fn authorization_when_mounted() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let resource = format!("http://{}/api/mcp", listener.local_addr().unwrap());
+    let authorizer = authorizer_fn(|token: String| async move {
+        match token.as_str() {
+            "good" => Ok(Principal::new("alice").with_issuer("https://idp.example")),
+            _ => Err(Rejection::InvalidToken("unknown token".into())),
+        }
+    });
+    let auth = Auth::new(
+        ResourceMetadata::new(resource.clone(), ["https://idp.example"]),
+        authorizer,
+    )
+    .unwrap();
+    let mut config = HttpConfig::default();
+    config.auth = Some(auth);
+    let app = app_on(listener, config, true);
+    let (status, head, _) = post(app.addr, "127.0.0.1", "/api/mcp", "", &initialize()).await;
+    assert_eq!(status, 401, "{head}");
+    let metadata = format!(
+        "http://{}/.well-known/oauth-protected-resource/api/mcp",
+        app.addr
+    );
+    assert!(
+        head.contains(&format!("resource_metadata=\"{metadata}\"")),
+        "{head}"
+    );
+    for path in [
+        "/.well-known/oauth-protected-resource/api/mcp",
+        "/.well-known/oauth-protected-resource",
+    ] {
+        let get = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+        let (status, _, body) = raw(app.addr, &get, b"").await;
+        assert_eq!(status, 200, "{path}: {body}");
+        let doc: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(doc["resource"], resource.as_str());
+    }
+    let (status, _, body) = post(
+        app.addr,
+        "127.0.0.1",
+        "/api/mcp",
+        "Authorization: Bearer good\r\n",
+        &initialize(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
     app.task.abort();
 }

@@ -11,7 +11,8 @@
 //! limit, session table and per-peer quota, 2026-07-28 header checks, SSE keep-alive); the
 //! client's address reaches the quota through `ConnectInfo`, copied into a [`PeerAddr`].
 //! Socket-level limits (connection cap, header and write timeouts) are the host's job:
-//! `axum::serve` sets none, so a server exposed beyond loopback would serve its router
+//! `axum::serve` gives hyper no timer (no head timeout), keeps its default head buffer and
+//! has no write timeout or connection cap, so a server exposed beyond loopback would serve its router
 //! with hyper's `http1::Builder` (`header_read_timeout`, `max_buf_size`) and a bounded
 //! accept loop instead. Stops gracefully on SIGTERM or SIGINT (exit status 0): the MCP
 //! sessions end, then axum closes its connections.

@@ -39,11 +39,14 @@
 //!   idle-session expiry, authorization, the 2026-07-28 header checks, SSE keep-alive, and
 //!   shutdown: after [`Server::shutdown`] requests get 503 and every session ends.
 //! - **The host's job:** what needs the socket. [`HttpConfig::header_timeout`] for heads
-//!   and idle keep-alive (hyper: `http1::Builder::header_read_timeout`; `axum::serve`
-//!   sets none), [`HttpConfig::max_header_bytes`] (hyper: `max_buf_size`),
+//!   and idle keep-alive (hyper: `http1::Builder::timer` and `header_read_timeout`),
+//!   [`HttpConfig::max_header_bytes`] (hyper: `max_buf_size`),
 //!   [`HttpConfig::write_timeout`] (wrap the socket, e.g. `tokio-io-timeout`), and
 //!   the connection cap (`Limits::max_connections`; tower's `ConcurrencyLimitLayer` bounds
-//!   requests, not sockets: limit accepted sockets in the listener).
+//!   requests, not sockets: limit accepted sockets in the listener). `axum::serve` gives
+//!   hyper no timer (so no head timeout), keeps hyper's default head buffer (about
+//!   400 KB), and has no write timeout or connection cap: beyond loopback, serve the
+//!   router with hyper's builder and these settings.
 
 pub mod auth;
 pub mod headers;
