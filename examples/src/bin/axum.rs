@@ -15,7 +15,8 @@
 //! has no write timeout or connection cap, so a server exposed beyond loopback would serve its router
 //! with hyper's `http1::Builder` (`header_read_timeout`, `max_buf_size`) and a bounded
 //! accept loop instead. Stops gracefully on SIGTERM or SIGINT (exit status 0): the MCP
-//! sessions end, then axum closes its connections.
+//! sessions end, then axum closes its connections; those still open 2 s later (a client
+//! that stopped reading: `axum::serve` has no write timeout) are cut.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -36,7 +37,7 @@ Stops gracefully on Ctrl-C (SIGINT) or SIGTERM.
 ";
 
 /// How long connections get to close once the server stops, before the process exits.
-const DRAIN: Duration = Duration::from_secs(5);
+const DRAIN: Duration = Duration::from_secs(2);
 
 /// The app: the host's own routes and the MCP service nested at `/api/mcp`.
 fn app(server: &Server) -> axum::Router {
