@@ -358,3 +358,27 @@ async fn authorization_when_mounted() {
     assert_eq!(status, 200, "{body}");
     app.task.abort();
 }
+
+/// The service's idle-session sweep runs when mounted (started by its first request): a
+/// session left idle is forgotten and its id then gets 404.
+#[tokio::test]
+async fn idle_sessions_expire_when_mounted() {
+    let mut config = HttpConfig::default();
+    config.session_idle = Duration::from_millis(100);
+    let app = app(config, true).await;
+    let (status, head, _) = post(app.addr, "127.0.0.1", "/api/mcp", "", &initialize()).await;
+    assert_eq!(status, 200, "{head}");
+    let id = head
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .expect("a session id")
+        .to_owned();
+    let session = format!("Mcp-Session-Id: {id}\r\n");
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string();
+    let (status, _, body) = post(app.addr, "127.0.0.1", "/api/mcp", &session, &ping).await;
+    assert_eq!(status, 200, "{body}");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let (status, _, body) = post(app.addr, "127.0.0.1", "/api/mcp", &session, &ping).await;
+    assert_eq!(status, 404, "{body}");
+    app.task.abort();
+}
