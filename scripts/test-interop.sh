@@ -4,7 +4,9 @@
 # servers: the
 # calculator over stdio (client.mjs, test_client.py) and everything, the conformance fixtures
 # (everything.mjs and test_everything.py, each over stdio and over Streamable HTTP), and the
-# Python SDK against everything's authorization (test_auth.py, bearer JWTs over HTTP). And our
+# Python SDK against everything's authorization (test_auth.py, bearer JWTs over HTTP) and
+# against the axum example, the MCP service mounted at /api/mcp of an axum app (test_axum.py,
+# both eras). And our
 # client (interop-client) drives the SDKs' reference servers (interop/REFERENCE.md: Python mcp,
 # TypeScript SDK 1.x and 2.x, rmcp; each era and transport they serve). Run from anywhere; scripts/test.sh runs it. Needs only
 # cargo, node/npm (20+) and python3 (3.10+); installs the SDKs into interop/ts/node_modules and
@@ -14,6 +16,7 @@
 #
 #   MCP_SERVER_CMD=/path/to/server      test another calculator build (default: target/debug/calculator)
 #   MCP_EVERYTHING_CMD=/path/to/server  test another everything build (default: target/debug/everything)
+#   MCP_AXUM_CMD=/path/to/server        test another axum example build (default: target/debug/axum)
 #   MCP_INTEROP_VERBOSE=1               also print the servers' stderr logs (TypeScript suites)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,6 +52,7 @@ bin_dir=$(realpath -m "${CARGO_TARGET_DIR:-$root/target}")/debug
 export MCP_SERVER_CMD="${MCP_SERVER_CMD:-$bin_dir/calculator}"
 export MCP_SERVER_ARGS='["--extra-tools","120"]'
 export MCP_EVERYTHING_CMD="${MCP_EVERYTHING_CMD:-$bin_dir/everything}"
+export MCP_AXUM_CMD="${MCP_AXUM_CMD:-$bin_dir/axum}"
 
 step "TypeScript SDK (interop/ts)"
 (
@@ -123,6 +127,7 @@ py_suite test_client.py
 py_suite test_everything.py
 py_suite test_everything.py http
 py_suite test_auth.py http
+py_suite test_axum.py http
 
 # Our client (examples/src/bin/interop-client.rs) against the official SDKs' reference servers
 # (interop/REFERENCE.md): every era and transport each one serves in full.

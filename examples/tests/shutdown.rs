@@ -2,7 +2,8 @@
 //! than the pipes and buffers hold and never reads any of it. The server must still exit
 //! gracefully (status 0) within 5 s of SIGTERM or SIGINT, on TCP, on stdio and on Streamable
 //! HTTP (`everything --http`: SSE streams and pipelined requests nobody reads), and within 5 s
-//! of its stdin closing on stdio.
+//! of its stdin closing on stdio; and the `axum` example (the MCP service mounted in an axum
+//! app) with an unread session stream and an unread flood of calls.
 
 #![cfg(unix)]
 
@@ -318,4 +319,75 @@ fn http_exits_on_sigterm_while_the_peers_never_read() {
 #[test]
 fn http_exits_on_sigint_while_the_peers_never_read() {
     http_peer_that_never_reads("INT");
+}
+
+/// The `axum` example (the MCP service nested at `/api/mcp`) with a legacy GET stream and a
+/// connection pipelining calls, neither ever read (small receive buffers); then `signal`:
+/// the sessions end, axum's graceful shutdown gets its drain time, the exit status is 0.
+fn axum_peer_that_never_reads(signal: &str) {
+    let (mut server, addr) = listening(Server::spawn(
+        env!("CARGO_BIN_EXE_axum"),
+        &["--listen", "127.0.0.1:0"],
+        Stdio::null(),
+    ));
+    let mounted = |bytes: Vec<u8>| {
+        String::from_utf8(bytes)
+            .expect("ASCII")
+            .replacen("POST /mcp ", "POST /api/mcp ", 1)
+            .into_bytes()
+    };
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"shutdown","version":"0"}}}"#;
+    let mut c = TcpStream::connect(addr).expect("connect");
+    c.set_read_timeout(Some(BOUND)).expect("timeout");
+    c.write_all(&mounted(http_post(&[], init, true)))
+        .expect("initialize");
+    let mut answer = String::new();
+    c.read_to_string(&mut answer)
+        .expect("the initialize response");
+    let session = answer
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| v.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("a session id in {answer}"));
+    let mut get = small_buffer_connect(addr);
+    let head = format!(
+        "GET /api/mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n"
+    );
+    get.write_all(head.as_bytes()).expect("the GET stream");
+    let flood = small_buffer_connect(addr);
+    let mut flood_writer = flood.try_clone().expect("clone");
+    let writer = thread::spawn(move || {
+        let mut bytes = Vec::new();
+        for id in 0..5000 {
+            let call = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add_numbers","arguments":{{"number1":{id},"number2":1}}}}}}"#
+            );
+            bytes.extend_from_slice(&mounted(http_post(
+                &[("Mcp-Session-Id", &session)],
+                &call,
+                false,
+            )));
+        }
+        let _ = flood_writer.write_all(&bytes);
+    });
+    thread::sleep(Duration::from_millis(1000));
+    server.signal(signal);
+    let status = server.exit_within_bound(&format!("axum, SIG{signal}"));
+    assert!(status.success(), "axum exited with {status}");
+    let _ = flood.shutdown(std::net::Shutdown::Both);
+    let _ = writer.join();
+    drop(get);
+}
+
+#[test]
+fn axum_exits_on_sigterm_while_the_peers_never_read() {
+    axum_peer_that_never_reads("TERM");
+}
+
+#[test]
+fn axum_exits_on_sigint_while_the_peers_never_read() {
+    axum_peer_that_never_reads("INT");
 }

@@ -376,6 +376,11 @@ impl Auth {
         &self.metadata.resource
     }
 
+    /// The resource URI's path, without a trailing `/` (empty for the host's root).
+    pub(crate) fn resource_path(&self) -> &str {
+        &self.resource_path
+    }
+
     /// The metadata URL announced in challenges: the resource's well-known URI, with the
     /// resource's path appended (RFC 9728 §3.1).
     pub fn metadata_url(&self) -> &str {

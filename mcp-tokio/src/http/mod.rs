@@ -17,6 +17,36 @@
 //! Authorization ([`HttpConfig::auth`], [`auth`]): bearer tokens, Protected Resource
 //! Metadata, scopes per endpoint and per tool, sessions bound to their principal; JWT
 //! validation in `jwt` (feature `jwt`).
+//!
+//! # Mounting in axum or tower
+//!
+//! [`Server::http_service`] gives the same handler as a [`tower_service::Service`]
+//! ([`McpHttpService`]), to mount in an existing axum router or hyper/tower stack;
+//! [`Server::serve_http_with`] is that service behind an accept loop of its own. Mounted:
+//!
+//! - **Path.** The service answers every path its router gives it (axum's `nest_service`
+//!   strips the prefix: `/api/mcp` arrives as `/`); [`HttpConfig::path`] is not used.
+//!   With [`HttpConfig::auth`], the Protected Resource Metadata is served at the paths
+//!   [`McpHttpService::metadata_paths`] lists (they derive from the resource URI the user
+//!   sets in [`auth::ResourceMetadata::new`], e.g. `https://host/api/mcp`): route them to
+//!   the service too.
+//! - **Peer.** The per-peer session quota ([`HttpConfig::max_sessions_per_peer`]) counts
+//!   by the [`PeerAddr`] in the request's extensions; without one (and without
+//!   authorization, whose principal is the peer) every client is one shared peer. With
+//!   axum, copy `ConnectInfo<SocketAddr>` into a [`PeerAddr`] (see [`PeerAddr`]).
+//! - **Kept:** Host/Origin checks, the body limit (and the time the body may take:
+//!   [`HttpConfig::header_timeout`]), media types, the session table and its quotas,
+//!   idle-session expiry, authorization, the 2026-07-28 header checks, SSE keep-alive, and
+//!   shutdown: after [`Server::shutdown`] requests get 503 and every session ends.
+//! - **The host's job:** what needs the socket. [`HttpConfig::header_timeout`] for heads
+//!   and idle keep-alive (hyper: `http1::Builder::timer` and `header_read_timeout`),
+//!   [`HttpConfig::max_header_bytes`] (hyper: `max_buf_size`),
+//!   [`HttpConfig::write_timeout`] (wrap the socket, e.g. `tokio-io-timeout`), and
+//!   the connection cap (`Limits::max_connections`; tower's `ConcurrencyLimitLayer` bounds
+//!   requests, not sockets: limit accepted sockets in the listener). `axum::serve` gives
+//!   hyper no timer (so no head timeout), keeps hyper's default head buffer (about
+//!   400 KB), and has no write timeout or connection cap: beyond loopback, serve the
+//!   router with hyper's builder and these settings.
 
 pub mod auth;
 pub mod headers;
@@ -39,6 +69,11 @@ use mcp_rs_core::wire::peek::{peek, Peek};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+
 use crate::driver::Connection;
 use crate::error::Error;
 use crate::routes::{self, Event, Inbound, Post};
@@ -48,7 +83,9 @@ use crate::server::Server;
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct HttpConfig {
-    /// The endpoint path (default `/mcp`); other paths get 404.
+    /// The endpoint path of [`Server::serve_http_with`] (default `/mcp`); other paths get 404.
+    /// A mounted [`McpHttpService`] does not use it: it answers whatever paths its router
+    /// sends it (after axum's `nest_service`, the prefix stripped).
     pub path: String,
     /// Host names accepted in `Host` and `Origin` besides `localhost`, `127.0.0.1` and
     /// `[::1]` (DNS-rebinding protection); others get 403.
@@ -61,8 +98,10 @@ pub struct HttpConfig {
     /// `max_sessions`: no single peer can fill the table, while a gateway that opens many
     /// sessions still gets plenty); an `initialize` beyond gets 503. A peer is the
     /// authenticated principal (issuer and subject) with [`auth`](Self::auth), else the
-    /// client's IP address (its /64 for IPv6). Behind a reverse proxy every client has the
-    /// proxy's address: raise it to `max_sessions` there, or use authorization.
+    /// client's IP address (its /64 for IPv6; mounted, the [`PeerAddr`] in the request's
+    /// extensions, and without one a single peer shared by every client). Behind a reverse
+    /// proxy every client has the proxy's address: raise it to `max_sessions` there, or use
+    /// authorization.
     pub max_sessions_per_peer: usize,
     /// A legacy session with no request for this long is ended and its memory freed
     /// (default 10 minutes); its id then gets 404.
@@ -113,6 +152,32 @@ impl Default for HttpConfig {
 
 type Body = UnsyncBoxBody<Bytes, Infallible>;
 
+/// The body of [`McpHttpService`]'s responses: JSON, an SSE stream, or empty.
+pub type ResponseBody = UnsyncBoxBody<Bytes, Infallible>;
+
+/// The client's address, for the per-peer session quota of a mounted [`McpHttpService`]
+/// ([`HttpConfig::max_sessions_per_peer`]): put it in the request's extensions. Without it
+/// (and without authorization, whose principal is the peer) every client counts as one
+/// shared peer: then raise `max_sessions_per_peer` to `max_sessions`.
+/// [`Server::serve_http_with`] sets it from the socket.
+///
+/// With axum, serve with `into_make_service_with_connect_info::<SocketAddr>()` and copy
+/// axum's `ConnectInfo` in a middleware:
+///
+/// ```ignore
+/// use axum::extract::{ConnectInfo, Request};
+/// let app = axum::Router::new()
+///     .nest_service("/mcp", server.http_service(config))
+///     .layer(axum::middleware::map_request(|mut req: Request| async move {
+///         if let Some(ConnectInfo(addr)) = req.extensions().get::<ConnectInfo<SocketAddr>>().copied() {
+///             req.extensions_mut().insert(PeerAddr(addr));
+///         }
+///         req
+///     }));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PeerAddr(pub std::net::SocketAddr);
+
 /// How long a connection arriving at the limit waits for an idle one to close.
 const SHED_WAIT: Duration = Duration::from_millis(200);
 
@@ -131,14 +196,19 @@ enum Peer {
     Ip(std::net::IpAddr),
     /// An authenticated principal: issuer and subject.
     Principal(Option<String>, String),
+    /// Every client of a mounted service whose requests carry no [`PeerAddr`].
+    Shared,
 }
 
 impl Peer {
-    fn of(ip: std::net::IpAddr, principal: Option<&auth::Principal>) -> Peer {
+    fn of(ip: Option<std::net::IpAddr>, principal: Option<&auth::Principal>) -> Peer {
         use std::net::{IpAddr, Ipv6Addr};
         if let Some(p) = principal {
             return Peer::Principal(p.issuer.clone(), p.subject.clone());
         }
+        let Some(ip) = ip else {
+            return Peer::Shared;
+        };
         match ip {
             IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
                 Some(v4) => Peer::Ip(IpAddr::V4(v4)),
@@ -241,9 +311,59 @@ struct State {
     server: Server,
     config: HttpConfig,
     sessions: Mutex<Table>,
+    /// The one endpoint path ([`Server::serve_http_with`]), or `None`: every path
+    /// (a mounted service).
+    endpoint: Option<String>,
+    /// Whether the session sweep ([`State::start_sweep`]) was started.
+    sweeping: AtomicBool,
+    /// Dropped with the state: the sweep task then ends.
+    alive: tokio::sync::watch::Sender<()>,
 }
 
 impl State {
+    fn new(server: Server, config: HttpConfig, endpoint: Option<String>) -> State {
+        State {
+            server,
+            config,
+            sessions: Mutex::new(Table::default()),
+            endpoint,
+            sweeping: AtomicBool::new(false),
+            alive: tokio::sync::watch::channel(()).0,
+        }
+    }
+
+    /// Starts, once, the task that forgets idle sessions, on the runtime of the first
+    /// request. It ends when the server shuts down (forgetting every session: their loops
+    /// see the shutdown too and end) or when the last handle to the state is dropped.
+    fn start_sweep(self: &Arc<Self>) {
+        if self.sweeping.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let weak = Arc::downgrade(self);
+        let mut stop = self.server.inner.shutdown.subscribe();
+        let mut alive = self.alive.subscribe();
+        // Idle sessions are looked for often enough to end within 1.5x their idle time.
+        let every =
+            (self.config.session_idle / 2).clamp(Duration::from_millis(10), Duration::from_secs(5));
+        tokio::spawn(async move {
+            let mut sweep = tokio::time::interval(every);
+            sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    () = async { let _ = stop.wait_for(|s| *s).await; } => break,
+                    Err(_) = alive.changed() => return,
+                    _ = sweep.tick() => match weak.upgrade() {
+                        Some(state) => state.expire(),
+                        None => return,
+                    },
+                }
+            }
+            if let Some(state) = weak.upgrade() {
+                state.sessions().live.clear();
+            }
+        });
+    }
+
     fn sessions(&self) -> std::sync::MutexGuard<'_, Table> {
         self.sessions
             .lock()
@@ -351,28 +471,24 @@ impl Server {
         listener: tokio::net::TcpListener,
         config: HttpConfig,
     ) -> Result<(), Error> {
-        let state = Arc::new(State {
-            server: self.clone(),
-            config,
-            sessions: Mutex::new(Table::default()),
-        });
+        let endpoint = Some(config.path.clone());
+        let service = McpHttpService {
+            state: Arc::new(State::new(self.clone(), config, endpoint)),
+        };
+        let state = service.state.clone();
+        state.start_sweep();
         let mut stop = self.inner.shutdown.subscribe();
         let permits = Arc::new(tokio::sync::Semaphore::new(
             self.inner.limits.max_connections,
         ));
         let overflow = Arc::new(tokio::sync::Semaphore::new(OVERFLOW_CONNECTIONS));
         let max_head = state.config.max_header_bytes.max(MIN_HEAD);
-        // Idle sessions are looked for often enough to end within 1.5x their idle time.
-        let every = (state.config.session_idle / 2)
-            .clamp(Duration::from_millis(10), Duration::from_secs(5));
-        let mut sweep = tokio::time::interval(every);
         // Bumped when a connection arrives at the limit: idle connections close.
         let (shed, _) = tokio::sync::watch::channel(0u64);
         let mut tasks = tokio::task::JoinSet::new();
         loop {
             tokio::select! {
                 () = async { let _ = stop.wait_for(|s| *s).await; } => break,
-                _ = sweep.tick() => state.expire(),
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
                 accepted = listener.accept() => {
                     let (stream, peer) = match accepted {
@@ -399,7 +515,7 @@ impl Server {
                         },
                     };
                     let _ = stream.set_nodelay(true);
-                    let state = state.clone();
+                    let service = service.clone();
                     let header_timeout = state.config.header_timeout;
                     // A write that makes no progress for `write_timeout` fails: hyper then
                     // closes the connection. (Boxed: the timer makes the stream `!Unpin`.)
@@ -428,8 +544,8 @@ impl Server {
                         };
                         shed_rx.borrow_and_update();
                         let full = permit.is_none();
-                        let service = hyper::service::service_fn(move |req| {
-                            let state = state.clone();
+                        let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
+                            let state = service.state.clone();
                             async move {
                                 if full {
                                     return Ok::<_, Infallible>(state.stamp(rpc_error(
@@ -439,7 +555,8 @@ impl Server {
                                         "Too many connections",
                                     )));
                                 }
-                                Ok(state.stamp(handle(&state, req, peer.ip()).await))
+                                req.extensions_mut().insert(PeerAddr(peer));
+                                Ok(state.serve(req).await)
                             }
                         });
                         let conn = hyper::server::conn::http1::Builder::new()
@@ -475,6 +592,112 @@ impl Server {
     }
 }
 
+impl Server {
+    /// The Streamable HTTP handler as a [`tower_service::Service`], to mount in an axum
+    /// router or another hyper/tower stack (see [the module docs](self#mounting-in-axum-or-tower)
+    /// for what the host must then provide):
+    ///
+    /// ```ignore
+    /// let app = axum::Router::new()
+    ///     .route("/health", axum::routing::get(|| async { "ok" }))
+    ///     .nest_service("/api/mcp", server.http_service(HttpConfig::default()));
+    /// ```
+    ///
+    /// The service is cheap to clone (its clones share one session table). Its idle-session
+    /// sweep starts with its first request and ends when the server shuts down or the last
+    /// clone is dropped.
+    pub fn http_service(&self, config: HttpConfig) -> McpHttpService {
+        McpHttpService {
+            state: Arc::new(State::new(self.clone(), config, None)),
+        }
+    }
+}
+
+/// The Streamable HTTP handler as a [`tower_service::Service`] over any request body
+/// (hyper's `Incoming`, axum's `Body`), from [`Server::http_service`]. Clones share one
+/// session table. It is always ready and never fails: refusals are HTTP responses.
+#[derive(Clone)]
+pub struct McpHttpService {
+    state: Arc<State>,
+}
+
+impl std::fmt::Debug for McpHttpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHttpService")
+            .field("config", &self.state.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpHttpService {
+    /// The paths at which the Protected Resource Metadata is served ([`HttpConfig::auth`];
+    /// none without it): `/.well-known/oauth-protected-resource` followed by the resource
+    /// URI's path (RFC 9728 §3.1), then the bare one. Route them to this service too, at
+    /// the root of the host (e.g. with axum's `route_service`).
+    pub fn metadata_paths(&self) -> Vec<String> {
+        let Some(auth) = &self.state.config.auth else {
+            return Vec::new();
+        };
+        let mut paths = Vec::new();
+        let suffixed = format!("{}{}", auth::WELL_KNOWN, auth.resource_path());
+        if suffixed != auth::WELL_KNOWN {
+            paths.push(suffixed);
+        }
+        paths.push(auth::WELL_KNOWN.to_owned());
+        paths
+    }
+
+    /// Handles one request (what [`Service::call`](tower_service::Service::call) runs).
+    pub async fn handle<B>(&self, req: Request<B>) -> Response<ResponseBody>
+    where
+        B: hyper::body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        self.state.serve(req).await
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for McpHttpService
+where
+    B: hyper::body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = Response<ResponseBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        let state = self.state.clone();
+        Box::pin(async move { Ok(state.serve(req).await) })
+    }
+}
+
+impl State {
+    /// One request, with [`HttpConfig::response_headers`] added to its response.
+    async fn serve<B>(self: &Arc<Self>, req: Request<B>) -> Response<Body>
+    where
+        B: hyper::body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        self.start_sweep();
+        let response = if *self.server.inner.shutdown.borrow() {
+            rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                -32603,
+                "The server is shutting down",
+            )
+        } else {
+            handle(self, req).await
+        };
+        self.stamp(response)
+    }
+}
+
 /// Whether `caller` may use the session `entry` (always, without authorization).
 fn owned_by(entry: &Entry, caller: Option<&auth::Principal>) -> bool {
     match (&entry.owner, caller) {
@@ -485,33 +708,41 @@ fn owned_by(entry: &Entry, caller: Option<&auth::Principal>) -> bool {
 }
 
 /// One HTTP request.
-async fn handle(
-    state: &Arc<State>,
-    req: Request<Incoming>,
-    ip: std::net::IpAddr,
-) -> Response<Body> {
-    let target = req.uri().authority().map(|a| a.as_str());
-    if let Err(why) = headers::check_host(req.headers(), target, &state.config.allowed_hosts) {
+async fn handle<B>(state: &Arc<State>, req: Request<B>) -> Response<Body>
+where
+    B: hyper::body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let (parts, body) = req.into_parts();
+    let target = parts.uri.authority().map(|a| a.as_str());
+    if let Err(why) = headers::check_host(&parts.headers, target, &state.config.allowed_hosts) {
         return rpc_error(StatusCode::FORBIDDEN, None, -32600, &why);
     }
     let auth = state.config.auth.as_ref();
-    if req.uri().path() != state.config.path {
-        let metadata =
-            auth.and_then(|a| a.well_known(req.method(), req.uri().path(), &state.config.path));
+    let path = parts.uri.path();
+    let endpoint = state.endpoint.as_deref();
+    let is_endpoint = match endpoint {
+        Some(endpoint) => path == endpoint,
+        // Mounted: every path but the metadata's (when there is metadata).
+        None => auth.is_none() || !path.starts_with(auth::WELL_KNOWN),
+    };
+    if !is_endpoint {
+        let metadata = auth.and_then(|a| a.well_known(&parts.method, path, endpoint.unwrap_or("")));
         return metadata
             .unwrap_or_else(|| rpc_error(StatusCode::NOT_FOUND, None, -32600, "Not found"));
     }
     let principal = match auth {
         None => None,
-        Some(auth) => match auth.authenticate(req.headers()).await {
+        Some(auth) => match auth.authenticate(&parts.headers).await {
             Ok(p) => Some(p),
             Err(refused) => return refused,
         },
     };
-    match *req.method() {
-        Method::POST => post(state, req, principal, ip).await,
-        Method::GET => get(state, &req, principal.as_deref()).await,
-        Method::DELETE => delete(state, &req, principal.as_deref()).await,
+    let ip = parts.extensions.get::<PeerAddr>().map(|p| p.0.ip());
+    match parts.method {
+        Method::POST => post(state, parts, body, principal, ip).await,
+        Method::GET => get(state, &parts, principal.as_deref()).await,
+        Method::DELETE => delete(state, &parts, principal.as_deref()).await,
         _ => method_not_allowed("GET, POST, DELETE"),
     }
 }
@@ -537,13 +768,17 @@ fn accepts(req_headers: &hyper::HeaderMap, what: &str) -> bool {
     accept.contains(what) || accept.contains("*/*")
 }
 
-async fn post(
+async fn post<B>(
     state: &Arc<State>,
-    req: Request<Incoming>,
+    parts: hyper::http::request::Parts,
+    body: B,
     principal: Option<Arc<auth::Principal>>,
-    ip: std::net::IpAddr,
-) -> Response<Body> {
-    let (parts, body) = req.into_parts();
+    ip: Option<std::net::IpAddr>,
+) -> Response<Body>
+where
+    B: hyper::body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     let is_json = parts
         .headers
         .get(CONTENT_TYPE)
@@ -751,11 +986,11 @@ async fn post(
 
 async fn get(
     state: &Arc<State>,
-    req: &Request<Incoming>,
+    req: &hyper::http::request::Parts,
     principal: Option<&auth::Principal>,
 ) -> Response<Body> {
-    let session = headers::text(req.headers(), "mcp-session-id");
-    let Some(id) = session.filter(|_| !headers::is_modern(req.headers())) else {
+    let session = headers::text(&req.headers, "mcp-session-id");
+    let Some(id) = session.filter(|_| !headers::is_modern(&req.headers)) else {
         let mut r = rpc_error(
             StatusCode::METHOD_NOT_ALLOWED,
             None,
@@ -766,7 +1001,7 @@ async fn get(
             .insert(ALLOW, HeaderValue::from_static("POST"));
         return r;
     };
-    if !accepts(req.headers(), "text/event-stream") {
+    if !accepts(&req.headers, "text/event-stream") {
         return rpc_error(
             StatusCode::NOT_ACCEPTABLE,
             None,
@@ -778,7 +1013,7 @@ async fn get(
         return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
     };
     let (sink, frames) = mpsc::channel(routes::SINK_FRAMES);
-    if let Some(last) = headers::text(req.headers(), "last-event-id") {
+    if let Some(last) = headers::text(&req.headers, "last-event-id") {
         // Resumption of a response stream (or of nothing we still know: 404 is not right for
         // a live session, so the GET becomes the session stream instead).
         let (resumed, answer) = oneshot::channel();
@@ -803,10 +1038,10 @@ async fn get(
 
 async fn delete(
     state: &Arc<State>,
-    req: &Request<Incoming>,
+    req: &hyper::http::request::Parts,
     principal: Option<&auth::Principal>,
 ) -> Response<Body> {
-    let Some(id) = headers::text(req.headers(), "mcp-session-id") else {
+    let Some(id) = headers::text(&req.headers, "mcp-session-id") else {
         return rpc_error(
             StatusCode::BAD_REQUEST,
             None,
@@ -980,16 +1215,16 @@ mod tests {
     /// available again; IPv6 peers are their /64, IPv4-mapped ones their IPv4 address.
     #[tokio::test]
     async fn pending_sessions_count_against_the_limits() {
-        let state = State {
-            server: Server::new(crate::ServerInfo::default(), crate::Tools::new()),
-            config: HttpConfig {
+        let state = State::new(
+            Server::new(crate::ServerInfo::default(), crate::Tools::new()),
+            HttpConfig {
                 max_sessions: 4,
                 max_sessions_per_peer: 2,
                 ..HttpConfig::default()
             },
-            sessions: Mutex::new(Table::default()),
-        };
-        let ip = |s: &str| Peer::of(s.parse().expect("an address"), None);
+            None,
+        );
+        let ip = |s: &str| Peer::of(Some(s.parse().expect("an address")), None);
         let (a, b, c) = (ip("127.0.0.1"), ip("127.0.0.2"), ip("127.0.0.3"));
         let status = |r: Result<Reservation<'_>, &str>| match r {
             Ok(_) => StatusCode::OK,
