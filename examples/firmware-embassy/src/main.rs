@@ -49,9 +49,6 @@ mod decimal;
 #[path = "../../firmware/src/dice.rs"]
 mod dice;
 mod log;
-// Byte-at-a-time memcpy/memset in place of compiler-builtins' (about 1 KiB less flash).
-#[path = "../../firmware/src/mem.rs"]
-mod mem;
 mod server;
 mod time_driver;
 #[path = "../../firmware/src/tools.rs"]

@@ -23,10 +23,7 @@
 mod board;
 mod decimal;
 mod dice;
-mod mem;
 mod tools;
-
-use core::mem::MaybeUninit;
 
 use mcp_rs_core::SecretKey;
 use mcp_rs_core::{Config, ServerInfo, Session, SessionStorage};
@@ -39,9 +36,8 @@ const TX_BUF: usize = 2048;
 
 /// The runner's receive and transmit buffers.
 static mut BUFFERS: Buffers<RX_BUF, TX_BUF> = Buffers::new();
-/// The session's call slots, initialised by [`serve`] (at run time: a constant initialiser
-/// would put their 184 bytes in flash as `.data`).
-static mut STORAGE: MaybeUninit<SessionStorage<1>> = MaybeUninit::uninit();
+/// The session's call slots.
+static mut STORAGE: SessionStorage<1> = SessionStorage::new();
 
 static INFO: ServerInfo<'static> = ServerInfo {
     name: "mcp-rs-firmware",
@@ -65,7 +61,7 @@ fn serve() -> ! {
     // the only references to `BUFFERS` and `STORAGE` (a `singleton!` would add a critical
     // section and a flag).
     let buffers = unsafe { &mut *core::ptr::addr_of_mut!(BUFFERS) };
-    let storage = unsafe { (*core::ptr::addr_of_mut!(STORAGE)).write(SessionStorage::new()) };
+    let storage = unsafe { &mut *core::ptr::addr_of_mut!(STORAGE) };
     let config = Config {
         list_changed: false,
         // No entropy source used at boot: every image gets its own random key at build

@@ -141,7 +141,8 @@ impl ClientCaps {
     /// Writes these capabilities as a `ClientCapabilities` object (`{"sampling":{}}`).
     pub fn write(self, w: &mut JsonWriter<'_>) {
         w.begin_object();
-        for (c, n) in Self::NAMES {
+        // By reference: iterating the array by value copies it (a `memcpy`).
+        for &(c, n) in Self::NAMES.iter() {
             if self.contains(c) {
                 w.key(n);
                 w.raw_value("{}");

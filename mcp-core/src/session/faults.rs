@@ -98,7 +98,7 @@ fn write_fault_full(w: &mut JsonWriter<'_>, id: Option<&str>, f: &Fault<'_>, det
             w.string_raw_escaped(head);
             w.end_object();
         }
-        Detail::Caps(caps) => {
+        Detail::Caps(ref caps) => {
             w.begin_object();
             w.key("requiredCapabilities");
             caps.write(w);

@@ -154,6 +154,104 @@ impl CallSlot {
         resource_subs: [0; crate::session::MAX_RESOURCE_SUBSCRIPTIONS],
     };
 
+    /// A slot of zero bytes only (every enum at its first variant, no float but `0.0`),
+    /// for [`SessionStorage::new`](crate::SessionStorage::new): a `static` of it goes in
+    /// `.bss`, not in flash as `.data` (#21). Not a state to serve from: sessions
+    /// [`reset`](Self::reset) their slots before use.
+    pub(crate) const BLANK: CallSlot = CallSlot {
+        state: SlotState::Free,
+        generation: 0,
+        id: StoredId::EMPTY,
+        progress_token: StoredId::EMPTY,
+        last_progress: 0.0,
+        version: ProtocolVersion::V2024_11_05,
+        log_level: Some(crate::LogLevel::Debug),
+        caps: ClientCaps::NONE,
+        kind: CallKind::Tool,
+        index: (0, 0),
+        params: (0, 0),
+        target_digest: 0,
+        #[cfg(feature = "resources")]
+        uri: StoredId::EMPTY,
+        cancelled_generation: None,
+        cancel_unreported: false,
+        #[cfg(feature = "requests")]
+        out_id: 0,
+        #[cfg(feature = "requests")]
+        out_deadline: 0,
+        #[cfg(feature = "requests")]
+        out_state: OutState::Idle,
+        #[cfg(feature = "requests")]
+        out_reply: (0, 0),
+        listen: 0,
+        listen_pending: 0,
+        #[cfg(all(feature = "listen", feature = "resources"))]
+        resource_subs: [0; crate::session::MAX_RESOURCE_SUBSCRIPTIONS],
+    };
+
+    /// `*self = CallSlot::EMPTY`, field by field: assigning the constant is a copy of its
+    /// bytes from flash, a call to `memcpy` on microcontrollers (#21). The destructuring
+    /// names every field, so a new one cannot be forgotten here.
+    pub(crate) fn reset(&mut self) {
+        let CallSlot {
+            state,
+            generation,
+            id,
+            progress_token,
+            last_progress,
+            version,
+            log_level,
+            caps,
+            kind,
+            index,
+            params,
+            target_digest,
+            #[cfg(feature = "resources")]
+            uri,
+            cancelled_generation,
+            cancel_unreported,
+            #[cfg(feature = "requests")]
+            out_id,
+            #[cfg(feature = "requests")]
+            out_deadline,
+            #[cfg(feature = "requests")]
+            out_state,
+            #[cfg(feature = "requests")]
+            out_reply,
+            listen,
+            listen_pending,
+            #[cfg(all(feature = "listen", feature = "resources"))]
+            resource_subs,
+        } = self;
+        *state = SlotState::Free;
+        *generation = 0;
+        id.clear();
+        progress_token.clear();
+        *last_progress = f64::NEG_INFINITY;
+        *version = ProtocolVersion::LATEST;
+        *log_level = None;
+        *caps = ClientCaps::NONE;
+        *kind = CallKind::Tool;
+        *index = (0, 0);
+        *params = (u32::MAX, 0);
+        *target_digest = 0;
+        #[cfg(feature = "resources")]
+        uri.clear();
+        *cancelled_generation = None;
+        *cancel_unreported = false;
+        #[cfg(feature = "requests")]
+        {
+            *out_id = 0;
+            *out_deadline = 0;
+            *out_state = OutState::Idle;
+            *out_reply = (0, 0);
+        }
+        *listen = 0;
+        *listen_pending = 0;
+        #[cfg(all(feature = "listen", feature = "resources"))]
+        resource_subs.fill(0);
+    }
+
     pub(crate) fn token(&self, index: usize) -> CallToken {
         CallToken {
             slot: u16::try_from(index).unwrap_or(u16::MAX),

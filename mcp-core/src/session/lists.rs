@@ -181,7 +181,8 @@ impl Session<'_> {
         if next < total {
             let epoch = self.epochs.get(kind_index(kind)).copied().unwrap_or(0);
             let offset = u32::try_from(next).unwrap_or(u32::MAX);
-            let cursor = cursor::encode(&self.config.key, kind, epoch, offset);
+            let mut cursor = cursor::Cursor::BLANK;
+            cursor::encode_into(&self.config.key, kind, epoch, offset, &mut cursor);
             w.key("nextCursor");
             w.string(cursor.as_str());
         }

@@ -205,10 +205,11 @@ pub struct SessionStorage<const CALLS: usize> {
 }
 
 impl<const CALLS: usize> SessionStorage<CALLS> {
-    /// Empty storage (usable in a `static`).
+    /// Empty storage (usable in a `static`). Its bytes are all zero, so a `static` of it
+    /// takes RAM only (`.bss`), no flash: [`Session::new`] sets the slots up.
     pub const fn new() -> Self {
         SessionStorage {
-            slots: [CallSlot::EMPTY; CALLS],
+            slots: [CallSlot::BLANK; CALLS],
         }
     }
 }
@@ -397,7 +398,7 @@ impl<'a> Session<'a> {
     /// flight at once.
     pub fn from_slots(info: &'a ServerInfo<'a>, config: Config, slots: &'a mut [CallSlot]) -> Self {
         for slot in slots.iter_mut() {
-            *slot = CallSlot::EMPTY;
+            slot.reset();
         }
         Self::over(info, config, Slots::Borrowed(slots))
     }

@@ -119,6 +119,11 @@ pub struct Cursor {
 }
 
 impl Cursor {
+    /// A cursor before [`encode_into`] writes it.
+    pub(crate) const BLANK: Cursor = Cursor {
+        buf: [0; CURSOR_LEN],
+    };
+
     /// The cursor as a string, ready to be sent as `nextCursor`.
     pub fn as_str(&self) -> &str {
         // The buffer only ever holds base64url alphabet characters (ASCII).
@@ -182,6 +187,21 @@ impl core::error::Error for CursorError {}
 
 /// Mints the cursor of the `kind` list for `(epoch, offset)` under `key`.
 pub fn encode(key: &CursorKey, kind: ListKind, epoch: u32, offset: u32) -> Cursor {
+    let mut cursor = Cursor::BLANK;
+    encode_into(key, kind, epoch, offset, &mut cursor);
+    cursor
+}
+
+/// [`encode`] into `cursor`, which nothing moves afterwards (a returned `Cursor` is built
+/// on the stack and copied, a call to `memcpy` on RISC-V, #21).
+#[inline(never)]
+pub(crate) fn encode_into(
+    key: &CursorKey,
+    kind: ListKind,
+    epoch: u32,
+    offset: u32,
+    cursor: &mut Cursor,
+) {
     let mut raw = [0u8; RAW_LEN];
     let e = epoch.to_le_bytes();
     let o = offset.to_le_bytes();
@@ -200,10 +220,8 @@ pub fn encode(key: &CursorKey, kind: ListKind, epoch: u32, offset: u32) -> Curso
     for (dst, src) in raw.iter_mut().skip(SIGNED_LEN).zip(tag) {
         *dst = src;
     }
-    let mut buf = [0u8; CURSOR_LEN];
     // `buf` has exactly the encoded length: this cannot fail.
-    let _ = mac::base64url_encode(&raw, &mut buf);
-    Cursor { buf }
+    let _ = mac::base64url_encode(&raw, &mut cursor.buf);
 }
 
 /// Checks and decodes a cursor received from a client for the `kind` list.

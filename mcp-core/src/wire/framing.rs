@@ -450,7 +450,7 @@ fn move_down(buf: &mut [u8], src: core::ops::Range<usize>, dst: usize) {
         // `from - gap >= dst >= 0`, and `[from - gap, from)` never overlaps `[from, from + n)`.
         let (low, high) = buf.split_at_mut(from);
         if let (Some(to), Some(chunk)) = (low.get_mut(from - gap..from - gap + n), high.get(..n)) {
-            to.copy_from_slice(chunk);
+            super::copy_bytes(to, chunk);
         }
         from += n;
     }

@@ -90,6 +90,11 @@ impl StoredId {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    /// Forgets the stored text (as [`StoredId::EMPTY`]: the bytes past the length are
+    /// never read).
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
 }
 
 impl fmt::Debug for StoredId {

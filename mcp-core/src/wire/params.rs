@@ -21,12 +21,20 @@ const NONE: &str = "\u{0}";
 
 /// The first value of each of `keys` among an object's members, in one pass (names compare
 /// after unescaping, and the first occurrence wins, as with [`RawJson::get`]).
-#[inline(never)]
+#[inline(always)]
 pub fn pick<'i, const N: usize>(
     object: Option<RawJson<'i>>,
     keys: [&str; N],
 ) -> [Option<RawJson<'i>>; N] {
     let mut found = [None; N];
+    pick_into(object, &keys, &mut found);
+    found
+}
+
+/// [`pick`] into `found` (one instance for every `N`, and no array moved: on
+/// microcontrollers a move of the arrays is a call to `memcpy`).
+#[inline(never)]
+fn pick_into<'i>(object: Option<RawJson<'i>>, keys: &[&str], found: &mut [Option<RawJson<'i>>]) {
     for (k, v) in object.and_then(|o| o.members()).into_iter().flatten() {
         if let Some(slot) = keys
             .iter()
@@ -38,7 +46,6 @@ pub fn pick<'i, const N: usize>(
             }
         }
     }
-    found
 }
 
 /// The request `_meta` members the server reads.

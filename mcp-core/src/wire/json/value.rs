@@ -61,19 +61,28 @@ impl<'a> RawJson<'a> {
     }
     /// `true` for `null`.
     pub fn is_null(&self) -> bool {
-        self.text == "null"
+        crate::wire::bytes_eq(self.text.as_bytes(), b"null")
     }
     /// The boolean, if this is `true` or `false`.
     pub fn as_bool(&self) -> Option<bool> {
-        match self.text {
-            "true" => Some(true),
-            "false" => Some(false),
-            _ => None,
+        let text = self.text.as_bytes();
+        if crate::wire::bytes_eq(text, b"true") {
+            Some(true)
+        } else if crate::wire::bytes_eq(text, b"false") {
+            Some(false)
+        } else {
+            None
         }
     }
     /// The string, if this is a string.
     pub fn as_string(&self) -> Option<JsonStr<'a>> {
-        let inner = self.text.strip_prefix('"')?.strip_suffix('"')?;
+        // Not `strip_prefix('"')`: a slice comparison, a call to `memcmp` (#21).
+        let text = self.text;
+        let bytes = text.as_bytes();
+        if bytes.len() < 2 || bytes.first() != Some(&b'"') || bytes.last() != Some(&b'"') {
+            return None;
+        }
+        let inner = text.get(1..text.len() - 1)?;
         Some(JsonStr { raw: inner })
     }
     /// The integer, if this is a number written without fraction/exponent that fits `i64`.
@@ -429,9 +438,9 @@ impl<'a> JsonStr<'a> {
                 Segment::Text(text) => text.as_bytes(),
                 Segment::Char(c) => c.encode_utf8(&mut utf8).as_bytes(),
             };
-            match rest.strip_prefix(piece) {
-                Some(tail) => rest = tail,
-                None => return false,
+            match rest.split_at_checked(piece.len()) {
+                Some((head, tail)) if crate::wire::bytes_eq(head, piece) => rest = tail,
+                _ => return false,
             }
         }
         rest.is_empty()
@@ -447,7 +456,7 @@ impl<'a> JsonStr<'a> {
             };
             let end = len + piece.len();
             match buf.get_mut(len..end) {
-                Some(dst) => dst.copy_from_slice(piece),
+                Some(dst) => crate::wire::copy_bytes(dst, piece),
                 None => {
                     return Err(BufferTooSmall {
                         required: self.decoded_len(),

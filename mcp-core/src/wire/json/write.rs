@@ -444,12 +444,12 @@ impl<'b> JsonWriter<'b> {
         let start = self.len;
         let end = start.saturating_add(bytes.len());
         if let Some(dst) = self.buf.get_mut(start..end) {
-            dst.copy_from_slice(bytes);
+            crate::wire::copy_bytes(dst, bytes);
         } else if let Some(dst) = self.buf.get_mut(start..) {
             // Partial fit: keep the stored prefix identical to the logical output.
             let n = dst.len();
             if let Some(src) = bytes.get(..n) {
-                dst.copy_from_slice(src);
+                crate::wire::copy_bytes(dst, src);
             }
         }
         self.len = end;
