@@ -1,11 +1,11 @@
 //! A runtime-free drive loop for synchronous tool sets: one thread, blocking reads and
 //! writes, no async runtime, no thread hand-offs.
 //!
-//! The tokio drive loop serves stdio through a reader thread and a writer thread (stdin and
-//! stdout cannot be polled portably), so every request crosses threads; on a 2-core machine
-//! the context switches and wake-ups cost more than the protocol work itself (profile in the
-//! README's design notes). A server whose tools all answer synchronously does not need any
-//! of that: [`Server::serve_blocking`] reads, answers and writes on the calling thread, and
+//! The tokio drive loop serves stdio pipes on its runtime (non-blocking, epoll), and any
+//! other stdin/stdout (a terminal, a file) through a reader thread and a writer thread, where
+//! every request crosses threads (profile in docs/design-notes.md). A server whose tools all
+//! answer synchronously needs no runtime at all: [`Server::serve_blocking`] reads, answers
+//! and writes on the calling thread, and
 //! writes only when no further input is already buffered (one write per batch of pipelined
 //! requests).
 //!

@@ -334,12 +334,13 @@ impl Server {
             }
             server.shutdown();
         });
-        let stdin = crate::stdio::ThreadStdin::spawn();
-        let stdout = crate::stdio::ThreadStdout::spawn();
+        // Pipes: non-blocking, on this runtime; otherwise a reader and a writer thread (see
+        // `stdio`).
+        let (stdin, stdout, ended) = crate::stdio::open();
         // A person may type at a stdio server, and its client may go quiet for hours: no
         // timeouts while it serves. Once stdin ends, writes are bounded (`close_timeout`).
         let policy = Policy {
-            input_ended: Some(stdin.ended()),
+            input_ended: Some(ended),
             ..Policy::default()
         };
         Connection::run(&self.inner, stdin, stdout, policy).await
