@@ -255,9 +255,11 @@ async fn a_server_that_stops_reading_is_closed_within_the_write_timeout() {
             matches!(err, ClientError::WriteTimeout(t) if t == Duration::from_millis(300)),
             "{err:?}"
         );
-        // The request timeout is 60 s: only the write timeout can have ended the call.
+        // The request timeout is 60 s: only the write timeout can have ended the call. The
+        // bound leaves room for writing 16 MiB in a debug build on a loaded machine (it took
+        // over 5 s with two cores shared by several builds).
         assert!(
-            elapsed >= Duration::from_millis(300) && elapsed < Duration::from_secs(5),
+            elapsed >= Duration::from_millis(300) && elapsed < Duration::from_secs(30),
             "{elapsed:?}"
         );
         assert!(client.is_closed());
