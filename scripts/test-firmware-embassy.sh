@@ -56,6 +56,23 @@ if [ "$heap_symbols" -ne 0 ]; then
 fi
 echo "heap: none"
 
+step "the README's footprint row matches the image (within FIRMWARE_README_SLACK bytes, default 256)"
+slack="${FIRMWARE_README_SLACK:-256}"
+row=$(grep -E '^\| `mps2-an386-embassy` \|' README.md || true)
+if [ -z "$row" ]; then
+  echo "FAIL: README.md has no footprint row for mps2-an386-embassy"
+  exit 1
+fi
+readme_flash=$(awk -F'|' '{ gsub(/[ ,]/, "", $5); print $5 }' <<<"$row")
+readme_ram=$(awk -F'|' '{ gsub(/[ ,]/, "", $6); print $6 }' <<<"$row")
+diff_flash=$((readme_flash - flash))
+diff_ram=$((readme_ram - ram))
+if [ "${diff_flash#-}" -gt "$slack" ] || [ "${diff_ram#-}" -gt "$slack" ]; then
+  echo "FAIL: README.md says mps2-an386-embassy has $readme_flash B flash and $readme_ram B RAM; the image has $flash and $ram"
+  exit 1
+fi
+echo "ok: README $readme_flash / $readme_ram, image $flash / $ram"
+
 step "end to end in QEMU: TypeScript SDK 1.x (initialize era) and 2.x (2026-07-28), defmt log"
 (
   cd "$FW/interop"
