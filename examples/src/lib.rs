@@ -1333,3 +1333,33 @@ pub fn init_logging() {
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
+
+/// Installs the handlers of the signals that stop a server gracefully (SIGINT and SIGTERM on
+/// Unix, Ctrl-C elsewhere) and returns a future that completes, after logging which one,
+/// when one arrives. Call it before announcing the server's address: a signal sent as soon
+/// as the server announces itself then stops it gracefully instead of killing it.
+pub fn stop_signal() -> io::Result<impl std::future::Future<Output = ()> + Send + 'static> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut terminate = signal(SignalKind::terminate())?;
+        Ok(async move {
+            let name = tokio::select! {
+                _ = interrupt.recv() => "SIGINT",
+                _ = terminate.recv() => "SIGTERM",
+            };
+            tracing::info!("{name}: shutting down");
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                tracing::info!("Ctrl-C: shutting down");
+            } else {
+                std::future::pending::<()>().await;
+            }
+        })
+    }
+}

@@ -259,7 +259,7 @@ async fn a_server_that_stops_reading_is_closed_within_the_write_timeout() {
         // bound leaves room for writing 16 MiB in a debug build on a loaded machine (it took
         // over 5 s with two cores shared by several builds).
         assert!(
-            elapsed >= Duration::from_millis(300) && elapsed < Duration::from_secs(30),
+            elapsed >= Duration::from_millis(300) && elapsed < Duration::from_secs(15),
             "{elapsed:?}"
         );
         assert!(client.is_closed());

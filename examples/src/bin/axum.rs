@@ -91,33 +91,11 @@ async fn main() -> ExitCode {
     let stopper = server.shutdown_handle();
     // Installed before the address is printed: a signal sent as soon as the server announces
     // itself stops it gracefully.
-    let stopped = {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{signal, SignalKind};
-            let (mut interrupt, mut terminate) = match (
-                signal(SignalKind::interrupt()),
-                signal(SignalKind::terminate()),
-            ) {
-                (Ok(i), Ok(t)) => (i, t),
-                (Err(e), _) | (_, Err(e)) => {
-                    eprintln!("axum: cannot handle SIGINT/SIGTERM: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            async move {
-                let name = tokio::select! {
-                    _ = interrupt.recv() => "SIGINT",
-                    _ = terminate.recv() => "SIGTERM",
-                };
-                tracing::info!("{name}: shutting down");
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            async {
-                let _ = tokio::signal::ctrl_c().await;
-            }
+    let stopped = match mcp_examples::stop_signal() {
+        Ok(signal) => signal,
+        Err(e) => {
+            eprintln!("axum: cannot handle SIGINT/SIGTERM: {e}");
+            return ExitCode::FAILURE;
         }
     };
     let listener = match mcp_rs_tokio::bind_tcp(&listen).await {

@@ -53,38 +53,18 @@ async fn main() -> ExitCode {
     let server = calculator_server(&options);
     // The signal handlers are installed before the address is printed: a signal sent as soon
     // as the server announces itself stops it gracefully instead of killing it.
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        let (mut interrupt, mut terminate) = match (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-        ) {
-            (Ok(i), Ok(t)) => (i, t),
-            (Err(e), _) | (_, Err(e)) => {
-                eprintln!("tcp: cannot handle SIGINT/SIGTERM: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
-        let stopper = server.shutdown_handle();
-        tokio::spawn(async move {
-            let name = tokio::select! {
-                _ = interrupt.recv() => "SIGINT",
-                _ = terminate.recv() => "SIGTERM",
-            };
-            tracing::info!("{name}: shutting down");
-            stopper.shutdown();
-        });
-    }
-    #[cfg(not(unix))]
-    {
-        let stopper = server.shutdown_handle();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                stopper.shutdown();
-            }
-        });
-    }
+    let signal = match mcp_examples::stop_signal() {
+        Ok(signal) => signal,
+        Err(e) => {
+            eprintln!("tcp: cannot handle SIGINT/SIGTERM: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let stopper = server.shutdown_handle();
+    tokio::spawn(async move {
+        signal.await;
+        stopper.shutdown();
+    });
     let listener = match mcp_rs_tokio::bind_tcp(&listen).await {
         Ok(l) => l,
         Err(e) => {

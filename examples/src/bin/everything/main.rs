@@ -275,38 +275,18 @@ async fn main() -> ExitCode {
     // within the bounds of `Limits::close_timeout` and `Limits::drain_timeout`. Installed
     // before the address is printed, so a signal sent as soon as the server announces itself
     // stops it gracefully instead of killing it.
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        let (mut interrupt, mut terminate) = match (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-        ) {
-            (Ok(i), Ok(t)) => (i, t),
-            (Err(e), _) | (_, Err(e)) => {
-                eprintln!("everything: cannot handle SIGINT/SIGTERM: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
-        let stopper = server.shutdown_handle();
-        tokio::spawn(async move {
-            let name = tokio::select! {
-                _ = interrupt.recv() => "SIGINT",
-                _ = terminate.recv() => "SIGTERM",
-            };
-            tracing::info!("{name}: shutting down");
-            stopper.shutdown();
-        });
-    }
-    #[cfg(not(unix))]
-    {
-        let stopper = server.shutdown_handle();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                stopper.shutdown();
-            }
-        });
-    }
+    let signal = match mcp_examples::stop_signal() {
+        Ok(signal) => signal,
+        Err(e) => {
+            eprintln!("everything: cannot handle SIGINT/SIGTERM: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let stopper = server.shutdown_handle();
+    tokio::spawn(async move {
+        signal.await;
+        stopper.shutdown();
+    });
     let served = match listen {
         None => server.serve_stdio().await,
         Some(transport) => {
