@@ -1104,10 +1104,14 @@ describe(SUITE, { timeout: 120_000 }, () => {
       await prompts.close();
       await tools.close();
     }
-    // Resource subscriptions are not honoured in this era (no resources.subscribe): the ack leaves them out.
-    const resources = await c.client.listen({ resourcesListChanged: true, resourceSubscriptions: ['test://watched-resource'] });
+    // Resource subscriptions on a listen stream: the ack names the URIs the server keeps
+    // (a subscribable resource it has), and leaves out the ones it does not have.
+    const resources = await c.client.listen({
+      resourcesListChanged: true,
+      resourceSubscriptions: ['test://watched-resource', 'test://no-such-resource'],
+    });
     try {
-      assert.deepEqual(resources.honoredFilter, { resourcesListChanged: true });
+      assert.deepEqual(resources.honoredFilter, { resourcesListChanged: true, resourceSubscriptions: ['test://watched-resource'] });
     } finally {
       await resources.close();
     }
