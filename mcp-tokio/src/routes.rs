@@ -58,7 +58,10 @@ pub(crate) enum Inbound {
         sink: mpsc::Sender<Event>,
         resumed: oneshot::Sender<bool>,
     },
-    /// DELETE: end the session now.
+    /// The legacy HTTP+SSE transport: the session's one stream. Session-wide frames go
+    /// there, and detached calls keep sending there (each POST's sink is this stream too).
+    Stream(mpsc::Sender<Event>),
+    /// DELETE (or the HTTP+SSE stream closed): end the session now.
     Close,
 }
 
@@ -100,6 +103,8 @@ pub(crate) struct Routes {
     stream: Option<mpsc::Sender<Event>>,
     /// Keep backlogs and prime streams: set once the session is a legacy one.
     resumable: bool,
+    /// An HTTP+SSE session: one stream for everything, never detached.
+    single: bool,
     finished: VecDeque<(u64, VecDeque<Event>)>,
 }
 
@@ -191,7 +196,7 @@ impl Routes {
     /// Ends the response stream carrying `token` now; the call runs on and its frames are
     /// kept for a client that resumes (legacy sessions).
     pub(crate) fn detach(&mut self, token: CallToken) {
-        if !self.resumable {
+        if !self.resumable || self.single {
             return; // a 2026-07-28 stream cannot be resumed: closing it would cancel the call
         }
         if let Some(p) = self.calls.get(&token).and_then(|id| self.posts.get_mut(id)) {
@@ -226,6 +231,13 @@ impl Routes {
             return true;
         }
         false
+    }
+
+    /// The session's one stream (HTTP+SSE): session-wide frames go there, and streams are
+    /// never detached from it.
+    pub(crate) fn single(&mut self, sink: mpsc::Sender<Event>) {
+        self.single = true;
+        self.stream = Some(sink);
     }
 
     /// Replaces the session's GET stream.

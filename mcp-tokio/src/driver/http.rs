@@ -77,6 +77,11 @@ impl Connection<'_, tokio::io::Sink> {
                         let ok = conn.routes.as_mut().is_some_and(|r| r.resume(&last_event_id, sink));
                         let _ = resumed.send(ok);
                     }
+                    Some(Inbound::Stream(sink)) => {
+                        if let Some(r) = &mut conn.routes {
+                            r.single(sink);
+                        }
+                    }
                     Some(Inbound::Close) => break,
                     None => open = false,
                 },
