@@ -105,6 +105,9 @@ pub(crate) struct Routes {
     resumable: bool,
     /// An HTTP+SSE session: one stream for everything, never detached.
     single: bool,
+    /// The one stream of an HTTP+SSE session refused a frame (its client does not read, or
+    /// is gone): the session ends, as it cannot go on without the frames it lost.
+    overflowed: bool,
     finished: VecDeque<(u64, VecDeque<Event>)>,
 }
 
@@ -273,6 +276,7 @@ impl Routes {
                     if sink.try_send(event).is_err() {
                         tracing::debug!("an HTTP response is closed or not read");
                         p.sink = None;
+                        self.overflowed |= self.single;
                     }
                 }
             }
@@ -285,6 +289,7 @@ impl Routes {
                     };
                     if s.try_send(event).is_err() {
                         self.stream = None;
+                        self.overflowed |= self.single;
                     }
                 }
             }
@@ -308,6 +313,11 @@ impl Routes {
     /// Every call and listen stream still routed to a response.
     pub(crate) fn open_calls(&self) -> Vec<CallToken> {
         self.calls.keys().copied().collect()
+    }
+
+    /// The one stream of an HTTP+SSE session lost a frame: the session must end.
+    pub(crate) fn overflowed(&self) -> bool {
+        self.overflowed
     }
 
     /// No response is open.

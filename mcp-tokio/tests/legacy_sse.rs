@@ -67,8 +67,15 @@ struct Stream {
 
 impl Stream {
     async fn open(addr: SocketAddr, host: &str) -> Stream {
+        Stream::open_with(addr, host, "").await
+    }
+
+    /// With `extra` headers (each ending in `\r\n`).
+    async fn open_with(addr: SocketAddr, host: &str, extra: &str) -> Stream {
         let mut socket = TcpStream::connect(addr).await.unwrap();
-        let req = format!("GET /sse HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n");
+        let req = format!(
+            "GET /sse HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n{extra}\r\n"
+        );
         socket.write_all(req.as_bytes()).await.unwrap();
         let mut s = Stream {
             socket,
@@ -146,9 +153,21 @@ async fn request(
     host: &str,
     body: &str,
 ) -> (u16, String) {
+    request_with(addr, method, path, host, "", body).await
+}
+
+/// With `extra` headers (each ending in `\r\n`).
+async fn request_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    host: &str,
+    extra: &str,
+    body: &str,
+) -> (u16, String) {
     let mut socket = TcpStream::connect(addr).await.unwrap();
     let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n{body}",
         body.len()
     );
     socket.write_all(req.as_bytes()).await.unwrap();
@@ -378,4 +397,109 @@ async fn off_by_default() {
     assert_eq!(Stream::open(addr, "127.0.0.1").await.status, 404);
     let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
     assert_eq!(post(addr, "/messages?sessionId=00", &ping).await.0, 404);
+}
+
+#[tokio::test]
+async fn bearer_tokens_on_the_stream_and_posts_and_the_session_is_its_principals() {
+    use mcp_rs_tokio::http::auth::{authorizer_fn, Auth, Principal, Rejection, ResourceMetadata};
+    let authorizer = authorizer_fn(|token: String| async move {
+        match token.as_str() {
+            "alice" | "bob" => Ok(Principal::new(token).with_issuer("https://idp.example")),
+            _ => Err(Rejection::InvalidToken("unknown".into())),
+        }
+    });
+    let metadata = ResourceMetadata::new("http://127.0.0.1/mcp", ["https://idp.example"]);
+    let auth = Auth::new(metadata, authorizer).unwrap();
+    let addr = server(move |c| {
+        legacy(c);
+        c.auth = Some(auth);
+    })
+    .await;
+    assert_eq!(Stream::open(addr, "127.0.0.1").await.status, 401);
+    let alice = "Authorization: Bearer alice\r\n";
+    let bob = "Authorization: Bearer bob\r\n";
+    let mut stream = Stream::open_with(addr, "127.0.0.1", alice).await;
+    assert_eq!(stream.status, 200);
+    let (_, endpoint) = stream.next().await;
+    let init = initialize("2024-11-05").to_string();
+    let post = |extra: &'static str| {
+        let (endpoint, init) = (endpoint.clone(), init.clone());
+        async move {
+            request_with(addr, "POST", &endpoint, "127.0.0.1", extra, &init)
+                .await
+                .0
+        }
+    };
+    assert_eq!(post("").await, 401);
+    assert_eq!(post("Authorization: Bearer eve\r\n").await, 401);
+    // Another principal's session does not exist for it.
+    assert_eq!(post(bob).await, 404);
+    assert_eq!(post(alice).await, 202);
+    assert_eq!(
+        stream.message().await["result"]["protocolVersion"],
+        "2024-11-05"
+    );
+}
+
+#[tokio::test]
+async fn mounted_the_endpoint_is_relative_to_the_stream() {
+    use tower_service::Service;
+    let server = Server::new(ServerInfo::default(), Tools::new());
+    let mut config = HttpConfig::default();
+    legacy(&mut config);
+    let mut service = server.http_service(config);
+    let req = hyper::Request::get("/sse")
+        .header("host", "127.0.0.1")
+        .header("accept", "text/event-stream")
+        .body(http_body_util::Empty::<bytes::Bytes>::new())
+        .unwrap();
+    let response = service.call(req).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let mut body = response.into_body();
+    let frame = http_body_util::BodyExt::frame(&mut body)
+        .await
+        .unwrap()
+        .unwrap();
+    let text = String::from_utf8(frame.into_data().unwrap().to_vec()).unwrap();
+    assert!(
+        text.starts_with("event: endpoint\ndata: messages?sessionId="),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_client_that_does_not_read_loses_its_session() {
+    let addr = server(|c| {
+        legacy(c);
+        c.write_timeout = Duration::from_millis(200);
+    })
+    .await;
+    // The stream is never read again: its replies fill the socket buffers and then the
+    // stream's bounded queue; the next frame ends the session (and the write timeout closes
+    // the connection).
+    let (mut stream, endpoint) = session(addr, "2024-11-05").await;
+    let pad = "x".repeat(32 << 10);
+    let call = json!({"jsonrpc": "2.0", "id": "first", "method": "tools/call", "params": {
+        "name": "echo", "arguments": {"pad": pad}}});
+    assert_eq!(post(addr, &endpoint, &call).await.0, 202);
+    let reply = stream.message().await;
+    assert!(
+        reply.to_string().len() > 32 << 10,
+        "{:.300}",
+        reply.to_string()
+    );
+    let mut status = 0;
+    for id in 0..3000 {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "echo", "arguments": {"pad": pad}}});
+        status = post(addr, &endpoint, &call).await.0;
+        if status == 404 {
+            break;
+        }
+        assert_eq!(status, 202);
+        if id > 600 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+    assert_eq!(status, 404, "the session ended");
 }

@@ -7,6 +7,9 @@
 //! | GET with `Mcp-Session-Id` | legacy | the session's stream of session-wide messages (list changes) |
 //! | DELETE with `Mcp-Session-Id` | legacy | ends the session |
 //!
+//! With [`HttpConfig::legacy_sse`] the 2024-11-05 HTTP+SSE transport is served beside it
+//! (`GET /sse`, `POST /messages?sessionId=…`; see [`LegacySse`]).
+//!
 //! A POST is answered with `application/json` when everything it asked was answered at
 //! once, and with an SSE stream when calls run on (progress, logs, requests to the client,
 //! `subscriptions/listen`). The adapter holds no protocol knowledge beyond the transport's
@@ -146,8 +149,8 @@ pub struct HttpConfig {
 /// The same defaults as Streamable HTTP apply: Host/Origin checks, authorization (a bearer
 /// token on the GET and on every POST; the session belongs to its principal), the body
 /// limit and media type, the session table and its per-peer quotas (shared with
-/// Streamable sessions), SSE keep-alive, and a bounded stream: frames a client does not
-/// read are dropped once 256 are queued, and the write timeout
+/// Streamable sessions), SSE keep-alive, and a bounded stream: once 256 frames a client
+/// does not read are queued, the next one ends its session; and the write timeout
 /// closes its connection, which ends the session. The revision is whatever `initialize`
 /// negotiates (any this server supports).
 #[derive(Clone, Debug, PartialEq, Eq)]
