@@ -2,7 +2,7 @@
 // --legacy-sse`, driven by the official TypeScript SDK's SSEClientTransport
 // (@modelcontextprotocol/sdk/client/sse.js, pinned in package.json) and by the Inspector's CLI
 // (`mcp-inspector --cli URL/sse --transport sse`, pinned in devDependencies). One server for
-// the suite.
+// the suite. (The Inspector 2.12.0 declares node >= 22.19; its CLI runs on node 20.20 here.)
 //
 //   node --test --test-reporter=spec sse.mjs        (from interop/ts, after npm install)
 //
