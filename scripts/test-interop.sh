@@ -3,7 +3,9 @@
 # versions pinned in interop/ts/package.json and interop/py/requirements.txt) drive two example
 # servers: the
 # calculator over stdio (client.mjs, test_client.py) and everything, the conformance fixtures
-# (everything.mjs and test_everything.py, each over stdio and over Streamable HTTP), and the
+# (everything.mjs and test_everything.py, each over stdio and over Streamable HTTP; sse.mjs over
+# the legacy HTTP+SSE transport, with SSEClientTransport and the Inspector's CLI, pinned in
+# devDependencies), and the
 # Python SDK against everything's authorization (test_auth.py, bearer JWTs over HTTP) and
 # against the axum example, the MCP service mounted at /api/mcp of an axum app (test_axum.py,
 # both eras). And our
@@ -59,7 +61,8 @@ step "TypeScript SDK (interop/ts)"
   cd interop/ts
   # Every pinned dependency must be installed at its pinned version.
   stale=$(node -e '
-    const deps = require("./package.json").dependencies;
+    const pkg = require("./package.json");
+    const deps = { ...pkg.dependencies, ...pkg.devDependencies };
     const off = Object.entries(deps).filter(([name, want]) => {
       try { return require(`./node_modules/${name}/package.json`).version !== want; } catch { return true; }
     });
@@ -67,7 +70,7 @@ step "TypeScript SDK (interop/ts)"
   if [ -n "$stale" ]; then
     NPM_CONFIG_UPDATE_NOTIFIER=false npm install --no-package-lock --no-audit --no-fund --loglevel=error
   fi
-  node -e 'const d = require("./package.json").dependencies; console.log(Object.entries(d).map(([n, v]) => `${n} ${v}`).join(", "))'
+  node -e 'const p = require("./package.json"); const d = { ...p.dependencies, ...p.devDependencies }; console.log(Object.entries(d).map(([n, v]) => `${n} ${v}`).join(", "))'
   echo "node $(node --version)"
 )
 
@@ -123,6 +126,8 @@ ts_suite client.mjs
 ts_suite everything.mjs
 ts_suite everything.mjs http
 ts_suite modern.mjs http @modelcontextprotocol/client
+# The legacy HTTP+SSE transport (everything --legacy-sse): SSEClientTransport and the Inspector CLI.
+ts_suite sse.mjs http "@modelcontextprotocol/sdk SSEClientTransport, @modelcontextprotocol/inspector --cli --transport sse"
 py_suite test_client.py
 py_suite test_everything.py
 py_suite test_everything.py http

@@ -58,7 +58,10 @@ pub(crate) enum Inbound {
         sink: mpsc::Sender<Event>,
         resumed: oneshot::Sender<bool>,
     },
-    /// DELETE: end the session now.
+    /// The legacy HTTP+SSE transport: the session's one stream. Session-wide frames go
+    /// there, and detached calls keep sending there (each POST's sink is this stream too).
+    Stream(mpsc::Sender<Event>),
+    /// DELETE (or the HTTP+SSE stream closed): end the session now.
     Close,
 }
 
@@ -100,6 +103,11 @@ pub(crate) struct Routes {
     stream: Option<mpsc::Sender<Event>>,
     /// Keep backlogs and prime streams: set once the session is a legacy one.
     resumable: bool,
+    /// An HTTP+SSE session: one stream for everything, never detached.
+    single: bool,
+    /// The one stream of an HTTP+SSE session refused a frame (its client does not read, or
+    /// is gone): the session ends, as it cannot go on without the frames it lost.
+    overflowed: bool,
     finished: VecDeque<(u64, VecDeque<Event>)>,
 }
 
@@ -191,7 +199,7 @@ impl Routes {
     /// Ends the response stream carrying `token` now; the call runs on and its frames are
     /// kept for a client that resumes (legacy sessions).
     pub(crate) fn detach(&mut self, token: CallToken) {
-        if !self.resumable {
+        if !self.resumable || self.single {
             return; // a 2026-07-28 stream cannot be resumed: closing it would cancel the call
         }
         if let Some(p) = self.calls.get(&token).and_then(|id| self.posts.get_mut(id)) {
@@ -228,6 +236,13 @@ impl Routes {
         false
     }
 
+    /// The session's one stream (HTTP+SSE): session-wide frames go there, and streams are
+    /// never detached from it.
+    pub(crate) fn single(&mut self, sink: mpsc::Sender<Event>) {
+        self.single = true;
+        self.stream = Some(sink);
+    }
+
     /// Replaces the session's GET stream.
     pub(crate) fn listen(&mut self, sink: mpsc::Sender<Event>) {
         self.stream = Some(sink);
@@ -261,6 +276,7 @@ impl Routes {
                     if sink.try_send(event).is_err() {
                         tracing::debug!("an HTTP response is closed or not read");
                         p.sink = None;
+                        self.overflowed |= self.single;
                     }
                 }
             }
@@ -273,6 +289,7 @@ impl Routes {
                     };
                     if s.try_send(event).is_err() {
                         self.stream = None;
+                        self.overflowed |= self.single;
                     }
                 }
             }
@@ -296,6 +313,11 @@ impl Routes {
     /// Every call and listen stream still routed to a response.
     pub(crate) fn open_calls(&self) -> Vec<CallToken> {
         self.calls.keys().copied().collect()
+    }
+
+    /// The one stream of an HTTP+SSE session lost a frame: the session must end.
+    pub(crate) fn overflowed(&self) -> bool {
+        self.overflowed
     }
 
     /// No response is open.

@@ -47,6 +47,10 @@ impl Connection<'_, tokio::io::Sink> {
             if !open && idle && conn.running.is_empty() {
                 break;
             }
+            if conn.routes.as_ref().is_some_and(Routes::overflowed) {
+                tracing::debug!("an HTTP+SSE client does not read its stream: its session ends");
+                break;
+            }
             let sweep = sweep.get_or_insert_with(|| {
                 let mut i = tokio::time::interval(std::time::Duration::from_millis(500));
                 i.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -76,6 +80,11 @@ impl Connection<'_, tokio::io::Sink> {
                     Some(Inbound::Resume { last_event_id, sink, resumed }) => {
                         let ok = conn.routes.as_mut().is_some_and(|r| r.resume(&last_event_id, sink));
                         let _ = resumed.send(ok);
+                    }
+                    Some(Inbound::Stream(sink)) => {
+                        if let Some(r) = &mut conn.routes {
+                            r.single(sink);
+                        }
                     }
                     Some(Inbound::Close) => break,
                     None => open = false,

@@ -7,6 +7,9 @@
 //! | GET with `Mcp-Session-Id` | legacy | the session's stream of session-wide messages (list changes) |
 //! | DELETE with `Mcp-Session-Id` | legacy | ends the session |
 //!
+//! With [`HttpConfig::legacy_sse`] the 2024-11-05 HTTP+SSE transport is served beside it
+//! (`GET /sse`, `POST /messages?sessionId=…`; see [`LegacySse`]).
+//!
 //! A POST is answered with `application/json` when everything it asked was answered at
 //! once, and with an SSE stream when calls run on (progress, logs, requests to the client,
 //! `subscriptions/listen`). The adapter holds no protocol knowledge beyond the transport's
@@ -52,6 +55,7 @@ pub mod auth;
 pub mod headers;
 #[cfg(feature = "jwt")]
 pub mod jwt;
+mod legacy;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -129,6 +133,61 @@ pub struct HttpConfig {
     /// Headers added to every response (default none): e.g. `Mcp-Instance: a`, naming the
     /// instance that answered behind a load balancer.
     pub response_headers: hyper::HeaderMap,
+    /// The legacy HTTP+SSE transport of 2024-11-05 beside Streamable HTTP (default `None`:
+    /// off); see [`LegacySse`].
+    pub legacy_sse: Option<LegacySse>,
+}
+
+/// The legacy HTTP+SSE transport (MCP 2024-11-05), served beside Streamable HTTP when set
+/// in [`HttpConfig::legacy_sse`]: a client opens `GET` [`sse_path`](Self::sse_path)
+/// (`Accept: text/event-stream`); that creates a session and its stream, whose first event
+/// (`event: endpoint`) names the URI to POST its JSON-RPC messages to
+/// ([`messages_path`](Self::messages_path)`?sessionId=<id>`). Each POST is answered
+/// `202 Accepted`; every server message (responses, notifications, requests to the client)
+/// goes to the stream as `event: message`. Closing the stream ends the session.
+///
+/// The same defaults as Streamable HTTP apply: Host/Origin checks, authorization (a bearer
+/// token on the GET and on every POST; the session belongs to its principal), the body
+/// limit and media type, the session table and its per-peer quotas (shared with
+/// Streamable sessions), SSE keep-alive, and a bounded stream: once 256 frames a client
+/// does not read are queued, the next one ends its session; and the write timeout
+/// closes its connection, which ends the session. The revision is whatever `initialize`
+/// negotiates (any this server supports).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LegacySse {
+    /// Where clients open their stream (default `/sse`).
+    pub sse_path: String,
+    /// Where clients POST their messages (default `/messages`).
+    pub messages_path: String,
+}
+
+impl Default for LegacySse {
+    fn default() -> Self {
+        LegacySse {
+            sse_path: "/sse".into(),
+            messages_path: "/messages".into(),
+        }
+    }
+}
+
+impl LegacySse {
+    /// The defaults, `/sse` and `/messages`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// With another stream path.
+    pub fn sse_path(mut self, path: impl Into<String>) -> Self {
+        self.sse_path = path.into();
+        self
+    }
+
+    /// With another messages path.
+    pub fn messages_path(mut self, path: impl Into<String>) -> Self {
+        self.messages_path = path.into();
+        self
+    }
 }
 
 impl Default for HttpConfig {
@@ -146,6 +205,7 @@ impl Default for HttpConfig {
             sse_keep_alive: Some(Duration::from_secs(15)),
             auth: None,
             response_headers: hyper::HeaderMap::new(),
+            legacy_sse: None,
         }
     }
 }
@@ -305,6 +365,9 @@ struct Entry {
     version: mcp_rs_core::ProtocolVersion,
     /// Who created it (with authorization): only that identity may use it.
     owner: Option<Arc<auth::Principal>>,
+    /// A legacy HTTP+SSE session: its one stream (every frame goes there). Kept while the
+    /// stream is open, whatever its idle time; reachable only at the messages path.
+    stream: Option<mpsc::Sender<Event>>,
 }
 
 struct State {
@@ -397,9 +460,23 @@ impl State {
         id: &str,
         caller: Option<&auth::Principal>,
     ) -> Option<(mpsc::Sender<Inbound>, mcp_rs_core::ProtocolVersion)> {
+        self.session_of(id, caller, false)
+    }
+
+    /// [`session`](Self::session) of either transport: `legacy_sse` for a session of the
+    /// HTTP+SSE transport (each is reachable only by its own transport).
+    fn session_of(
+        &self,
+        id: &str,
+        caller: Option<&auth::Principal>,
+        legacy_sse: bool,
+    ) -> Option<(mpsc::Sender<Inbound>, mcp_rs_core::ProtocolVersion)> {
         let mut sessions = self.sessions();
         let entry = sessions.live.get_mut(id)?;
-        if entry.tx.is_closed() {
+        if entry.stream.is_some() != legacy_sse {
+            return None;
+        }
+        if entry.tx.is_closed() || entry.stream.as_ref().is_some_and(|s| s.is_closed()) {
             sessions.remove(id);
             return None;
         }
@@ -416,7 +493,11 @@ impl State {
     /// request answered at once (a stateless call of a synchronous tool) is done without a
     /// task or a hand-off between tasks; a legacy session, or calls that run on, continue
     /// in a task of their own.
-    async fn start_session(&self, first: Post, stateless: bool) -> Option<mpsc::Sender<Inbound>> {
+    async fn start_session(
+        &self,
+        first: Option<Post>,
+        stateless: bool,
+    ) -> Option<mpsc::Sender<Inbound>> {
         let (tx, rx) = if stateless {
             (None, None)
         } else {
@@ -425,7 +506,7 @@ impl State {
         };
         let server = self.server.clone();
         let mut run = Box::pin(async move {
-            if let Err(e) = Connection::run_http(&server.inner, Some(first), rx).await {
+            if let Err(e) = Connection::run_http(&server.inner, first, rx).await {
                 tracing::warn!(error = %e, "HTTP session ended with an error");
             }
         });
@@ -452,8 +533,11 @@ impl State {
     /// Forgets sessions idle for longer than the configured time (their loops then end).
     fn expire(&self) {
         let idle = self.config.session_idle;
-        self.sessions()
-            .retain(|e| e.last.elapsed() < idle && !e.tx.is_closed());
+        self.sessions().retain(|e| match &e.stream {
+            // A legacy HTTP+SSE session lives as long as its stream.
+            Some(stream) => !stream.is_closed() && !e.tx.is_closed(),
+            None => e.last.elapsed() < idle && !e.tx.is_closed(),
+        });
     }
 }
 
@@ -721,11 +805,21 @@ where
     let auth = state.config.auth.as_ref();
     let path = parts.uri.path();
     let endpoint = state.endpoint.as_deref();
-    let is_endpoint = match endpoint {
-        Some(endpoint) => path == endpoint,
-        // Mounted: every path but the metadata's (when there is metadata).
-        None => auth.is_none() || !path.starts_with(auth::WELL_KNOWN),
-    };
+    let legacy = state.config.legacy_sse.as_ref().and_then(|l| {
+        if path == l.sse_path {
+            Some(true)
+        } else if path == l.messages_path {
+            Some(false)
+        } else {
+            None
+        }
+    });
+    let is_endpoint = legacy.is_some()
+        || match endpoint {
+            Some(endpoint) => path == endpoint,
+            // Mounted: every path but the metadata's (when there is metadata).
+            None => auth.is_none() || !path.starts_with(auth::WELL_KNOWN),
+        };
     if !is_endpoint {
         let metadata = auth.and_then(|a| a.well_known(&parts.method, path, endpoint.unwrap_or("")));
         return metadata
@@ -739,6 +833,13 @@ where
         },
     };
     let ip = parts.extensions.get::<PeerAddr>().map(|p| p.0.ip());
+    match (legacy, parts.method.clone()) {
+        (Some(true), Method::GET) => return legacy::open(state, &parts, principal, ip).await,
+        (Some(true), _) => return method_not_allowed("GET"),
+        (Some(false), Method::POST) => return legacy::post(state, parts, body, principal).await,
+        (Some(false), _) => return method_not_allowed("POST"),
+        (None, _) => {}
+    }
     match parts.method {
         Method::POST => post(state, parts, body, principal, ip).await,
         Method::GET => get(state, &parts, principal.as_deref()).await,
@@ -768,13 +869,13 @@ fn accepts(req_headers: &hyper::HeaderMap, what: &str) -> bool {
     accept.contains(what) || accept.contains("*/*")
 }
 
-async fn post<B>(
+/// The body of a POST: `application/json`, within [`HttpConfig::max_body`], arrived in
+/// time; or the refusal.
+async fn read_body<B>(
     state: &Arc<State>,
-    parts: hyper::http::request::Parts,
+    parts: &hyper::http::request::Parts,
     body: B,
-    principal: Option<Arc<auth::Principal>>,
-    ip: Option<std::net::IpAddr>,
-) -> Response<Body>
+) -> Result<Bytes, Response<Body>>
 where
     B: hyper::body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -785,12 +886,12 @@ where
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
     if !is_json {
-        return rpc_error(
+        return Err(rpc_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             None,
             -32600,
             "Content-Type must be application/json",
-        );
+        ));
     }
     let too_large = || {
         rpc_error(
@@ -808,21 +909,46 @@ where
         .get(hyper::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if declared.is_some_and(|n| n > state.config.max_body as u64) {
-        return too_large();
+        return Err(too_large());
     }
     let collect = Limited::new(body, state.config.max_body).collect();
     let body = match tokio::time::timeout(state.config.header_timeout, collect).await {
         Ok(Ok(b)) => b.to_bytes(),
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
-        Ok(Err(_)) => return rpc_error(StatusCode::BAD_REQUEST, None, -32700, "Unreadable body"),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return Err(too_large()),
+        Ok(Err(_)) => {
+            return Err(rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                -32700,
+                "Unreadable body",
+            ))
+        }
         Err(_) => {
-            return rpc_error(
+            return Err(rpc_error(
                 StatusCode::REQUEST_TIMEOUT,
                 None,
                 -32600,
                 "The request body did not arrive in time",
-            )
+            ))
         }
+    };
+    Ok(body)
+}
+
+async fn post<B>(
+    state: &Arc<State>,
+    parts: hyper::http::request::Parts,
+    body: B,
+    principal: Option<Arc<auth::Principal>>,
+    ip: Option<std::net::IpAddr>,
+) -> Response<Body>
+where
+    B: hyper::body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let body = match read_body(state, &parts, body).await {
+        Ok(body) => body,
+        Err(refused) => return refused,
     };
     let modern = headers::is_modern(&parts.headers);
     let version = headers::text(&parts.headers, "mcp-protocol-version");
@@ -922,7 +1048,7 @@ where
                     }
                 }
             }
-            (state.start_session(post, stateless).await, true)
+            (state.start_session(Some(post), stateless).await, true)
         }
     };
     let Ok(outcome) = outcome.await else {
@@ -948,6 +1074,7 @@ where
                 last: Instant::now(),
                 version: negotiated,
                 owner: principal,
+                stream: None,
             },
         );
         new_session = Some(id);
@@ -1052,7 +1179,9 @@ async fn delete(
     let removed = {
         let mut sessions = state.sessions();
         match sessions.live.get(id) {
-            Some(entry) if owned_by(entry, principal) => sessions.remove(id),
+            Some(entry) if entry.stream.is_none() && owned_by(entry, principal) => {
+                sessions.remove(id)
+            }
             _ => None,
         }
     };
@@ -1146,7 +1275,7 @@ fn rpc_error(status: StatusCode, id: Option<&Value>, code: i32, message: &str) -
 /// Client reconnection delay announced in priming events (SSE `retry`, milliseconds).
 const RETRY_MS: u32 = 500;
 
-fn sse_event(e: &Event) -> Bytes {
+fn sse_event(e: &Event) -> Option<Bytes> {
     let mut event = Vec::with_capacity(e.data.len() + 48);
     if e.stream == u64::MAX {
         // The session stream: not resumable, no id.
@@ -1162,7 +1291,7 @@ fn sse_event(e: &Event) -> Bytes {
     }
     event.extend_from_slice(&e.data);
     event.extend_from_slice(b"\n\n");
-    Bytes::from(event)
+    Some(Bytes::from(event))
 }
 
 fn sse_response(body: Body) -> Response<Body> {
@@ -1179,21 +1308,42 @@ const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
 /// An SSE response streaming events until the session closes the channel, with a
 /// [`KEEP_ALIVE`] comment whenever it has been quiet for `keep_alive`.
 fn sse(events: mpsc::Receiver<Event>, keep_alive: Option<Duration>) -> Response<Body> {
+    sse_stream(events, keep_alive, sse_event, ())
+}
+
+/// [`sse`] with each event written by `render` (`None`: skipped), and `guard` dropped when
+/// the response body is (its client went away, or the stream ended).
+fn sse_stream<G: Send + Sync + 'static>(
+    events: mpsc::Receiver<Event>,
+    keep_alive: Option<Duration>,
+    render: impl Fn(&Event) -> Option<Bytes> + Send + Sync + Copy + 'static,
+    guard: G,
+) -> Response<Body> {
     let quiet = keep_alive.map(|every| Box::pin(tokio::time::sleep(every)));
-    let stream =
-        futures::stream::unfold((events, quiet), move |(mut events, mut quiet)| async move {
-            let data = match quiet.as_mut() {
-                None => sse_event(&events.recv().await?),
-                Some(timer) => tokio::select! {
-                    e = events.recv() => sse_event(&e?),
-                    () = timer.as_mut() => Bytes::from_static(KEEP_ALIVE),
-                },
+    let stream = futures::stream::unfold(
+        (events, quiet, guard),
+        move |(mut events, mut quiet, guard)| async move {
+            let data = loop {
+                let data = match quiet.as_mut() {
+                    None => render(&events.recv().await?),
+                    Some(timer) => tokio::select! {
+                        e = events.recv() => render(&e?),
+                        () = timer.as_mut() => Some(Bytes::from_static(KEEP_ALIVE)),
+                    },
+                };
+                if let Some(data) = data {
+                    break data;
+                }
             };
             if let (Some(timer), Some(every)) = (quiet.as_mut(), keep_alive) {
                 timer.as_mut().reset(tokio::time::Instant::now() + every);
             }
-            Some((Ok::<_, Infallible>(Frame::data(data)), (events, quiet)))
-        });
+            Some((
+                Ok::<_, Infallible>(Frame::data(data)),
+                (events, quiet, guard),
+            ))
+        },
+    );
     sse_response(StreamBody::new(stream).boxed_unsync())
 }
 
@@ -1201,7 +1351,7 @@ fn sse(events: mpsc::Receiver<Event>, keep_alive: Option<Duration>) -> Response<
 fn sse_of(events: Vec<Event>) -> Response<Body> {
     let frames: Vec<Result<Frame<Bytes>, Infallible>> = events
         .iter()
-        .map(|e| Ok(Frame::data(sse_event(e))))
+        .filter_map(|e| Some(Ok(Frame::data(sse_event(e)?))))
         .collect();
     sse_response(StreamBody::new(futures::stream::iter(frames)).boxed_unsync())
 }

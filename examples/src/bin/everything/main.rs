@@ -24,7 +24,7 @@
 use std::process::ExitCode;
 
 use mcp_rs_core::{Config, LogLevel};
-use mcp_rs_tokio::http::HttpConfig;
+use mcp_rs_tokio::http::{HttpConfig, LegacySse};
 use mcp_rs_tokio::{KeySource, Keys, Limits, Server, ServerInfo, Tools};
 
 mod auth;
@@ -41,6 +41,8 @@ Serves the MCP conformance suite's fixtures over stdio (default), TCP or HTTP.
 
   --listen ADDR     serve newline-delimited JSON-RPC over TCP on ADDR instead of stdio
   --http [ADDR]     serve Streamable HTTP at http://ADDR/mcp (default 127.0.0.1:3000)
+  --legacy-sse      HTTP: also serve the legacy HTTP+SSE transport (2024-11-05): the
+                    stream at http://ADDR/sse, messages POSTed to /messages?sessionId=ID
   --page-size N     items per list page (default 50: every list fits one page, which the
                     conformance suite expects; smaller values exercise pagination)
   --key-file PATH   the secret keys for cursors and requestState (`current = <32 hex
@@ -171,6 +173,7 @@ async fn main() -> ExitCode {
     let mut key_file: Option<std::path::PathBuf> = None;
     let mut instance: Option<String> = None;
     let mut tuning = Tuning::default();
+    let mut legacy_sse = false;
     let mut args = std::env::args().skip(1).peekable();
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -228,6 +231,7 @@ async fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             }
+            "--legacy-sse" => legacy_sse = true,
             "-h" | "--help" => {
                 eprintln!("{USAGE}\n\n{}", auth::USAGE);
                 return ExitCode::SUCCESS;
@@ -313,6 +317,9 @@ async fn main() -> ExitCode {
                 Ok(mut c) => {
                     c.response_headers = response_headers;
                     tuning.apply(&mut c);
+                    if legacy_sse {
+                        c.legacy_sse = Some(LegacySse::default());
+                    }
                     c
                 }
                 Err(e) => {
