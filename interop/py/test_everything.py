@@ -1460,12 +1460,15 @@ async def test_listen_filters(modern: Conn) -> None:
 
 
 async def test_listen_resources(modern: Conn) -> None:
-    """Resource list changes can be listened to; resource subscriptions are not honoured (the
-    server does not declare resources.subscribe in this era), so the ack leaves them out."""
+    """Resource list changes can be listened to, and resource subscriptions on the stream are
+    honoured for a subscribable resource the server has; an unknown URI is left out of the ack."""
     c = modern.client
-    async with c.listen(resources_list_changed=True, resource_subscriptions=["test://watched-resource"]) as sub:
+    async with c.listen(
+        resources_list_changed=True,
+        resource_subscriptions=["test://watched-resource", "test://no-such-resource"],
+    ) as sub:
         assert sub.honored.resources_list_changed is True
-        assert sub.honored.resource_subscriptions is None
+        assert sub.honored.resource_subscriptions == ["test://watched-resource"]
         assert text_of(await c.call_tool("test_simple_text")) == "This is a simple text response for testing."
 
 
