@@ -159,34 +159,11 @@ impl CallSlot {
     /// `.bss`, not in flash as `.data` (#21). Not a state to serve from: sessions
     /// [`reset`](Self::reset) their slots before use.
     pub(crate) const BLANK: CallSlot = CallSlot {
-        state: SlotState::Free,
-        generation: 0,
-        id: StoredId::EMPTY,
-        progress_token: StoredId::EMPTY,
         last_progress: 0.0,
         version: ProtocolVersion::V2024_11_05,
         log_level: Some(crate::LogLevel::Debug),
-        caps: ClientCaps::NONE,
-        kind: CallKind::Tool,
-        index: (0, 0),
         params: (0, 0),
-        target_digest: 0,
-        #[cfg(feature = "resources")]
-        uri: StoredId::EMPTY,
-        cancelled_generation: None,
-        cancel_unreported: false,
-        #[cfg(feature = "requests")]
-        out_id: 0,
-        #[cfg(feature = "requests")]
-        out_deadline: 0,
-        #[cfg(feature = "requests")]
-        out_state: OutState::Idle,
-        #[cfg(feature = "requests")]
-        out_reply: (0, 0),
-        listen: 0,
-        listen_pending: 0,
-        #[cfg(all(feature = "listen", feature = "resources"))]
-        resource_subs: [0; crate::session::MAX_RESOURCE_SUBSCRIPTIONS],
+        ..Self::EMPTY
     };
 
     /// `*self = CallSlot::EMPTY`, field by field: assigning the constant is a copy of its
