@@ -356,9 +356,8 @@ impl Routes {
                 self.overflowed |= self.single;
             }
             None if route == Route::Session => {
-                if self.stream.take().is_some() {
-                    self.overflowed |= self.single;
-                }
+                let had = self.stream.take().is_some();
+                self.overflowed |= self.single && had;
             }
             None => {}
         }
