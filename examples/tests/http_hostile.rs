@@ -2275,7 +2275,11 @@ fn listen_from_a_json_only_client_gets_406_at_once() {
         ],
         listen.to_string().as_bytes(),
     );
-    println!("listen, JSON only: {} after {:.1} ms", r.status, ms(start.elapsed()));
+    println!(
+        "listen, JSON only: {} after {:.1} ms",
+        r.status,
+        ms(start.elapsed())
+    );
     assert!(start.elapsed() < Duration::from_secs(5));
     let error = r.rpc_error(406, -32600);
     assert_eq!(error["id"], "L", "{error}");
@@ -2314,7 +2318,9 @@ fn bodies_held_past_the_memory_budget_get_503_until_freed() {
         let mut c = Conn::open(s.addr);
         c.send(head(100_000).as_bytes());
         c.send(&[b' '; 4096]);
-        let r = c.response().expect("an answer while the body is unfinished");
+        let r = c
+            .response()
+            .expect("an answer while the body is unfinished");
         r.rpc_error(503, -32603);
     }
     let r = post_bytes(s.addr, &[], init.as_bytes());
@@ -2323,6 +2329,66 @@ fn bodies_held_past_the_memory_budget_get_503_until_freed() {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         let r = post_bytes(s.addr, &[], init.as_bytes());
+        if r.status == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "still refused once freed: {r}");
+        thread::sleep(Duration::from_millis(20));
+    }
+    s.assert_serves();
+}
+
+/// 64 clients each send 1 MiB of a 4 MiB body and hold it: unbounded, the server would hold
+/// 64 MiB of them. With `--http-memory-budget 8388608` it holds at most 8 MiB (the others
+/// get 503 as their bytes arrive), and its peak RSS grows by far less than the 64 MiB sent.
+#[test]
+fn held_bodies_cannot_push_memory_past_the_budget() {
+    const BUDGET: usize = 8 << 20;
+    const CLIENTS: usize = 64;
+    let mut s = Server::start_with(&["--http-memory-budget", &BUDGET.to_string()]);
+    s.assert_serves();
+    let (rss_before, hwm_before) = s.memory();
+    let head = "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 4194304\r\n\r\n";
+    let chunk = vec![b' '; 1 << 20];
+    let mut held = Vec::new();
+    for _ in 0..CLIENTS {
+        let mut c = Conn::open(s.addr);
+        c.send(head.as_bytes());
+        // A refused client's connection may be closed before all of it is written.
+        let _ = c.stream.write_all(&chunk);
+        held.push(c);
+    }
+    // What the server holds once it has read what it will.
+    thread::sleep(Duration::from_millis(500));
+    let (rss, hwm) = s.memory();
+    let mut refused = 0;
+    for c in &mut held {
+        c.stream
+            .set_read_timeout(Some(Duration::from_millis(50)))
+            .expect("timeout");
+        if let Ok(r) = c.response() {
+            r.rpc_error(503, -32603);
+            refused += 1;
+        }
+    }
+    println!(
+        "{CLIENTS} clients holding 1 MiB bodies, budget {} MiB: {refused} refused; RSS {rss_before} -> {rss} KiB, peak {hwm_before} -> {hwm} KiB",
+        BUDGET >> 20
+    );
+    assert!(
+        refused >= CLIENTS - BUDGET / chunk.len(),
+        "{refused} of {CLIENTS} refused"
+    );
+    assert!(
+        hwm.saturating_sub(hwm_before) < 32 << 10,
+        "peak RSS grew by {} KiB",
+        hwm.saturating_sub(hwm_before)
+    );
+    // Once the holders go away their bytes are given back.
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let r = post(s.addr, &[], &initialize_body(1));
         if r.status == 200 {
             break;
         }
