@@ -17,6 +17,12 @@
 //! decides every JSON-RPC answer, and `routes.rs` sends each frame to the response it
 //! belongs to.
 //!
+//! A client whose `Accept` lacks `text/event-stream` gets JSON only: its call's answer
+//! without the frames before it, and 406 for `subscriptions/listen` (see
+//! [`HttpConfig::max_json_answer`]). What clients make the server buffer (bodies, queued and
+//! kept frames) is counted against one budget, [`HttpConfig::memory_budget`]: when it is
+//! spent, new work gets 503.
+//!
 //! Authorization ([`HttpConfig::auth`], [`auth`]): bearer tokens, Protected Resource
 //! Metadata, scopes per endpoint and per tool, sessions bound to their principal; JWT
 //! validation in `jwt` (feature `jwt`).
@@ -39,7 +45,8 @@
 //!   axum, copy `ConnectInfo<SocketAddr>` into a [`PeerAddr`] (see [`PeerAddr`]).
 //! - **Kept:** Host/Origin checks, the body limit (and the time the body may take:
 //!   [`HttpConfig::header_timeout`]), media types, the session table and its quotas,
-//!   idle-session expiry, authorization, the 2026-07-28 header checks, SSE keep-alive, and
+//!   idle-session expiry, authorization, the 2026-07-28 header checks, SSE keep-alive, the
+//!   memory budget (per service: clones share it; [`McpHttpService::memory_used`]), and
 //!   shutdown: after [`Server::shutdown`] requests get 503 and every session ends.
 //! - **The host's job:** what needs the socket. [`HttpConfig::header_timeout`] for heads
 //!   and idle keep-alive (hyper: `http1::Builder::timer` and `header_read_timeout`),
