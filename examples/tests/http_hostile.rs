@@ -6,7 +6,9 @@
 //! `Mcp-Param-*`), thousands of idle sockets, clients that never read their SSE streams (the
 //! write timeout), quiet streams (keep-alive comments), floods of unfinished or oversized
 //! request heads (the hard connection cap, `max_header_bytes`), and one peer filling the
-//! session table (`max_sessions_per_peer`, concurrent `initialize`s).
+//! session table (`max_sessions_per_peer`, concurrent `initialize`s), a JSON-only client of a
+//! `subscriptions/listen` stream, and bodies held to spend the memory budget
+//! (`--http-memory-budget`).
 //!
 //! Every refusal is checked for its HTTP status and a well-formed JSON-RPC error body, and
 //! every hostile exchange is followed by a request that must still be served. Every read has
@@ -2245,4 +2247,153 @@ fn concurrent_initializes_respect_the_session_limit() {
     let r = modern_post(s.addr, &[("Mcp-Method", "tools/list")], &body);
     assert_eq!(r.status, 200, "{r}");
     s.assert_alive();
+}
+
+// ---- 11. response modes and the memory budget ----------------------------------------------
+
+/// A 2026-07-28 `subscriptions/listen` whose `Accept` lacks `text/event-stream` got no
+/// response head at all within 5 s (issue #23): it gets 406 at once, with a JSON-RPC error
+/// naming the request.
+#[test]
+fn listen_from_a_json_only_client_gets_406_at_once() {
+    let mut s = Server::start();
+    let listen = modern_body(
+        json!("L"),
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    let start = Instant::now();
+    let r = request(
+        s.addr,
+        "POST",
+        "/mcp",
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "subscriptions/listen"),
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json"),
+        ],
+        listen.to_string().as_bytes(),
+    );
+    println!(
+        "listen, JSON only: {} after {:.1} ms",
+        r.status,
+        ms(start.elapsed())
+    );
+    assert!(start.elapsed() < Duration::from_secs(5));
+    let error = r.rpc_error(406, -32600);
+    assert_eq!(error["id"], "L", "{error}");
+    s.assert_serves();
+}
+
+/// `--http-memory-budget 65536`: a client holding a body of nearly the whole budget makes
+/// every other body (and a small request) get 503 with a JSON-RPC error; once it goes away
+/// the server serves again.
+#[test]
+fn bodies_held_past_the_memory_budget_get_503_until_freed() {
+    const BUDGET: usize = 65_536;
+    let mut s = Server::start_with(&["--http-memory-budget", &BUDGET.to_string()]);
+    let head = |declared: usize| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {declared}\r\n\r\n"
+        )
+    };
+    let mut holder = Conn::open(s.addr);
+    holder.send(head(200_000).as_bytes());
+    holder.send(&vec![b' '; BUDGET - 90]);
+    // Until the holder's bytes are counted, a small body may still fit: wait for the first
+    // 503, then expect every one.
+    let init = initialize_body(1).to_string();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let r = post(s.addr, &[], &initialize_body(1));
+        if r.status == 503 {
+            r.rpc_error(503, -32603);
+            break;
+        }
+        assert!(Instant::now() < deadline, "never refused: {r}");
+        thread::sleep(Duration::from_millis(20));
+    }
+    for _ in 0..8 {
+        let mut c = Conn::open(s.addr);
+        c.send(head(100_000).as_bytes());
+        c.send(&[b' '; 4096]);
+        let r = c
+            .response()
+            .expect("an answer while the body is unfinished");
+        r.rpc_error(503, -32603);
+    }
+    let r = post_bytes(s.addr, &[], init.as_bytes());
+    r.rpc_error(503, -32603);
+    drop(holder);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let r = post_bytes(s.addr, &[], init.as_bytes());
+        if r.status == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "still refused once freed: {r}");
+        thread::sleep(Duration::from_millis(20));
+    }
+    s.assert_serves();
+}
+
+/// 64 clients each send 1 MiB of a 4 MiB body and hold it: unbounded, the server would hold
+/// 64 MiB of them. With `--http-memory-budget 8388608` it holds at most 8 MiB (the others
+/// get 503 as their bytes arrive), and its peak RSS grows by far less than the 64 MiB sent.
+#[test]
+fn held_bodies_cannot_push_memory_past_the_budget() {
+    const BUDGET: usize = 8 << 20;
+    const CLIENTS: usize = 64;
+    let mut s = Server::start_with(&["--http-memory-budget", &BUDGET.to_string()]);
+    s.assert_serves();
+    let (rss_before, hwm_before) = s.memory();
+    let head = "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 4194304\r\n\r\n";
+    let chunk = vec![b' '; 1 << 20];
+    let mut held = Vec::new();
+    for _ in 0..CLIENTS {
+        let mut c = Conn::open(s.addr);
+        c.send(head.as_bytes());
+        // A refused client's connection may be closed before all of it is written.
+        let _ = c.stream.write_all(&chunk);
+        held.push(c);
+    }
+    // What the server holds once it has read what it will.
+    thread::sleep(Duration::from_millis(500));
+    let (rss, hwm) = s.memory();
+    let mut refused = 0;
+    for c in &mut held {
+        c.stream
+            .set_read_timeout(Some(Duration::from_millis(50)))
+            .expect("timeout");
+        if let Ok(r) = c.response() {
+            r.rpc_error(503, -32603);
+            refused += 1;
+        }
+    }
+    println!(
+        "{CLIENTS} clients holding 1 MiB bodies, budget {} MiB: {refused} refused; RSS {rss_before} -> {rss} KiB, peak {hwm_before} -> {hwm} KiB",
+        BUDGET >> 20
+    );
+    assert!(
+        refused >= CLIENTS - BUDGET / chunk.len(),
+        "{refused} of {CLIENTS} refused"
+    );
+    assert!(
+        hwm.saturating_sub(hwm_before) < 32 << 10,
+        "peak RSS grew by {} KiB",
+        hwm.saturating_sub(hwm_before)
+    );
+    // Once the holders go away their bytes are given back.
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let r = post(s.addr, &[], &initialize_body(1));
+        if r.status == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "still refused once freed: {r}");
+        thread::sleep(Duration::from_millis(20));
+    }
+    s.assert_serves();
 }

@@ -1,7 +1,7 @@
 //! Shutdown within a bound whatever the peer does: a client that asks for far more output
 //! than the pipes and buffers hold and never reads any of it. The server must still exit
-//! gracefully (status 0) within 5 s of SIGTERM or SIGINT, on TCP, on stdio and on Streamable
-//! HTTP (`everything --http`: SSE streams and pipelined requests nobody reads), and within 5 s
+//! gracefully (status 0) within 5 s of SIGTERM or SIGINT, on TCP, on Unix sockets (`tcp
+//! --unix PATH`), on stdio and on Streamable HTTP (`everything --http`: SSE streams and pipelined requests nobody reads), and within 5 s
 //! of its stdin closing on stdio; and the `axum` example (the MCP service mounted in an axum
 //! app) with an unread session stream and an unread flood of calls.
 
@@ -161,6 +161,54 @@ fn tcp_exits_on_sigterm_while_the_peer_never_reads() {
 #[test]
 fn tcp_exits_on_sigint_while_the_peer_never_reads() {
     tcp_peer_that_never_reads("INT");
+}
+
+/// The `tcp` binary serving big lists on a Unix socket too; the socket's path once it
+/// printed `listening on unix:<path>` (in a directory of its own, removed with `dir`).
+fn unix_server(dir: &std::path::Path) -> (Server, std::path::PathBuf) {
+    let path = dir.join("mcp.sock");
+    let socket = path.to_str().expect("a UTF-8 temporary path");
+    let mut args = vec!["--listen", "127.0.0.1:0", "--unix", socket];
+    args.extend(BIG_LISTS);
+    let server = Server::spawn(env!("CARGO_BIN_EXE_tcp"), &args, Stdio::null());
+    let announced = format!("listening on unix:{socket}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !common::text(&server.stderr).contains(&announced) {
+        assert!(
+            Instant::now() < deadline,
+            "no Unix socket; stderr:\n{}",
+            common::text(&server.stderr)
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+    (server, path)
+}
+
+fn unix_peer_that_never_reads(signal: &str) {
+    let dir = std::env::temp_dir().join(format!("mcp-shutdown-{}-{signal}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let (mut server, path) = unix_server(&dir);
+    let mut stream = std::os::unix::net::UnixStream::connect(&path).expect("connect");
+    stream
+        .write_all(&flood())
+        .expect("the requests fit the buffers");
+    // Let the server answer until its writes stall on the full socket buffers.
+    thread::sleep(Duration::from_millis(500));
+    server.signal(signal);
+    let status = server.exit_within_bound(&format!("unix, SIG{signal}"));
+    assert!(status.success(), "unix exited with {status}");
+    drop(stream);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn unix_exits_on_sigterm_while_the_peer_never_reads() {
+    unix_peer_that_never_reads("TERM");
+}
+
+#[test]
+fn unix_exits_on_sigint_while_the_peer_never_reads() {
+    unix_peer_that_never_reads("INT");
 }
 
 /// The tokio stdio calculator, flooded with requests through a stdin kept open; its stdout

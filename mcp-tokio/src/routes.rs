@@ -12,12 +12,20 @@
 //! Sinks are bounded channels written with `try_send`: the drive loop never waits for a
 //! slow HTTP client. A client that does not keep up loses its stream (it is closed), never
 //! the server's memory.
+//!
+//! Every frame queued or kept is counted against the transport's memory budget
+//! ([`crate::http::HttpConfig::memory_budget`]) until the last copy of its event is dropped;
+//! a frame the budget cannot take closes its stream as if its client did not read (a
+//! response gets [`OVER_BUDGET`] first, so that the HTTP layer answers 503).
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 use bytes::Bytes;
 use mcp_rs_core::{CallToken, ProtocolVersion, Route};
 use tokio::sync::{mpsc, oneshot};
+
+use crate::http::budget::{Budget, Permit};
 
 /// Frames buffered per response before its client counts as not reading.
 pub(crate) const SINK_FRAMES: usize = 256;
@@ -25,6 +33,9 @@ pub(crate) const SINK_FRAMES: usize = 256;
 pub(crate) const BACKLOG: usize = 64;
 /// Finished streams kept for resumption.
 pub(crate) const FINISHED: usize = 16;
+/// The stream number of the event that tells a response its frames went over the memory
+/// budget (no data; never rendered): its stream ends after it.
+pub(crate) const OVER_BUDGET: u64 = u64::MAX - 2;
 
 /// One SSE event: `id: <stream>-<seq>`; empty `data` is the priming event.
 #[derive(Clone, Debug)]
@@ -32,6 +43,22 @@ pub(crate) struct Event {
     pub stream: u64,
     pub seq: u64,
     pub data: Bytes,
+    /// `data`'s bytes counted against the memory budget, given back with the last copy
+    /// (held for its `Drop`).
+    #[allow(dead_code)]
+    pub charge: Option<Arc<Permit>>,
+}
+
+impl Event {
+    /// An event whose bytes are not counted (priming, announcements, markers).
+    pub(crate) fn uncounted(stream: u64, seq: u64, data: Bytes) -> Event {
+        Event {
+            stream,
+            seq,
+            data,
+            charge: None,
+        }
+    }
 }
 
 /// One POST handed to a session's drive loop.
@@ -109,9 +136,19 @@ pub(crate) struct Routes {
     /// is gone): the session ends, as it cannot go on without the frames it lost.
     overflowed: bool,
     finished: VecDeque<(u64, VecDeque<Event>)>,
+    /// The memory budget frames are counted against (none: not counted).
+    budget: Option<Budget>,
 }
 
 impl Routes {
+    /// A table whose frames are counted against `budget`.
+    pub(crate) fn new(budget: Option<Budget>) -> Routes {
+        Routes {
+            budget,
+            ..Routes::default()
+        }
+    }
+
     /// A POST's body is about to be handled: frames routed `Reply` go to `sink`. On a
     /// legacy session at 2025-11-25 or later the stream starts with a priming event (an
     /// id, no data) so that the client can resume it from the start.
@@ -121,11 +158,7 @@ impl Routes {
         self.resumable = version.is_some();
         let prime = version.is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
         if prime {
-            let _ = sink.try_send(Event {
-                stream: id,
-                seq: 0,
-                data: Bytes::new(),
-            });
+            let _ = sink.try_send(Event::uncounted(id, 0, Bytes::new()));
         }
         self.posts.insert(
             id,
@@ -257,6 +290,16 @@ impl Routes {
             Route::Call(token) => self.calls.get(&token).copied(),
             Route::Session => None,
         };
+        let charge = match &self.budget {
+            None => None,
+            Some(budget) => match budget.take(frame.len()) {
+                Some(permit) => Some(Arc::new(permit)),
+                None => {
+                    self.over_budget(id, route);
+                    return;
+                }
+            },
+        };
         let data = Bytes::copy_from_slice(frame);
         match id.and_then(|id| self.posts.get_mut(&id).map(|p| (id, p))) {
             Some((stream, p)) => {
@@ -265,6 +308,7 @@ impl Routes {
                     stream,
                     seq: p.seq,
                     data,
+                    charge,
                 };
                 if self.resumable {
                     if p.backlog.len() == BACKLOG {
@@ -286,6 +330,7 @@ impl Routes {
                         stream: u64::MAX,
                         seq: 0,
                         data,
+                        charge,
                     };
                     if s.try_send(event).is_err() {
                         self.stream = None;
@@ -294,6 +339,27 @@ impl Routes {
                 }
             }
             None => tracing::debug!("a frame for a finished response was dropped"),
+        }
+    }
+
+    /// A frame for response `id` (or the session stream) did not fit the memory budget: it
+    /// is dropped and its stream closed (a response is told with [`OVER_BUDGET`] first).
+    fn over_budget(&mut self, id: Option<u64>, route: Route) {
+        tracing::debug!("the HTTP memory budget is exhausted: a stream is closed");
+        match id.and_then(|id| self.posts.get_mut(&id)) {
+            Some(p) => {
+                // The response was answered, by the refusal the HTTP layer makes of it.
+                p.seq += 1;
+                if let Some(sink) = p.sink.take() {
+                    let _ = sink.try_send(Event::uncounted(OVER_BUDGET, 0, Bytes::new()));
+                }
+                self.overflowed |= self.single;
+            }
+            None if route == Route::Session => {
+                let had = self.stream.take().is_some();
+                self.overflowed |= self.single && had;
+            }
+            None => {}
         }
     }
 

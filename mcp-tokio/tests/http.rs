@@ -5,35 +5,22 @@
 #[cfg(not(feature = "http"))]
 compile_error!("needs feature `http`: the self dev-dependency in mcp-tokio/Cargo.toml turns it on");
 
+#[path = "common/http_server.rs"]
+mod http_server;
+
 use std::time::Duration;
 
+use http_server::OBJECT;
 use mcp_rs_tokio::client::{CallOptions, Client, ClientOptions, Era, ListKind, Notification};
+use mcp_rs_tokio::http::HttpConfig;
 use mcp_rs_tokio::{Handler, Server, ServerInfo, ToolDef, ToolReply, Tools};
 use serde_json::json;
-
-const OBJECT: &str = r#"{"type":"object"}"#;
 
 /// A tool whose `region` argument travels in an `Mcp-Param-Region` header too (SEP-2243).
 const REGIONAL: &str = r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}"#;
 
 async fn server() -> (Server, String, tokio::task::JoinHandle<()>) {
-    let tools = Tools::new();
-    tools.add(
-        ToolDef::new("echo", OBJECT),
-        Handler::sync(|call, r| {
-            r.text(call.args().as_str());
-        }),
-    );
-    tools.add(
-        ToolDef::new("slow", OBJECT),
-        Handler::async_fn(|_, ctx| async move {
-            for i in 1..=3 {
-                ctx.progress(f64::from(i), Some(3.0), None).await;
-                tokio::time::sleep(Duration::from_millis(30)).await;
-            }
-            ToolReply::text("slow done")
-        }),
-    );
+    let tools = http_server::tools(Duration::from_millis(30));
     tools.add(
         ToolDef::new("forever", OBJECT),
         Handler::async_fn(|_, ctx| async move {
@@ -56,18 +43,8 @@ async fn server() -> (Server, String, tokio::task::JoinHandle<()>) {
             ToolReply::text("after the stream closed")
         }),
     );
-    let info = ServerInfo {
-        name: "http-test".into(),
-        version: "0".into(),
-        ..Default::default()
-    };
-    let server = Server::new(info, tools);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let s = server.clone();
-    let task = tokio::spawn(async move {
-        s.serve_http(listener).await.unwrap();
-    });
+    let (server, addr, task) = http_server::serve("http-test", tools, HttpConfig::default()).await;
+    let url = format!("http://{addr}/mcp");
     (server, url, task)
 }
 

@@ -6,50 +6,24 @@
 #[cfg(not(feature = "http"))]
 compile_error!("needs feature `http`: the self dev-dependency in mcp-tokio/Cargo.toml turns it on");
 
+#[path = "common/http_server.rs"]
+mod http_server;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use http_server::{request, request_with, WAIT};
 use mcp_rs_tokio::http::{HttpConfig, LegacySse};
-use mcp_rs_tokio::{Handler, Server, ServerInfo, ToolDef, ToolReply, Tools};
+use mcp_rs_tokio::{Server, ServerInfo, Tools};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-const OBJECT: &str = r#"{"type":"object"}"#;
-const WAIT: Duration = Duration::from_secs(10);
-
 async fn server(configure: impl FnOnce(&mut HttpConfig)) -> SocketAddr {
-    let tools = Tools::new();
-    tools.add(
-        ToolDef::new("echo", OBJECT),
-        Handler::sync(|call, r| {
-            r.text(call.args().as_str());
-        }),
-    );
-    tools.add(
-        ToolDef::new("slow", OBJECT),
-        Handler::async_fn(|_, ctx| async move {
-            for i in 1..=3 {
-                ctx.progress(f64::from(i), Some(3.0), None).await;
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-            ToolReply::text("slow done")
-        }),
-    );
-    let info = ServerInfo {
-        name: "legacy-sse-test".into(),
-        version: "0".into(),
-        ..Default::default()
-    };
-    let server = Server::new(info, tools);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
     let mut config = HttpConfig::default();
     configure(&mut config);
-    tokio::spawn(async move {
-        server.serve_http_with(listener, config).await.unwrap();
-    });
-    addr
+    let tools = http_server::tools(Duration::from_millis(10));
+    http_server::serve("legacy-sse-test", tools, config).await.1
 }
 
 fn legacy(config: &mut HttpConfig) {
@@ -143,42 +117,6 @@ impl Stream {
         assert_eq!(event, "message", "{data}");
         serde_json::from_str(&data).unwrap()
     }
-}
-
-/// One request on a connection of its own: status and body.
-async fn request(
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    host: &str,
-    body: &str,
-) -> (u16, String) {
-    request_with(addr, method, path, host, "", body).await
-}
-
-/// With `extra` headers (each ending in `\r\n`).
-async fn request_with(
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    host: &str,
-    extra: &str,
-    body: &str,
-) -> (u16, String) {
-    let mut socket = TcpStream::connect(addr).await.unwrap();
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n{body}",
-        body.len()
-    );
-    socket.write_all(req.as_bytes()).await.unwrap();
-    let mut out = Vec::new();
-    tokio::time::timeout(WAIT, socket.read_to_end(&mut out))
-        .await
-        .expect("no response")
-        .unwrap();
-    let text = String::from_utf8_lossy(&out).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    (head[9..12].parse().unwrap(), body.to_owned())
 }
 
 async fn post(addr: SocketAddr, path: &str, body: &Value) -> (u16, String) {

@@ -15,7 +15,7 @@ impl Connection<'_, tokio::io::Sink> {
     /// sink its frames go to ([`crate::http::routes`]). Ends on `Close`, shutdown, or when
     /// the HTTP layer has dropped its sender (or gave none) and nothing is open any more (a
     /// stateless request served, an idle session forgotten). A call whose response's client
-    /// went away is cancelled.
+    /// went away is cancelled. Its frames are counted against `budget` while queued or kept.
     ///
     /// A stateless request whose answer is ready once `first` is handled (a synchronous
     /// tool, a list, a read) completes within the first poll, before any timer or `select!`
@@ -25,6 +25,7 @@ impl Connection<'_, tokio::io::Sink> {
         shared: &Shared,
         first: Option<crate::routes::Post>,
         mut inbound: Option<mpsc::Receiver<crate::routes::Inbound>>,
+        budget: Option<crate::http::budget::Budget>,
     ) -> Result<(), Error> {
         use crate::routes::{Inbound, Routes};
         let info = shared.info.core();
@@ -34,7 +35,7 @@ impl Connection<'_, tokio::io::Sink> {
             shared.limits.max_calls.max(1),
         );
         let (mut conn, mut signals) = Connection::new(shared, tokio::io::sink());
-        conn.routes = Some(Routes::default());
+        conn.routes = Some(Routes::new(budget));
         if let Some(first) = first {
             conn.post(&mut session, first)?;
             conn.give_back();

@@ -38,6 +38,9 @@ pub(super) async fn open(
             "The SSE endpoint streams text/event-stream",
         );
     }
+    if let Some(refused) = state.over_budget() {
+        return refused;
+    }
     let reservation = match state.reserve(Peer::of(ip, principal.as_deref())) {
         Ok(r) => r,
         Err(why) => return rpc_error(StatusCode::SERVICE_UNAVAILABLE, None, -32603, why),
@@ -51,11 +54,11 @@ pub(super) async fn open(
     } else {
         relative(&config.sse_path, &config.messages_path)
     };
-    let announce = Event {
-        stream: ENDPOINT,
-        seq: 0,
-        data: Bytes::from(format!("{messages}?sessionId={id}")),
-    };
+    let announce = Event::uncounted(
+        ENDPOINT,
+        0,
+        Bytes::from(format!("{messages}?sessionId={id}")),
+    );
     // A fresh channel has room: the endpoint event is first.
     let _ = sink.try_send(announce);
     let Some(tx) = state.start_session(None, false).await else {
@@ -114,7 +117,7 @@ where
             "The messages endpoint needs a sessionId",
         );
     };
-    let body = match read_body(state, &parts, body).await {
+    let (body, _counted) = match read_body(state, &parts, body).await {
         Ok(body) => body,
         Err(refused) => return refused,
     };

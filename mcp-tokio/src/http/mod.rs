@@ -17,6 +17,12 @@
 //! decides every JSON-RPC answer, and `routes.rs` sends each frame to the response it
 //! belongs to.
 //!
+//! A client whose `Accept` lacks `text/event-stream` gets JSON only: its call's answer
+//! without the frames before it, and 406 for `subscriptions/listen` (see
+//! [`HttpConfig::max_json_answer`]). What clients make the server buffer (bodies, queued and
+//! kept frames) is counted against one budget, [`HttpConfig::memory_budget`]: when it is
+//! spent, new work gets 503.
+//!
 //! Authorization ([`HttpConfig::auth`], [`auth`]): bearer tokens, Protected Resource
 //! Metadata, scopes per endpoint and per tool, sessions bound to their principal; JWT
 //! validation in `jwt` (feature `jwt`).
@@ -39,7 +45,8 @@
 //!   axum, copy `ConnectInfo<SocketAddr>` into a [`PeerAddr`] (see [`PeerAddr`]).
 //! - **Kept:** Host/Origin checks, the body limit (and the time the body may take:
 //!   [`HttpConfig::header_timeout`]), media types, the session table and its quotas,
-//!   idle-session expiry, authorization, the 2026-07-28 header checks, SSE keep-alive, and
+//!   idle-session expiry, authorization, the 2026-07-28 header checks, SSE keep-alive, the
+//!   memory budget (per service: clones share it; [`McpHttpService::memory_used`]), and
 //!   shutdown: after [`Server::shutdown`] requests get 503 and every session ends.
 //! - **The host's job:** what needs the socket. [`HttpConfig::header_timeout`] for heads
 //!   and idle keep-alive (hyper: `http1::Builder::timer` and `header_read_timeout`),
@@ -52,10 +59,12 @@
 //!   router with hyper's builder and these settings.
 
 pub mod auth;
+pub(crate) mod budget;
 pub mod headers;
 #[cfg(feature = "jwt")]
 pub mod jwt;
 mod legacy;
+mod mode;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -64,7 +73,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::combinators::UnsyncBoxBody;
-use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::header::{HeaderValue, ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
@@ -136,6 +145,20 @@ pub struct HttpConfig {
     /// The legacy HTTP+SSE transport of 2024-11-05 beside Streamable HTTP (default `None`:
     /// off); see [`LegacySse`].
     pub legacy_sse: Option<LegacySse>,
+    /// Bytes held at once, over every client, in buffers whose size clients decide (default
+    /// 256 MiB): request bodies being read, frames queued for responses and streams (SSE
+    /// streams, GET and `subscriptions/listen` streams, the HTTP+SSE stream), JSON answers
+    /// being gathered, and backlogs kept for resumption. Once it is spent, new requests and
+    /// streams get 503 with a JSON-RPC error, and a stream whose next frame does not fit is
+    /// closed (as for a client that does not read); it is available again as those buffers
+    /// are freed. Keep it at least [`max_body`](Self::max_body) and
+    /// [`max_json_answer`](Self::max_json_answer).
+    pub memory_budget: usize,
+    /// Largest answer gathered for a client whose `Accept` lacks `text/event-stream` (default
+    /// 64 MiB, `Limits::max_response`'s default): beyond it the POST gets 500 with a
+    /// JSON-RPC error. Such a client gets the responses only: progress, logs and requests to
+    /// the client are dropped as they arrive, and `subscriptions/listen` is refused with 406.
+    pub max_json_answer: usize,
 }
 
 /// The legacy HTTP+SSE transport (MCP 2024-11-05), served beside Streamable HTTP when set
@@ -206,6 +229,8 @@ impl Default for HttpConfig {
             auth: None,
             response_headers: hyper::HeaderMap::new(),
             legacy_sse: None,
+            memory_budget: 256 << 20,
+            max_json_answer: 64 << 20,
         }
     }
 }
@@ -381,17 +406,20 @@ struct State {
     sweeping: AtomicBool,
     /// Dropped with the state: the sweep task then ends.
     alive: tokio::sync::watch::Sender<()>,
+    /// [`HttpConfig::memory_budget`].
+    budget: budget::Budget,
 }
 
 impl State {
     fn new(server: Server, config: HttpConfig, endpoint: Option<String>) -> State {
         State {
             server,
-            config,
             sessions: Mutex::new(Table::default()),
             endpoint,
             sweeping: AtomicBool::new(false),
             alive: tokio::sync::watch::channel(()).0,
+            budget: budget::Budget::new(config.memory_budget),
+            config,
         }
     }
 
@@ -505,8 +533,9 @@ impl State {
             (Some(tx), Some(rx))
         };
         let server = self.server.clone();
+        let budget = Some(self.budget.clone());
         let mut run = Box::pin(async move {
-            if let Err(e) = Connection::run_http(&server.inner, first, rx).await {
+            if let Err(e) = Connection::run_http(&server.inner, first, rx, budget).await {
                 tracing::warn!(error = %e, "HTTP session ended with an error");
             }
         });
@@ -731,6 +760,12 @@ impl McpHttpService {
         paths
     }
 
+    /// Bytes counted now against [`HttpConfig::memory_budget`] (request bodies being read,
+    /// queued and kept frames), for metrics.
+    pub fn memory_used(&self) -> usize {
+        self.state.budget.used()
+    }
+
     /// Handles one request (what [`Service::call`](tower_service::Service::call) runs).
     pub async fn handle<B>(&self, req: Request<B>) -> Response<ResponseBody>
     where
@@ -869,13 +904,38 @@ fn accepts(req_headers: &hyper::HeaderMap, what: &str) -> bool {
     accept.contains(what) || accept.contains("*/*")
 }
 
+/// Free bytes of the memory budget a new stream needs ([`State::over_budget`]).
+const STREAM_ROOM: usize = 16 << 10;
+
+impl State {
+    /// 503 when the memory budget has less than [`STREAM_ROOM`] bytes free (for requests
+    /// that open a stream before anything is counted).
+    fn over_budget(&self) -> Option<Response<Body>> {
+        match self.budget.take(STREAM_ROOM) {
+            Some(_) => None,
+            None => Some(busy(None)),
+        }
+    }
+}
+
+/// 503: the memory budget is spent ([`HttpConfig::memory_budget`]).
+fn busy(id: Option<&Value>) -> Response<Body> {
+    rpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        id,
+        -32603,
+        "The server's memory budget for buffered requests and responses is spent; retry later",
+    )
+}
+
 /// The body of a POST: `application/json`, within [`HttpConfig::max_body`], arrived in
-/// time; or the refusal.
+/// time, and within the memory budget (its bytes are counted while the returned permit
+/// lives; 503 when they do not fit); or the refusal.
 async fn read_body<B>(
     state: &Arc<State>,
     parts: &hyper::http::request::Parts,
     body: B,
-) -> Result<Bytes, Response<Body>>
+) -> Result<(Bytes, budget::Permit), Response<Body>>
 where
     B: hyper::body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -911,11 +971,15 @@ where
     if declared.is_some_and(|n| n > state.config.max_body as u64) {
         return Err(too_large());
     }
-    let collect = Limited::new(body, state.config.max_body).collect();
+    let Some(permit) = state.budget.take(0) else {
+        return Err(busy(None));
+    };
+    let collect = collect_within(body, state.config.max_body, permit);
     let body = match tokio::time::timeout(state.config.header_timeout, collect).await {
-        Ok(Ok(b)) => b.to_bytes(),
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return Err(too_large()),
-        Ok(Err(_)) => {
+        Ok(Ok(b)) => b,
+        Ok(Err(Unread::TooLarge)) => return Err(too_large()),
+        Ok(Err(Unread::OverBudget)) => return Err(busy(None)),
+        Ok(Err(Unread::Broken)) => {
             return Err(rpc_error(
                 StatusCode::BAD_REQUEST,
                 None,
@@ -935,6 +999,46 @@ where
     Ok(body)
 }
 
+/// Why a body was not read.
+enum Unread {
+    TooLarge,
+    OverBudget,
+    Broken,
+}
+
+/// The body's bytes, at most `max` of them, each counted in `permit` as it arrives.
+async fn collect_within<B>(
+    body: B,
+    max: usize,
+    mut permit: budget::Permit,
+) -> Result<(Bytes, budget::Permit), Unread>
+where
+    B: hyper::body::Body<Data = Bytes>,
+{
+    let mut body = std::pin::pin!(body);
+    let mut chunks: Vec<Bytes> = Vec::new();
+    let mut len = 0usize;
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame.map_err(|_| Unread::Broken)?.into_data() else {
+            continue; // trailers
+        };
+        len = len.saturating_add(data.len());
+        if len > max {
+            return Err(Unread::TooLarge);
+        }
+        if !permit.grow(data.len()) {
+            return Err(Unread::OverBudget);
+        }
+        chunks.push(data);
+    }
+    let bytes = match chunks.len() {
+        0 => Bytes::new(),
+        1 => chunks.pop().unwrap_or_default(),
+        _ => Bytes::from(chunks.concat()),
+    };
+    Ok((bytes, permit))
+}
+
 async fn post<B>(
     state: &Arc<State>,
     parts: hyper::http::request::Parts,
@@ -946,10 +1050,12 @@ where
     B: hyper::body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    let body = match read_body(state, &parts, body).await {
+    let (body, _counted) = match read_body(state, &parts, body).await {
         Ok(body) => body,
         Err(refused) => return refused,
     };
+    // The response mode, decided before the request runs (see `mode`).
+    let streams = accepts(&parts.headers, "text/event-stream");
     let modern = headers::is_modern(&parts.headers);
     let version = headers::text(&parts.headers, "mcp-protocol-version");
     let known = version.is_none_or(|v| {
@@ -1005,7 +1111,18 @@ where
             let id = request_id(&peeked);
             return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), -32020, &why);
         }
+        if !streams && mode::needs_stream(&peeked) {
+            let id = request_id(&peeked);
+            return rpc_error(
+                StatusCode::NOT_ACCEPTABLE,
+                id.as_ref(),
+                -32600,
+                "subscriptions/listen is answered as a stream: Accept must list text/event-stream",
+            );
+        }
     }
+    // For an answer the transport makes itself once the request ran.
+    let sent = body.clone();
     let (sink, mut frames) = mpsc::channel(routes::SINK_FRAMES);
     let (told, outcome) = oneshot::channel();
     let post = Post {
@@ -1081,28 +1198,48 @@ where
     }
     let mut response = if !outcome.answered && !outcome.open {
         empty(StatusCode::ACCEPTED)
-    } else if outcome.open && accepts(&parts.headers, "text/event-stream") {
+    } else if outcome.open && streams {
         sse(frames, state.config.sse_keep_alive)
     } else {
-        // Everything was answered at once (or the client takes JSON only: wait for all).
-        let mut all = Vec::new();
-        while let Some(e) = frames.recv().await {
-            if !e.data.is_empty() {
-                all.push(e);
-            }
-        }
-        match all.len() {
-            0 => empty(StatusCode::ACCEPTED),
-            1 => {
-                let frame = all.pop().map(|e| e.data).unwrap_or_default();
-                let status = status_for(&frame, stateless, fresh && outcome.version.is_none());
-                json(status, frame)
-            }
-            _ if accepts(&parts.headers, "text/event-stream") => sse_of(all),
-            _ => json(
-                StatusCode::OK,
-                all.pop().map(|e| e.data).unwrap_or_default(),
+        // Everything was answered at once (or the client takes JSON only: wait for the
+        // answer, dropping what comes before it).
+        let id = || {
+            let limits = mcp_rs_core::wire::json::Limits {
+                max_depth: state.server.inner.config.max_depth,
+            };
+            request_id(&peek(&sent, limits))
+        };
+        // (What a stream client gets at once is bounded by its queue and the budget.)
+        let cap = if streams {
+            usize::MAX
+        } else {
+            state.config.max_json_answer
+        };
+        match mode::gather(&mut frames, streams, cap).await {
+            mode::Gathered::OverBudget => busy(id().as_ref()),
+            mode::Gathered::TooLarge => rpc_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                id().as_ref(),
+                -32603,
+                &format!(
+                    "The answer exceeds the {} bytes gathered for an application/json response; \
+                     accept text/event-stream to receive it as a stream",
+                    state.config.max_json_answer
+                ),
             ),
+            mode::Gathered::Frames(mut all) => match all.len() {
+                0 => empty(StatusCode::ACCEPTED),
+                1 => {
+                    let frame = all.pop().map(|e| e.data).unwrap_or_default();
+                    let status = status_for(&frame, stateless, fresh && outcome.version.is_none());
+                    json(status, frame)
+                }
+                _ if streams => sse_of(all),
+                _ => json(
+                    StatusCode::OK,
+                    all.pop().map(|e| e.data).unwrap_or_default(),
+                ),
+            },
         }
     };
     if let Some(id) = new_session.and_then(|id| HeaderValue::from_str(&id).ok()) {
@@ -1135,6 +1272,9 @@ async fn get(
             -32600,
             "GET streams are text/event-stream",
         );
+    }
+    if let Some(refused) = state.over_budget() {
+        return refused;
     }
     let Some((inbox, _)) = state.session(id, principal) else {
         return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
@@ -1276,6 +1416,9 @@ fn rpc_error(status: StatusCode, id: Option<&Value>, code: i32, message: &str) -
 const RETRY_MS: u32 = 500;
 
 fn sse_event(e: &Event) -> Option<Bytes> {
+    if e.stream == routes::OVER_BUDGET {
+        return None; // the stream ends after it
+    }
     let mut event = Vec::with_capacity(e.data.len() + 48);
     if e.stream == u64::MAX {
         // The session stream: not resumable, no id.

@@ -63,6 +63,9 @@ Serves the MCP conformance suite's fixtures over stdio (default), TCP or HTTP.
   --max-sessions-per-peer N
                     HTTP: legacy sessions one client (IP address, or principal with
                     authorization) may hold (default 256)
+  --http-memory-budget BYTES
+                    HTTP: bytes buffered at once for request bodies, queued frames and
+                    backlogs, over every client (default 268435456); beyond it, 503
 
 Port 0 picks a free port; `listening on <addr>` goes to stderr once bound.
   -h, --help        this text
@@ -108,14 +111,16 @@ struct Tuning {
     sse_keep_alive_ms: Option<u64>,
     max_sessions: Option<usize>,
     max_sessions_per_peer: Option<usize>,
+    memory_budget: Option<usize>,
 }
 
 impl Tuning {
-    const FLAGS: [&'static str; 4] = [
+    const FLAGS: [&'static str; 5] = [
         "--http-write-timeout-ms",
         "--sse-keep-alive-ms",
         "--max-sessions",
         "--max-sessions-per-peer",
+        "--http-memory-budget",
     ];
 
     fn takes(flag: &str) -> bool {
@@ -134,6 +139,8 @@ impl Tuning {
                 let n = usize::try_from(n).map_err(|_| format!("{flag}: too large"))?;
                 if flag == "--max-sessions" {
                     self.max_sessions = Some(n);
+                } else if flag == "--http-memory-budget" {
+                    self.memory_budget = Some(n);
                 } else {
                     self.max_sessions_per_peer = Some(n);
                 }
@@ -155,6 +162,9 @@ impl Tuning {
         }
         if let Some(n) = self.max_sessions_per_peer {
             config.max_sessions_per_peer = n;
+        }
+        if let Some(n) = self.memory_budget {
+            config.memory_budget = n;
         }
     }
 }
