@@ -3,8 +3,9 @@
 # needs, runs the host unit tests of its self-contained modules (decimal fixed point, dice
 # notation), builds the release image for each board, prints the footprint table and checks
 # it against the budgets and against the README's table, and drives each image in QEMU with
-# the official MCP TypeScript SDK client and raw 2026-07-28 requests (the boards side by
-# side), plus our own client (mcp-tokio) on mps2-an386. Prints the sizes and the QEMU
+# the official MCP TypeScript SDK clients (1.x in the initialize era, 2.x in 2026-07-28) and
+# raw 2026-07-28 requests (the boards side by side), plus our own client (mcp-tokio) on
+# mps2-an386. Prints the sizes and the QEMU
 # round-trip times. Run from anywhere; called by scripts/test.sh.
 #
 # Boards (scripts/firmware.sh boards): mps2-an386 (thumbv7em-none-eabihf), microbit
@@ -126,10 +127,10 @@ for board in $BOARDS_TESTED; do
   fi
 done
 
-step "end to end in QEMU, each board: TypeScript SDK client + raw 2026-07-28 requests"
+step "end to end in QEMU, each board: TypeScript SDK 1.x (initialize era) and 2.x (2026-07-28) clients + raw 2026-07-28 requests"
 (
   cd "$FW/interop"
-  # Reinstall when an installed version differs from the pinned one (SDK, Ajv).
+  # Reinstall when an installed version differs from the pinned one (SDKs 1.x and 2.x, Ajv).
   stale=$(node -e '
     const deps = require("./package.json").dependencies;
     const have = (n) => { try { return require(`./node_modules/${n}/package.json`).version } catch { return "" } };

@@ -7,7 +7,7 @@
 # toolchain and none installable, no cargo-fuzz, a build failure, no target selected, or a
 # target that executed no input. It never skips.
 #
-#   FUZZ_SECONDS   seconds per target (default 40: 6 targets + a fresh build stay under 7 minutes)
+#   FUZZ_SECONDS   seconds per target (default 40: 7 targets + a fresh build stay under 8 minutes)
 #   FUZZ_TARGETS   space-separated subset (default: every target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +18,7 @@ die() {
 }
 
 seconds="${FUZZ_SECONDS:-40}"
-targets="${FUZZ_TARGETS:-json_scan json_roundtrip framing session http_headers client}"
+targets="${FUZZ_TARGETS:-json_scan json_roundtrip framing session http_headers client embedded_runner}"
 # libFuzzer reads -max_total_time=0 as "no limit": insist on a positive whole number.
 [[ "$seconds" =~ ^[0-9]+$ ]] && ((10#$seconds > 0)) ||
   die "FUZZ_SECONDS must be a positive number of seconds, not '$seconds'"

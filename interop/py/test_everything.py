@@ -572,9 +572,9 @@ async def test_connect(conn: Conn) -> None:
     assert caps.prompts is not None and caps.prompts.list_changed is True
     assert caps.resources is not None and caps.resources.list_changed is True
     # resources/subscribe is a handshake-era method; 2026-07-28 moves resource subscriptions
-    # into subscriptions/listen, which this server does not honour yet (docs/design-notes.md), so
-    # it does not claim them there.
-    assert caps.resources.subscribe is (None if conn.modern else True)
+    # into subscriptions/listen, whose resourceSubscriptions this server honours for its
+    # subscribable resources, so it declares subscribe in both eras.
+    assert caps.resources.subscribe is True
     assert caps.completions is not None
     assert caps.logging is not None
 

@@ -62,10 +62,11 @@ const LIST_TTL_MS = 300000; // §12
 // ---- the fixture contract -------------------------------------------------------------------
 
 const SERVER_NAME = 'mcp-rs-everything';
-// §1: what server/discover declares in this era (resources without subscribe: 2026 has listen).
+// §1: what server/discover declares in this era (resources.subscribe: listen streams honour
+// resourceSubscriptions for the server's subscribable resources).
 const CAPABILITIES = {
   tools: { listChanged: true },
-  resources: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
   prompts: { listChanged: true },
   completions: {},
   logging: {},

@@ -104,8 +104,8 @@ pub use model::tools::{CallRequest, Tool, ToolAnnotations, ToolResult, ToolSet};
 pub use session::error::{CallError, HandleError};
 pub use session::inflight::{CallSlot, CallToken};
 pub use session::{
-    Call, Config, Event, Incoming, Request, Route, Session, SessionStorage, Transmit,
-    MAX_RESOURCE_SUBSCRIPTIONS, MIN_OUTPUT,
+    Call, Config, Event, Incoming, ProgressValue, Request, Route, Session, SessionStorage,
+    Transmit, MAX_RESOURCE_SUBSCRIPTIONS, MIN_OUTPUT,
 };
 #[cfg(feature = "requests")]
 pub use session::{ClientMethod, ClientOutcome, ClientResponse};

@@ -159,7 +159,8 @@ fn modern_handshake_discovers_and_sends_no_initialize() {
             Ev::Connected(ProtocolVersion::V2026_07_28, caps),
         ] if name == "pair-server" && i == "Use the tools."
             && caps.contains(ServerCaps::TOOLS.with(ServerCaps::PROMPTS).with(ServerCaps::RESOURCES))
-                && !caps.contains(ServerCaps::SUBSCRIBE)
+                // Subscribable resources: listen streams honour resourceSubscriptions.
+                && caps.contains(ServerCaps::SUBSCRIBE)
     ));
     // Stateless: the server holds no session.
     assert_eq!(link.pair.session.negotiated_version(), None);

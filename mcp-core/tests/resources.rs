@@ -50,11 +50,12 @@ fn initialize_and_discover_declare_resources() {
         init["result"]["capabilities"]["resources"],
         json!({"subscribe": true, "listChanged": true})
     );
-    // 2026-07-28 has no resources/subscribe.
+    // 2026-07-28 has no resources/subscribe, but a listen stream's `resourceSubscriptions`
+    // delivers the updates of a subscribable resource, so discover declares `subscribe` too.
     let discover = p.ask(&modern(json!(2), "server/discover", json!({})));
     assert_eq!(
         discover["result"]["capabilities"]["resources"],
-        json!({"listChanged": true})
+        json!({"subscribe": true, "listChanged": true})
     );
     // A tools-only server declares no resources and answers their methods -32601.
     let mut tools_only = Pair::new();
@@ -330,6 +331,12 @@ fn subscribe_is_not_found_in_2026_and_without_the_capability() {
         json!({"uri": "test://static/text"}),
     ));
     assert_eq!(error_code(&r), -32601);
+    // Nor does discover declare it for 2026-07-28 (listen streams would not honour it).
+    let discover = p.ask(&modern(json!(2), "server/discover", json!({})));
+    assert_eq!(
+        discover["result"]["capabilities"]["resources"],
+        json!({"listChanged": true})
+    );
 }
 
 #[test]

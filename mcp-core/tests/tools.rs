@@ -544,6 +544,62 @@ fn progress_notifications() {
 }
 
 #[test]
+fn integer_progress_is_written_as_integers() {
+    let mut p = Pair::initialized("2025-11-25");
+    p.send(&request(
+        json!(1),
+        "tools/call",
+        json!({"name": "slow", "_meta": {"progressToken": "tok"}}),
+    ));
+    let t = p.calls[0].0;
+    let mut out = vec![0u8; 1024];
+    let tx = p
+        .session
+        .progress(t, 2u32, Some(5u32), None, &mut out)
+        .unwrap()
+        .unwrap();
+    let text = std::str::from_utf8(&out[..tx.len]).unwrap();
+    assert!(
+        text.contains(r#""progress":2,"total":5"#),
+        "integers without a fraction: {text}"
+    );
+    // Integers and floats share the increasing check (compared as f64).
+    assert_eq!(
+        p.session.progress(t, 2.0, None, None, &mut out),
+        Err(CallError::ProgressNotIncreasing)
+    );
+    assert_eq!(
+        p.session.progress(t, 2u64, None, None, &mut out),
+        Err(CallError::ProgressNotIncreasing)
+    );
+    let tx = p
+        .session
+        .progress(t, 2.5, None, None, &mut out)
+        .unwrap()
+        .unwrap();
+    assert!(std::str::from_utf8(&out[..tx.len])
+        .unwrap()
+        .contains(r#""progress":2.5}"#));
+    // Signed values, and u64 beyond i64.
+    let tx = p
+        .session
+        .progress(t, 3i64, Some(-1i64), None, &mut out)
+        .unwrap()
+        .unwrap();
+    assert!(std::str::from_utf8(&out[..tx.len])
+        .unwrap()
+        .contains(r#""progress":3,"total":-1"#));
+    let tx = p
+        .session
+        .progress(t, u64::MAX, None, None, &mut out)
+        .unwrap()
+        .unwrap();
+    assert!(std::str::from_utf8(&out[..tx.len])
+        .unwrap()
+        .contains(r#""progress":18446744073709551615}"#));
+}
+
+#[test]
 fn cancellation_frees_the_call() {
     let mut p = Pair::initialized("2025-11-25");
     p.send(&request(json!("c1"), "tools/call", json!({"name": "slow"})));

@@ -80,8 +80,8 @@
 
 use embedded_io_async::{Error as _, Read, Write};
 use mcp_rs_core::{
-    CallError, CallToken, ListKind, ServerHandler, Session, ToolResult, ToolSet, ToolsOnly,
-    Transmit,
+    CallError, CallToken, ListKind, ProgressValue, ServerHandler, Session, ToolResult, ToolSet,
+    ToolsOnly, Transmit,
 };
 
 use crate::{
@@ -359,21 +359,23 @@ impl<'b> Runner<'b> {
     }
 
     /// Sends `notifications/progress` for a deferred call ([`Session::progress`];
-    /// `Ok(false)` when the client asked for none).
+    /// `Ok(false)` when the client asked for none). Integer values (`u32`, ...) are written
+    /// without float formatting ([`ProgressValue`]).
     #[allow(clippy::too_many_arguments)]
-    pub async fn progress<H, W>(
+    pub async fn progress<H, W, P>(
         &mut self,
         session: &mut Session<'_>,
         hooks: &mut H,
         writer: &mut W,
         token: CallToken,
-        progress: f64,
-        total: Option<f64>,
+        progress: P,
+        total: Option<P>,
         message: Option<&str>,
     ) -> Result<bool, Error<W::Error>>
     where
         H: Hooks + ?Sized,
         W: Write,
+        P: ProgressValue,
     {
         self.command(session, hooks, writer, |s, tx| {
             s.progress(token, progress, total, message, tx)

@@ -23,8 +23,8 @@ use mcp_rs_core::model::resources::{ReadRequest, ReadResult, Resource, ResourceS
 use mcp_rs_core::wire::json::JsonStr;
 use mcp_rs_core::{
     Call, CallError, CallRequest, CallToken, ClientMethod, ClientOutcome, ClientResponse, Config,
-    Content, Dispatch, Event, ListKind, Role, SecretKey, ServerHandler, ServerInfo, Session,
-    SessionStorage, Tool, ToolResult, ToolSet, Transmit,
+    Content, Dispatch, Event, ListKind, ProgressValue, Role, SecretKey, ServerHandler, ServerInfo,
+    Session, SessionStorage, Tool, ToolResult, ToolSet, Transmit,
 };
 use mcp_rs_embedded::{
     asynch, blocking, Buffers, Deferral, Error, Hooks, Stats, Step, DEFERRED_CALL_MESSAGE,
@@ -532,7 +532,13 @@ impl<'s> Rig<'s> {
         }
     }
 
-    fn progress(&mut self, token: CallToken, done: f64, total: f64, msg: &str) -> CommandResult {
+    fn progress<P: ProgressValue>(
+        &mut self,
+        token: CallToken,
+        done: P,
+        total: P,
+        msg: &str,
+    ) -> CommandResult {
         let Rig {
             session,
             runner,
@@ -828,6 +834,13 @@ fn deferred_tool_completed_later_with_progress() {
             assert_eq!(p[0]["method"], "notifications/progress");
             assert_eq!(p[0]["params"]["progressToken"], "adc");
             assert_eq!(p[0]["params"]["total"], 2.0);
+            // Integer progress is written as integers (no float formatting linked).
+            assert_eq!(rig.progress(token, 2u32, 2u32, "converted"), Ok(true));
+            let p = rig.frames();
+            assert_eq!(p.len(), 1, "{at}: {p:?}");
+            assert!(p[0]["params"]["progress"].is_u64(), "{at}: {p:?}");
+            assert_eq!(p[0]["params"]["progress"], 2, "{at}");
+            assert_eq!(p[0]["params"]["total"], 2, "{at}");
 
             advance(10);
             assert_eq!(rig.complete(token, "21.5 C"), Ok(true));

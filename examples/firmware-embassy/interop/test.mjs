@@ -338,6 +338,12 @@ const COMMON_LOG = [
   send({ id: 1, method: "initialize", params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
   assert.equal((await reply(1)).result.protocolVersion, "2024-11-05");
   send({ method: "notifications/initialized" });
+  // 2026-07-28 discover declares resources.subscribe: listen streams honour
+  // resourceSubscriptions for the subscribable sensor.
+  send({ id: "d", method: "server/discover", params: { _meta: modern } });
+  const discovered = (await reply("d")).result;
+  assert.ok(discovered.supportedVersions.includes(MODERN), JSON.stringify(discovered));
+  assert.deepEqual(discovered.capabilities.resources, { subscribe: true }, JSON.stringify(discovered));
   // A 2026-07-28 request on the same connection: self-contained, answered in its own era.
   send({ id: 2, method: "tools/call", params: { name: "calculate", arguments: { operation: "add", a: 2, b: 40 }, _meta: modern } });
   let r = await reply(2);

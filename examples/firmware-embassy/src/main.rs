@@ -197,8 +197,9 @@ async fn step_countdowns(
                 hooks,
                 tx,
                 countdown.token,
-                f64::from(countdown.done),
-                Some(f64::from(countdown.steps)),
+                // Integers: written without linking float formatting.
+                countdown.done,
+                Some(countdown.steps),
                 Some("counting down"),
             )
             .await;

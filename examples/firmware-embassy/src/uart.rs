@@ -25,28 +25,9 @@ use critical_section::Mutex;
 use embassy_sync::waitqueue::AtomicWaker;
 use heapless::spsc::{Consumer, Producer, Queue};
 
-const BASE: usize = 0x4000_4000;
-const DATA: usize = BASE;
-const STATE: usize = BASE + 0x04;
-const CTRL: usize = BASE + 0x08;
-const INTCLEAR: usize = BASE + 0x0C;
-const BAUDDIV: usize = BASE + 0x10;
-
-const STATE_TX_FULL: u32 = 1 << 0;
-const STATE_RX_FULL: u32 = 1 << 1;
-const STATE_RX_OVERRUN: u32 = 1 << 3;
-const CTRL_TX_EN: u32 = 1 << 0;
-const CTRL_RX_EN: u32 = 1 << 1;
-const CTRL_RX_INT_EN: u32 = 1 << 3;
-const INT_RX: u32 = 1 << 1;
-const INT_RX_OVERRUN: u32 = 1 << 3;
-
-/// The peripheral clock of the mps2 boards.
-const CLOCK_HZ: u32 = 25_000_000;
-/// The line rate (QEMU ignores it, but the divisor must be at least 16).
-const BAUD: u32 = 115_200;
-/// NVIC interrupt number of UART0 RX on the mps2-an385/an386.
-const RX_IRQ: u32 = 0;
+// The CMSDK UART's registers, shared with examples/firmware's mps2 board.
+#[path = "../../firmware/src/board/cmsdk_uart.rs"]
+mod cmsdk;
 
 /// The receive ring: 512 bytes (a `heapless::spsc::Queue` of N holds N - 1).
 type Ring = Queue<u8, 513>;
@@ -62,19 +43,6 @@ static RX_WAKER: AtomicWaker = AtomicWaker::new();
 /// every byte, so that no bytes from after the gap are spliced onto bytes from before it.
 static OVERRUN: AtomicBool = AtomicBool::new(false);
 
-/// Volatile access to the UART's registers (only the constants above are ever passed).
-mod reg {
-    pub fn read(addr: usize) -> u32 {
-        // SAFETY: `addr` is one of this module's UART0 registers: a valid, aligned,
-        // always-mapped 32-bit MMIO location on the mps2-an386.
-        unsafe { core::ptr::read_volatile(addr as *const u32) }
-    }
-    pub fn write(addr: usize, value: u32) {
-        // SAFETY: as for `read`.
-        unsafe { core::ptr::write_volatile(addr as *mut u32, value) }
-    }
-}
-
 /// Configures UART0 (baud divisor, TX/RX enable, RX interrupt), unmasks its IRQ and
 /// returns the two halves. Call once.
 pub fn init() -> (Rx, Tx) {
@@ -82,30 +50,20 @@ pub fn init() -> (Rx, Tx) {
     // reference ever made to `RING`, and its halves are `'static` from here on.
     let (producer, consumer) = unsafe { (*core::ptr::addr_of_mut!(RING)).split() };
     critical_section::with(|cs| *PRODUCER.borrow_ref_mut(cs) = Some(producer));
-    reg::write(BAUDDIV, CLOCK_HZ / BAUD);
-    reg::write(CTRL, CTRL_TX_EN | CTRL_RX_EN | CTRL_RX_INT_EN);
-    reg::write(INTCLEAR, INT_RX | INT_RX_OVERRUN);
-    // SAFETY: unmasking only enables the handler below, which shares state with the task
-    // through the spsc queue (one producer, one consumer) and atomics.
-    unsafe {
-        let nvic = &*cortex_m::peripheral::NVIC::PTR;
-        nvic.iser[0].write(1 << RX_IRQ);
-    }
+    // The handler below shares state with the task through the spsc queue (one producer,
+    // one consumer) and atomics.
+    cmsdk::init();
     (Rx { ring: consumer }, Tx)
 }
 
 /// The UART0 RX interrupt handler (vector 16 + IRQ 0).
 pub fn on_rx_interrupt() {
-    reg::write(INTCLEAR, INT_RX | INT_RX_OVERRUN);
-    if reg::read(STATE) & STATE_RX_OVERRUN != 0 {
-        reg::write(STATE, STATE_RX_OVERRUN); // write one to clear
+    if cmsdk::ack_rx_interrupt() {
         OVERRUN.store(true, Relaxed);
     }
     critical_section::with(|cs| {
         let mut producer = PRODUCER.borrow_ref_mut(cs);
-        while reg::read(STATE) & STATE_RX_FULL != 0 {
-            // Reading DATA clears RXFULL and lets the next byte in.
-            let byte = reg::read(DATA) as u8;
+        while let Some(byte) = cmsdk::receive() {
             let stored = !OVERRUN.load(Relaxed)
                 && producer.as_mut().is_some_and(|p| p.enqueue(byte).is_ok());
             if !stored {
@@ -181,14 +139,13 @@ impl embedded_io_async::ErrorType for Tx {
 impl embedded_io_async::Write for Tx {
     async fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
         for &byte in buf {
-            while reg::read(STATE) & STATE_TX_FULL != 0 {}
-            reg::write(DATA, u32::from(byte));
+            cmsdk::send(byte);
         }
         Ok(buf.len())
     }
 
     async fn flush(&mut self) -> Result<(), Self::Error> {
-        while reg::read(STATE) & STATE_TX_FULL != 0 {}
+        cmsdk::flush();
         Ok(())
     }
 }

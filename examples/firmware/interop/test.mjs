@@ -7,11 +7,15 @@
 //    SDK's newest revision).
 // 2. The SDK client launches it from the repository root with the documented command
 //    (`cargo --config examples/firmware/.cargo/config.toml run --release --manifest-path ...`).
-// 3. Raw 2026-07-28 requests (stateless era, per-request _meta) through the QEMU wrapper,
-//    which must exit 0 on stdin EOF.
+// 3. The official 2.x client (@modelcontextprotocol/client) over its own stdio transport,
+//    pinned to 2026-07-28 (stateless era: no initialize, every request carries its revision
+//    and capabilities in _meta): the same tools/list and every tool call, refused arguments
+//    as isError results.
+// 4. Raw 2026-07-28 requests through the QEMU wrapper (what an SDK does not send: integers
+//    spelled 1.0 and 0e5, a garbled and an oversized line), which must exit 0 on stdin EOF.
 //
-// Every inputSchema and outputSchema is compiled with Ajv (JSON Schema 2020-12), and the SDK
-// checks every structuredContent against its tool's outputSchema.
+// Every inputSchema and outputSchema is compiled with Ajv (JSON Schema 2020-12), and the SDKs
+// check every structuredContent against its tool's outputSchema.
 //
 // Prints round-trip times. Input through QEMU's emulated UART is slow (~35 us a byte,
 // ~1 s until the first byte is read), so timeouts are generous.
@@ -22,6 +26,8 @@ import assert from "node:assert/strict";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client as ClientV2 } from "@modelcontextprotocol/client";
+import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
 import Ajv2020 from "ajv/dist/2020.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -40,6 +46,7 @@ if (!board) throw new Error(`FIRMWARE_BOARD=${boardName}: not one of ${Object.ke
 const targetArgs = boardName === "mps2-an386" ? [] : ["--target", board.target];
 const elf = resolve(process.env.CARGO_TARGET_DIR ?? resolve(firmwareDir, "target"), `${board.target}/release/mcp-firmware`);
 const TIMEOUT = 30_000;
+const MODERN = "2026-07-28";
 
 const times = {};
 function record(name, ms) {
@@ -95,19 +102,25 @@ function checkSchemas(byName) {
   for (const bad of ["2x6", "2d", "2 d6", "+2d6"]) assert.ok(!notation({ notation: bad }), bad);
 }
 
-async function exerciseAllTools(client) {
+// `era` prefixes the timing names: "" for the 1.x client (initialize era), "modern sdk: " for
+// the 2.x client pinned to 2026-07-28.
+async function exerciseAllTools(client, era = "") {
   const opts = { timeout: TIMEOUT };
+  const v2 = client instanceof ClientV2;
   // The list does not fit one 2 KiB transmit buffer: the server pages it (nextCursor).
   const tools = [];
   let cursor;
   let pages = 0;
   do {
-    const page = await timed("tools/list (one page)", client.listTools(cursor ? { cursor } : undefined, opts));
+    const page = await timed(`${era}tools/list (one page)`, client.listTools(cursor ? { cursor } : undefined, opts));
     tools.push(...page.tools);
     cursor = page.nextCursor;
     pages += 1;
   } while (cursor);
-  assert.ok(pages >= 2 && pages <= 6, `${pages} pages`);
+  // The 2.x client follows the cursors itself when listTools is called without one: the
+  // pages arrive as one list.
+  if (v2) assert.equal(pages, 1);
+  else assert.ok(pages >= 2 && pages <= 6, `${pages} pages`);
   const names = tools.map((t) => t.name);
   assert.deepEqual(names, ["calculate", "roll_dice", "tell_fortune", "read_temperature", "set_led", "uptime_ms"]);
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
@@ -118,7 +131,9 @@ async function exerciseAllTools(client) {
   assert.equal(byName.calculate.annotations.readOnlyHint, true);
   checkSchemas(byName);
 
-  const call = (name, args) => timed(`tools/call ${name}`, client.callTool({ name, arguments: args }, undefined, opts));
+  // tools/call: the 1.x client takes (params, resultSchema, options), 2.x (params, options).
+  const call = (name, args) =>
+    timed(`${era}tools/call ${name}`, v2 ? client.callTool({ name, arguments: args }, opts) : client.callTool({ name, arguments: args }, undefined, opts));
 
   let r = await call("calculate", { operation: "multiply", a: 6, b: 7 });
   assert.deepEqual(structured(r), { result: 42 });
@@ -197,7 +212,12 @@ async function exerciseAllTools(client) {
   const b = structured(await call("uptime_ms", {})).uptime_ms;
   assert.ok(b - a >= 250 && b - a < 5000, `uptime advanced ${b - a} ms over 300 ms`);
 
-  await timed("ping", client.ping(opts));
+  if (v2) {
+    // ping belongs to the handshake era: the 2.x client refuses it itself in 2026-07-28.
+    await assert.rejects(client.ping(opts));
+  } else {
+    await timed("ping", client.ping(opts));
+  }
   return tools.length;
 }
 
@@ -238,7 +258,24 @@ const env = { ...process.env, CARGO_TERM_QUIET: "true" };
   console.log(`ok [${boardName}]: the repository-root launch command serves MCP`);
 }
 
-// ---- 3. Raw 2026-07-28 (stateless) requests through the wrapper; exit on stdin EOF ----
+// ---- 3. SDK 2.x client pinned to 2026-07-28, over stdio (`cargo run` in the package) ----
+{
+  const transport = new StdioV2({
+    command: "cargo",
+    args: ["run", "--release", "--quiet", ...targetArgs],
+    cwd: firmwareDir,
+    env,
+    stderr: "inherit",
+  });
+  const client = new ClientV2({ name: "mcp-rs-firmware-interop", version: "1.0.0" }, { capabilities: {}, versionNegotiation: { mode: { pin: MODERN } } });
+  await timed("modern sdk: connect (spawn + QEMU boot, no initialize)", client.connect(transport, { timeout: TIMEOUT }));
+  assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
+  const n = await exerciseAllTools(client, "modern sdk: ");
+  await client.close();
+  console.log(`ok [${boardName}]: TypeScript SDK 2.x (${MODERN}) listed ${n} tools and called each one`);
+}
+
+// ---- 4. Raw 2026-07-28 (stateless) requests through the wrapper; exit on stdin EOF ----
 {
   const child = spawn(resolve(firmwareDir, "qemu-run"), ["-M", board.machine, elf], { stdio: ["pipe", "pipe", "inherit"] });
   let buffered = "";
@@ -311,9 +348,10 @@ const env = { ...process.env, CARGO_TERM_QUIET: "true" };
   console.log(`ok [${boardName}]: 2026-07-28 requests served; the wrapper exits 0 on stdin EOF`);
 }
 
-// Every timed exchange was checked: count them by era.
-const count = (modern) => Object.entries(times).reduce((n, [name, l]) => n + (name.startsWith("modern:") === modern && !name.startsWith("wrapper") ? l.length : 0), 0);
-console.log(`ok [${boardName}]: ${count(false)} SDK (handshake era) and ${count(true)} raw 2026-07-28 exchanges checked`);
+// Every timed exchange was checked: count them by era and client.
+const count = (prefix) => Object.entries(times).reduce((n, [name, l]) => n + (name.startsWith(prefix) && !name.includes("connect") ? l.length : 0), 0);
+const sdk1 = Object.entries(times).reduce((n, [name, l]) => n + (/^(modern|wrapper)/.test(name) ? 0 : l.length), 0);
+console.log(`ok [${boardName}]: ${sdk1} SDK 1.x (handshake era), ${count("modern sdk:")} SDK 2.x and ${count("modern:")} raw 2026-07-28 exchanges checked`);
 console.log(`\nQEMU round-trip times on ${boardName} (ms): name  n  min  median  max`);
 for (const [name, list] of Object.entries(times)) {
   const sorted = [...list].sort((a, b) => a - b);

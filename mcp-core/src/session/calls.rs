@@ -3,6 +3,7 @@
 //! logging tied to a call, and cancellation.
 
 use super::faults::Fault;
+use super::progress::ProgressValue;
 use super::{Ctx, Incoming, Phase, Route, Session, Transmit};
 use crate::model::common::Envelope;
 use crate::model::logging::LogLevel;
@@ -592,11 +593,14 @@ impl<'a> Session<'a> {
 
     /// Sends `notifications/progress` for a deferred call, if the client asked for progress
     /// (`Ok(None)` otherwise, or if the call was cancelled). `progress` must increase.
-    pub fn progress(
+    ///
+    /// `P` is any [`ProgressValue`]: integers (`u32`, `u64`, ...) are written as integers
+    /// and link no float formatting; `f64`/`f32` are written in shortest round-trip form.
+    pub fn progress<P: ProgressValue>(
         &mut self,
         token: CallToken,
-        progress: f64,
-        total: Option<f64>,
+        progress: P,
+        total: Option<P>,
         message: Option<&str>,
         out: &mut [u8],
     ) -> Result<Option<Transmit>, CallError> {
@@ -606,8 +610,9 @@ impl<'a> Session<'a> {
         if slot.progress_token.is_empty() {
             return Ok(None);
         }
-        if progress.partial_cmp(&slot.last_progress) != Some(core::cmp::Ordering::Greater)
-            || !progress.is_finite()
+        let value = progress.as_f64();
+        if value.partial_cmp(&slot.last_progress) != Some(core::cmp::Ordering::Greater)
+            || !value.is_finite()
         {
             return Err(CallError::ProgressNotIncreasing);
         }
@@ -617,11 +622,11 @@ impl<'a> Session<'a> {
         w.key("progressToken");
         w.raw_value(slot.progress_token.as_raw());
         w.key("progress");
-        w.f64(progress);
+        progress.write(&mut w);
         // A non-finite total has no JSON form; it is left out (it is optional).
-        if let Some(t) = total.filter(|t| t.is_finite()) {
+        if let Some(t) = total.filter(|t| t.as_f64().is_finite()) {
             w.key("total");
-            w.f64(t);
+            t.write(&mut w);
         }
         if let (true, Some(m)) = (slot.version.features().progress_message, message) {
             w.key("message");
@@ -632,7 +637,7 @@ impl<'a> Session<'a> {
         let len = w.finish().map_err(|e| CallError::BufferTooSmall {
             required: e.required,
         })?;
-        slot.last_progress = progress;
+        slot.last_progress = value;
         Ok(Some(Transmit {
             len,
             route: Route::Call(token),

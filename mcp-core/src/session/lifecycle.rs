@@ -84,7 +84,10 @@ impl<'a> Session<'a> {
         }
         #[cfg(feature = "resources")]
         if let Some(r) = server.resources() {
-            caps_object(w, "resources", !modern && r.subscribable(), list_changed);
+            // Resource updates likewise: legacy `resources/subscribe`, or in 2026-07-28 a
+            // listen stream's `resourceSubscriptions`.
+            let subscribe = r.subscribable() && (!modern || cfg!(feature = "listen"));
+            caps_object(w, "resources", subscribe, list_changed);
         }
         #[cfg(feature = "prompts")]
         if server.prompts().is_some() {

@@ -19,6 +19,7 @@ mod listen;
 mod lists;
 #[cfg(feature = "requests")]
 mod outgoing;
+mod progress;
 #[cfg(feature = "prompts")]
 mod prompts;
 #[cfg(feature = "resources")]
@@ -41,6 +42,7 @@ use crate::model::common::{AdapterData, CacheScope, ServerInfo};
 pub use calls::{Call, Request};
 #[cfg(feature = "requests")]
 pub use outgoing::{ClientMethod, ClientOutcome, ClientResponse};
+pub use progress::ProgressValue;
 
 use faults::{Detail, Fault};
 

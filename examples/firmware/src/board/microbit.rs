@@ -116,27 +116,16 @@ unsafe extern "C" fn uart0() {
     }
 }
 
-/// The transmitting half: one byte at a time, each until its TXDRDY event.
-pub struct Tx;
-
-impl embedded_io::ErrorType for Tx {
-    type Error = core::convert::Infallible;
+/// Sends a byte ([`super::Tx`] writes through it): one at a time, each until its TXDRDY event.
+pub(super) fn send(byte: u8) {
+    reg::write(EVENTS_TXDRDY, 0);
+    reg::write(TXD, u32::from(byte));
+    while reg::read(EVENTS_TXDRDY) == 0 {}
 }
 
-impl embedded_io::Write for Tx {
-    fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
-        for &byte in buf {
-            reg::write(EVENTS_TXDRDY, 0);
-            reg::write(TXD, u32::from(byte));
-            while reg::read(EVENTS_TXDRDY) == 0 {}
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> Result<(), Self::Error> {
-        Ok(()) // `write` returns once the last byte has left
-    }
-}
+/// Waits until the bytes sent have left ([`super::Tx`]'s flush): nothing to wait for,
+/// `send` returns once its byte has left.
+pub(super) fn flush() {}
 
 // ---- Uptime from TIMER0 ----
 //

@@ -9,6 +9,7 @@ use cortex_m::peripheral::{SCB, SYST};
 use cortex_m_rt::{entry, exception};
 
 pub use super::arm::Rx;
+use super::cmsdk_uart as uart;
 
 /// `serverInfo.title`.
 pub const TITLE: &str = "mcp-rs on a Cortex-M4F";
@@ -21,7 +22,7 @@ fn main() -> ! {
     // takes the core peripherals; `take()` would add a critical section and a flag.
     let peripherals = unsafe { cortex_m::Peripherals::steal() };
     clock_init(peripherals.SYST);
-    uart_init();
+    uart::init();
     crate::serve()
 }
 
@@ -33,93 +34,26 @@ fn main() -> ! {
 #[used]
 static __INTERRUPTS: [unsafe extern "C" fn(); 1] = [uart0_rx];
 
-// ---- UART0: an ARM CMSDK APB UART at 0x4000_4000, clocked at 25 MHz ----
-
-/// UART0 base address.
-const BASE: usize = 0x4000_4000;
-const DATA: usize = BASE;
-const STATE: usize = BASE + 0x04;
-const CTRL: usize = BASE + 0x08;
-const INTCLEAR: usize = BASE + 0x0C;
-const BAUDDIV: usize = BASE + 0x10;
-
-const STATE_TX_FULL: u32 = 1 << 0;
-const STATE_RX_FULL: u32 = 1 << 1;
-const STATE_RX_OVERRUN: u32 = 1 << 3;
-const CTRL_TX_EN: u32 = 1 << 0;
-const CTRL_RX_EN: u32 = 1 << 1;
-const CTRL_RX_INT_EN: u32 = 1 << 3;
-const INT_RX: u32 = 1 << 1;
-const INT_RX_OVERRUN: u32 = 1 << 3;
-
-/// The peripheral clock of the mps2 boards.
-const CLOCK_HZ: u32 = 25_000_000;
-/// The line rate (QEMU ignores it, but the divisor must be at least 16).
-const BAUD: u32 = 115_200;
-
-/// NVIC interrupt number of UART0 RX on the mps2-an385/an386.
-const RX_IRQ: u32 = 0;
-
-/// Volatile access to the board's registers (only this module's constants are passed).
-mod reg {
-    pub fn read(addr: usize) -> u32 {
-        // SAFETY: `addr` is one of this module's UART0 or LED registers: a valid, aligned,
-        // always-mapped 32-bit MMIO location on the mps2-an386.
-        unsafe { core::ptr::read_volatile(addr as *const u32) }
-    }
-    pub fn write(addr: usize, value: u32) {
-        // SAFETY: as for `read`.
-        unsafe { core::ptr::write_volatile(addr as *mut u32, value) }
-    }
-}
-
-/// Configures UART0 (baud divisor, TX/RX enable, RX interrupt) and unmasks its IRQ.
-fn uart_init() {
-    reg::write(BAUDDIV, CLOCK_HZ / BAUD);
-    reg::write(CTRL, CTRL_TX_EN | CTRL_RX_EN | CTRL_RX_INT_EN);
-    reg::write(INTCLEAR, INT_RX | INT_RX_OVERRUN);
-    // SAFETY: unmasking only enables the handler below, which shares state with the main
-    // loop through the ring's atomics (one producer, one consumer); no priority-based
-    // locking is relied upon.
-    unsafe {
-        let nvic = &*cortex_m::peripheral::NVIC::PTR;
-        nvic.iser[0].write(1 << RX_IRQ);
-    }
-}
+// ---- UART0: an ARM CMSDK APB UART (registers in cmsdk_uart.rs, shared with the embassy image) ----
 
 /// IRQ 0: UART0 receive.
 unsafe extern "C" fn uart0_rx() {
-    reg::write(INTCLEAR, INT_RX | INT_RX_OVERRUN);
-    if reg::read(STATE) & STATE_RX_OVERRUN != 0 {
-        reg::write(STATE, STATE_RX_OVERRUN); // write one to clear
+    if uart::ack_rx_interrupt() {
         super::arm::overrun();
     }
-    while reg::read(STATE) & STATE_RX_FULL != 0 {
-        // Reading DATA clears RXFULL and lets the next byte in.
-        super::arm::push(reg::read(DATA) as u8);
+    while let Some(byte) = uart::receive() {
+        super::arm::push(byte);
     }
 }
 
-/// The transmitting half: waits for TXFULL to clear before every byte.
-pub struct Tx;
-
-impl embedded_io::ErrorType for Tx {
-    type Error = core::convert::Infallible;
+/// Sends a byte ([`super::Tx`] writes through it), waiting for TXFULL to clear first.
+pub(super) fn send(byte: u8) {
+    uart::send(byte);
 }
 
-impl embedded_io::Write for Tx {
-    fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
-        for &byte in buf {
-            while reg::read(STATE) & STATE_TX_FULL != 0 {}
-            reg::write(DATA, u32::from(byte));
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> Result<(), Self::Error> {
-        while reg::read(STATE) & STATE_TX_FULL != 0 {}
-        Ok(())
-    }
+/// Waits for TXFULL to clear ([`super::Tx`]'s flush).
+pub(super) fn flush() {
+    uart::flush();
 }
 
 // ---- Uptime from SysTick ----
@@ -177,10 +111,13 @@ pub mod leds {
 
     /// The LED register: bit 0 is LED 0, bit 1 is LED 1.
     pub fn get() -> u32 {
-        super::reg::read(LED0)
+        // SAFETY: LED0 is the FPGA I/O block's LED register: a valid, aligned,
+        // always-mapped 32-bit MMIO location on the mps2-an386.
+        unsafe { core::ptr::read_volatile(LED0 as *const u32) }
     }
     /// Writes the LED register.
     pub fn set(value: u32) {
-        super::reg::write(LED0, value)
+        // SAFETY: as for `get`.
+        unsafe { core::ptr::write_volatile(LED0 as *mut u32, value) }
     }
 }

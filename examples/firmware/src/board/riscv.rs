@@ -131,26 +131,14 @@ impl embedded_io::Read for Rx {
     }
 }
 
-/// The transmitting half: waits for room in the transmit FIFO before every byte.
-pub struct Tx;
-
-impl embedded_io::ErrorType for Tx {
-    type Error = core::convert::Infallible;
+/// Sends a byte ([`super::Tx`] writes through it), waiting for room in the transmit FIFO first.
+pub(super) fn send(byte: u8) {
+    while reg::read(TXDATA) & FIFO_FULL != 0 {}
+    reg::write(TXDATA, u32::from(byte));
 }
 
-impl embedded_io::Write for Tx {
-    fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
-        for &byte in buf {
-            while reg::read(TXDATA) & FIFO_FULL != 0 {}
-            reg::write(TXDATA, u32::from(byte));
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> Result<(), Self::Error> {
-        Ok(())
-    }
-}
+/// [`super::Tx`]'s flush: nothing to wait for (the FIFO drains on its own).
+pub(super) fn flush() {}
 
 // ---- Uptime from the CLINT's mtime ----
 //
