@@ -1,0 +1,961 @@
+//! Streamable HTTP/1.1 without a heap (feature `http`): an MCP server over any
+//! [`embedded_io_async`] socket (embassy-net's `TcpSocket`, or host sockets in tests),
+//! with caller-owned connection slots.
+//!
+//! The protocol stays in the core: each POST body goes through the core's [`Pump`] with a
+//! session of its own (2026-07-28 requests are self-contained); the server adds HTTP/1.1
+//! framing (request heads parsed by `httparse`, `Content-Length` and chunked bodies,
+//! keep-alive), the transport's own checks, and the routing of each frame to its response.
+//!
+//! | request | what happens |
+//! |---|---|
+//! | POST on [`HttpConfig::path`] | the body is handled by a fresh session over the slot's call storage and answered with `application/json`, or 202 when it asked nothing; a `subscriptions/listen` request is answered with an SSE stream (chunked) that carries the acknowledgement and then the list changes ([`Server::list_changed`]) until the client closes it |
+//! | GET, DELETE on the path | 405 (`Allow: POST`): no legacy sessions are kept yet |
+//! | other methods on the path | 405 (`Allow: GET, POST, DELETE`) |
+//! | any other path | 404 |
+//!
+//! Every refusal carries a JSON-RPC error body:
+//!
+//! | check | status, code |
+//! |---|---|
+//! | `Host` (and an absolute target's authority, and `Origin` when sent) is a loopback name or one of [`HttpConfig::allowed_hosts`] ([`HttpConfig::check_hosts`], on by default) | 403, -32600 |
+//! | the head (request line and headers) fits the receive buffer, at most [`MAX_HEADERS`] headers | 431, -32600 |
+//! | not an HTTP/1.x head, a bad `Content-Length`, `Transfer-Encoding` other than `chunked`, broken chunk framing | 400, -32600 |
+//! | `Content-Type: application/json` on a POST | 415, -32600 |
+//! | the body fits the receive buffer after its head | 413, -32600 |
+//! | the 2026-07-28 headers agree with the body (see [`checks`](self#2026-07-28-headers)) | 400, -32020 |
+//! | a slot is free ([`Server::refuse_busy`], called by the acceptor) | 503, -32603 |
+//!
+//! A refusal made before the body was read closes the connection (the body is not
+//! skipped); others keep it open when the client asked to.
+//!
+//! # 2026-07-28 headers
+//!
+//! A POST with `MCP-Protocol-Version: 2026-07-28` has its headers compared with the
+//! session's view of the body ([`mcp_rs_core::wire::peek`]):
+//!
+//! | header | checked against |
+//! |---|---|
+//! | `Mcp-Method` | `method` (exact, case-sensitive) |
+//! | `MCP-Protocol-Version` | `params._meta["io.modelcontextprotocol/protocolVersion"]` |
+//! | `Mcp-Name` | `params.name` (`tools/call`, `prompts/get`), `params.uri` (`resources/read`) |
+//! | `Mcp-Param-<Name>` | the argument of a tool parameter marked `x-mcp-header: <Name>`, literal or `=?base64?…?=` (decoded at most [`MAX_PARAM_HEADER`] bytes) |
+//!
+//! # Slots and concurrency
+//!
+//! A [`Slot`] is one connection's memory: `RX` bytes for a request (head and body), `TX`
+//! bytes for the largest frame, `CALLS` call slots for its session. The application runs
+//! one task per slot, each accepting a connection and calling [`Server::serve`] with its
+//! slot; all share the [`Server`] by reference (a `RefCell` lends the handler to one
+//! exchange at a time, never across an await). A slow or stalled peer holds only its own
+//! slot; bound how long with the socket's own timeout (embassy-net:
+//! `TcpSocket::set_timeout`). A connection arriving while every slot is busy is answered
+//! by [`Server::refuse_busy`] (503) if the acceptor can take it.
+//!
+//! Deferred calls are not taken yet: a tool that returns
+//! [`Dispatch::Defer`](mcp_rs_core::Dispatch::Defer) is answered -32603
+//! [`DEFERRED_CALL_MESSAGE`](crate::DEFERRED_CALL_MESSAGE).
+
+mod body;
+mod checks;
+mod head;
+mod respond;
+
+use core::cell::{Cell, RefCell};
+use core::future::{poll_fn, Future};
+use core::pin::pin;
+use core::task::{Poll, Waker};
+
+use embedded_io_async::{Error as _, Read, Write};
+use mcp_rs_core::pump::{Output, Pump};
+use mcp_rs_core::wire::json::Limits;
+use mcp_rs_core::wire::jsonrpc::{code, FrameKind};
+use mcp_rs_core::wire::peek::{peek, Peek};
+use mcp_rs_core::wire::Method;
+use mcp_rs_core::{
+    CallSlot, CallToken, Config, ListKind, ServerHandler, ServerInfo, Session, MIN_OUTPUT,
+};
+
+pub use checks::{MAX_PARAM_HEADER, MODERN};
+pub use head::MAX_HEADERS;
+
+use body::{BodyError, Inbox};
+use head::{Framing, Head, Parsed, Verb};
+use respond::{Extra, WriteFailed};
+
+use crate::{Clock, ErrorKind, DEFERRED_CALL_MESSAGE};
+
+/// Settings of the HTTP server.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct HttpConfig<'a> {
+    /// The endpoint path (default `/mcp`); other paths get 404.
+    pub path: &'a str,
+    /// Host names (without port) accepted in `Host` and `Origin` besides `localhost`,
+    /// `127.0.0.1` and `::1`: the device's address or name on its network.
+    pub allowed_hosts: &'a [&'a str],
+    /// DNS-rebinding protection (default on): requests whose `Host` or `Origin` names
+    /// another host get 403.
+    pub check_hosts: bool,
+}
+
+impl<'a> HttpConfig<'a> {
+    /// `/mcp`, loopback hosts only, host checks on.
+    pub const fn new() -> Self {
+        HttpConfig {
+            path: "/mcp",
+            allowed_hosts: &[],
+            check_hosts: true,
+        }
+    }
+
+    /// With another endpoint path.
+    #[must_use]
+    pub const fn path(mut self, path: &'a str) -> Self {
+        self.path = path;
+        self
+    }
+
+    /// With host names accepted besides the loopback ones.
+    #[must_use]
+    pub const fn allowed_hosts(mut self, hosts: &'a [&'a str]) -> Self {
+        self.allowed_hosts = hosts;
+        self
+    }
+
+    /// With or without the `Host`/`Origin` checks (off only behind a proxy that makes
+    /// them).
+    #[must_use]
+    pub const fn check_hosts(mut self, on: bool) -> Self {
+        self.check_hosts = on;
+        self
+    }
+}
+
+impl Default for HttpConfig<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// One connection's memory: `RX` bytes for a request's head and body, `TX` bytes for the
+/// largest frame sent, `CALLS` call slots for the session that handles each POST (one is
+/// taken by an open `subscriptions/listen` stream).
+///
+/// `RX` is at least 256 and `TX` at least [`MIN_OUTPUT`] (checked at compile time); size
+/// is `RX + TX + CALLS * size_of::<CallSlot>()` bytes. Put slots in a `static` (they are
+/// all zero, so `.bss`).
+#[derive(Debug)]
+pub struct Slot<const RX: usize, const TX: usize, const CALLS: usize> {
+    rx: [u8; RX],
+    tx: [u8; TX],
+    calls: [CallSlot; CALLS],
+}
+
+impl<const RX: usize, const TX: usize, const CALLS: usize> Slot<RX, TX, CALLS> {
+    const VALID: () = {
+        assert!(RX >= 256, "the receive buffer needs at least 256 bytes");
+        assert!(
+            TX >= MIN_OUTPUT,
+            "the transmit buffer must hold at least mcp_rs_core::MIN_OUTPUT bytes"
+        );
+        assert!(CALLS >= 1, "a slot needs at least one call slot");
+    };
+
+    /// A zeroed slot (usable in a `static`).
+    pub const fn new() -> Self {
+        let () = Self::VALID;
+        Slot {
+            rx: [0; RX],
+            tx: [0; TX],
+            calls: [CallSlot::EMPTY; CALLS],
+        }
+    }
+}
+
+impl<const RX: usize, const TX: usize, const CALLS: usize> Default for Slot<RX, TX, CALLS> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// How a connection ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Ended {
+    /// The peer closed it (between requests, or while a stream was open).
+    Closed,
+    /// The server answered with this status and closed it (a refusal made before the body
+    /// was read, or a response to a request that asked to close).
+    Done(u16),
+    /// Reading failed.
+    Read(ErrorKind),
+    /// Writing failed, or the socket accepted nothing.
+    Write(ErrorKind),
+}
+
+impl From<WriteFailed> for Ended {
+    fn from(e: WriteFailed) -> Self {
+        Ended::Write(e.0)
+    }
+}
+
+/// List changes, as an epoch per [`ListKind`], and the wakers of the streams waiting for
+/// one (`W` at most; a stream beyond polls again at once).
+#[derive(Debug)]
+struct Changes<const W: usize> {
+    epochs: [Cell<u32>; 4],
+    wakers: RefCell<[Option<Waker>; W]>,
+}
+
+const KINDS: [ListKind; 4] = [
+    ListKind::Tools,
+    ListKind::Prompts,
+    ListKind::Resources,
+    ListKind::ResourceTemplates,
+];
+
+impl<const W: usize> Changes<W> {
+    const fn new() -> Self {
+        Changes {
+            epochs: [const { Cell::new(0) }; 4],
+            wakers: RefCell::new([const { None }; W]),
+        }
+    }
+
+    fn now(&self) -> [u32; 4] {
+        [0, 1, 2, 3].map(|i| self.epochs[i].get())
+    }
+
+    fn bump(&self, kind: ListKind) {
+        if let Some(i) = KINDS.iter().position(|k| *k == kind) {
+            self.epochs[i].set(self.epochs[i].get().wrapping_add(1));
+        }
+        if let Ok(mut wakers) = self.wakers.try_borrow_mut() {
+            for w in wakers.iter_mut() {
+                if let Some(w) = w.take() {
+                    w.wake();
+                }
+            }
+        }
+    }
+
+    /// Completes with the new epochs once they differ from `seen`.
+    fn wait(&self, seen: [u32; 4]) -> impl Future<Output = [u32; 4]> + '_ {
+        poll_fn(move |cx| {
+            let now = self.now();
+            if now != seen {
+                return Poll::Ready(now);
+            }
+            let registered = self.wakers.try_borrow_mut().is_ok_and(|mut wakers| {
+                if let Some(w) = wakers
+                    .iter_mut()
+                    .find(|w| w.as_ref().is_some_and(|w| w.will_wake(cx.waker())))
+                {
+                    *w = Some(cx.waker().clone());
+                    return true;
+                }
+                match wakers.iter_mut().find(|w| w.is_none()) {
+                    Some(w) => {
+                        *w = Some(cx.waker().clone());
+                        true
+                    }
+                    None => false,
+                }
+            });
+            if !registered {
+                cx.waker().wake_by_ref();
+            }
+            Poll::Pending
+        })
+    }
+}
+
+/// Which of two futures finished first.
+enum Either<A, B> {
+    First(A),
+    Second(B),
+}
+
+/// The first of two futures to finish (the other is dropped).
+async fn select<A: Future, B: Future>(a: A, b: B) -> Either<A::Output, B::Output> {
+    let (mut a, mut b) = (pin!(a), pin!(b));
+    poll_fn(|cx| {
+        if let Poll::Ready(x) = a.as_mut().poll(cx) {
+            return Poll::Ready(Either::First(x));
+        }
+        if let Poll::Ready(y) = b.as_mut().poll(cx) {
+            return Poll::Ready(Either::Second(y));
+        }
+        Poll::Pending
+    })
+    .await
+}
+
+/// Counters of what a server has seen, over all slots.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct HttpStats {
+    /// Requests whose head was parsed.
+    pub requests: u32,
+    /// Requests refused by the transport (any 4xx or 5xx it answered itself).
+    pub refused: u32,
+    /// Frames a JSON response could not carry (a request answered with JSON caused more
+    /// than its one reply: e.g. a notification queued by an inline handler) and frames too
+    /// large for the transmit buffer.
+    pub dropped: u32,
+    /// `subscriptions/listen` streams opened.
+    pub streams: u32,
+}
+
+/// The MCP server behind every connection slot: the description of the server (`info`,
+/// session [`Config`], the handler), the HTTP settings, the clock, and what all slots
+/// share (list changes). Share it by reference between the slot tasks.
+#[derive(Debug)]
+pub struct Server<'a, S: ServerHandler, const WAITERS: usize = 4> {
+    info: &'a ServerInfo<'a>,
+    config: Config,
+    http: HttpConfig<'a>,
+    handler: RefCell<S>,
+    clock: Option<Clock>,
+    changes: Changes<WAITERS>,
+    stats: Cell<HttpStats>,
+}
+
+/// What a POST turned into.
+enum Posted<'s> {
+    /// Answered; `true` when the connection stays open.
+    Answered(bool),
+    /// A `subscriptions/listen` stream is open on the session.
+    Stream(Session<'s>, CallToken, bool),
+}
+
+/// Where the bytes of the current request end in the receive buffer, or how the
+/// connection ended.
+type Next = Result<usize, Ended>;
+
+impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
+    /// A server with the default [`HttpConfig`] and no clock. `WAITERS` is how many
+    /// `subscriptions/listen` streams can wait for a list change without polling (give it
+    /// the number of slots).
+    pub fn new(info: &'a ServerInfo<'a>, config: Config, handler: S) -> Self {
+        Server {
+            info,
+            config,
+            http: HttpConfig::new(),
+            handler: RefCell::new(handler),
+            clock: None,
+            changes: Changes::new(),
+            stats: Cell::new(HttpStats::default()),
+        }
+    }
+
+    /// With HTTP settings.
+    #[must_use]
+    pub fn with_http(mut self, http: HttpConfig<'a>) -> Self {
+        self.http = http;
+        self
+    }
+
+    /// With a clock (milliseconds), passed to every exchange.
+    #[must_use]
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// The handler, for the application to change between exchanges (never hold the
+    /// borrow across an await: a slot that finds it borrowed answers 503).
+    pub fn handler(&self) -> &RefCell<S> {
+        &self.handler
+    }
+
+    /// Counters since creation.
+    pub fn stats(&self) -> HttpStats {
+        self.stats.get()
+    }
+
+    fn count(&self, f: impl FnOnce(&mut HttpStats)) {
+        let mut s = self.stats.get();
+        f(&mut s);
+        self.stats.set(s);
+    }
+
+    /// A list changed: every open `subscriptions/listen` stream that asked for it gets
+    /// its `notifications/*/list_changed`.
+    pub fn list_changed(&self, kind: ListKind) {
+        self.changes.bump(kind);
+    }
+
+    fn now(&self) -> u64 {
+        self.clock.map_or(0, |c| c())
+    }
+
+    fn limits(&self) -> Limits {
+        Limits {
+            max_depth: self.config.max_depth,
+        }
+    }
+
+    /// Answers a connection the acceptor cannot give a slot: 503 with a JSON-RPC error,
+    /// and the connection is to be closed.
+    pub async fn refuse_busy<T: Write>(&self, socket: &mut T) -> Ended {
+        const BODY: &[u8] =
+            br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"All connection slots are busy"}}"#;
+        self.count(|s| s.refused = s.refused.saturating_add(1));
+        match respond::json(socket, 503, BODY, false, Extra::default()).await {
+            Ok(()) => Ended::Done(503),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Serves one connection with `slot` until it ends: requests one after the other
+    /// (keep-alive, pipelining), each answered as the module docs say.
+    pub async fn serve<T, const RX: usize, const TX: usize, const CALLS: usize>(
+        &self,
+        slot: &mut Slot<RX, TX, CALLS>,
+        socket: &mut T,
+    ) -> Ended
+    where
+        T: Read + Write,
+    {
+        let Slot { rx, tx, calls } = slot;
+        let mut inbox = Inbox { buf: rx, filled: 0 };
+        loop {
+            let head_len = loop {
+                match head::scan(inbox.buf.get(..inbox.filled).unwrap_or_default()) {
+                    Parsed::Complete(n) => break n,
+                    Parsed::Partial if inbox.filled < inbox.buf.len() => {
+                        match inbox.read_more(socket).await {
+                            Ok(_) => {}
+                            Err(BodyError::Read(kind)) => return Ended::Read(kind),
+                            Err(_) => return Ended::Closed,
+                        }
+                    }
+                    Parsed::Partial | Parsed::TooManyHeaders => {
+                        return self
+                            .refuse(socket, tx, 431, "Request head too large", false)
+                            .await
+                            .err()
+                            .unwrap_or(Ended::Done(431));
+                    }
+                    Parsed::Invalid => {
+                        return self
+                            .refuse(socket, tx, 400, "Malformed HTTP request", false)
+                            .await
+                            .err()
+                            .unwrap_or(Ended::Done(400));
+                    }
+                }
+            };
+            self.count(|s| s.requests = s.requests.saturating_add(1));
+            match self.request(socket, &mut inbox, tx, calls, head_len).await {
+                Ok(end) => {
+                    let end = end.min(inbox.filled);
+                    inbox.buf.copy_within(end..inbox.filled, 0);
+                    inbox.filled -= end;
+                }
+                Err(ended) => return ended,
+            }
+        }
+    }
+
+    /// A transport refusal: `status` with a JSON-RPC -32600 error body (id-less).
+    async fn refuse<T: Write>(
+        &self,
+        socket: &mut T,
+        tx: &mut [u8],
+        status: u16,
+        message: &str,
+        keep_alive: bool,
+    ) -> Result<(), Ended> {
+        self.refuse_with(
+            socket,
+            tx,
+            status,
+            None,
+            code::INVALID_REQUEST,
+            message,
+            keep_alive,
+            Extra::default(),
+        )
+        .await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn refuse_with<T: Write>(
+        &self,
+        socket: &mut T,
+        tx: &mut [u8],
+        status: u16,
+        id: Option<&str>,
+        code: i32,
+        message: &str,
+        keep_alive: bool,
+        extra: Extra<'_>,
+    ) -> Result<(), Ended> {
+        self.count(|s| s.refused = s.refused.saturating_add(1));
+        let len = respond::rpc_error(tx, id, code, message).unwrap_or(0);
+        respond::json(
+            socket,
+            status,
+            tx.get(..len).unwrap_or_default(),
+            keep_alive,
+            extra,
+        )
+        .await?;
+        if keep_alive {
+            Ok(())
+        } else {
+            Err(Ended::Done(status))
+        }
+    }
+
+    /// One request whose head is `inbox.buf[..head_len]`.
+    async fn request<T: Read + Write>(
+        &self,
+        socket: &mut T,
+        inbox: &mut Inbox<'_>,
+        tx: &mut [u8],
+        calls: &mut [CallSlot],
+        head_len: usize,
+    ) -> Next {
+        // What the head says, read before the body arrives (the head is parsed again once
+        // the body is in, to check it against the body).
+        let plan = {
+            let mut storage = [httparse::EMPTY_HEADER; MAX_HEADERS];
+            let bytes = inbox.buf.get(..head_len).unwrap_or_default();
+            let Some(head) = Head::parse(bytes, &mut storage) else {
+                self.refuse(socket, tx, 400, "Malformed HTTP request", false)
+                    .await?;
+                return Ok(head_len);
+            };
+            let host = if self.http.check_hosts {
+                head::check_host(&head, self.http.allowed_hosts)
+            } else {
+                Ok(())
+            };
+            Plan {
+                verb: head.verb,
+                on_path: head.path == self.http.path,
+                keep_alive: head.keep_alive(),
+                framing: head.body(),
+                expects_continue: head.expects_continue(),
+                host,
+                json: head.is_json(),
+                session: head.text("mcp-session-id").is_some(),
+                modern: head.text("mcp-protocol-version") == Some(MODERN),
+            }
+        };
+        if let Err(why) = plan.host {
+            self.refuse(socket, tx, 403, why, false).await?;
+            return Ok(head_len);
+        }
+        if !plan.on_path {
+            self.refuse(socket, tx, 404, "Not found", false).await?;
+            return Ok(head_len);
+        }
+        let framing = match plan.framing {
+            Ok(f) => f,
+            Err(why) => {
+                self.refuse(socket, tx, 400, why.0, false).await?;
+                return Ok(head_len);
+            }
+        };
+        let bodyless = framing == Framing::Length(0);
+        match plan.verb {
+            Verb::Post => {}
+            Verb::Get | Verb::Delete if plan.session && !plan.modern => {
+                self.refuse(
+                    socket,
+                    tx,
+                    404,
+                    "Session not found",
+                    plan.keep_alive && bodyless,
+                )
+                .await?;
+                return Ok(head_len);
+            }
+            Verb::Get | Verb::Delete => {
+                let extra = Extra {
+                    allow: Some("POST"),
+                    ..Extra::default()
+                };
+                let keep = plan.keep_alive && bodyless;
+                let why = "This server keeps no sessions: 2026-07-28 requests are POSTs";
+                self.refuse_with(
+                    socket,
+                    tx,
+                    405,
+                    None,
+                    code::INVALID_REQUEST,
+                    why,
+                    keep,
+                    extra,
+                )
+                .await?;
+                return Ok(head_len);
+            }
+            Verb::Other => {
+                let extra = Extra {
+                    allow: Some("GET, POST, DELETE"),
+                    ..Extra::default()
+                };
+                let keep = plan.keep_alive && bodyless;
+                self.refuse_with(
+                    socket,
+                    tx,
+                    405,
+                    None,
+                    code::INVALID_REQUEST,
+                    "Method not allowed",
+                    keep,
+                    extra,
+                )
+                .await?;
+                return Ok(head_len);
+            }
+        }
+        if !plan.json {
+            self.refuse(
+                socket,
+                tx,
+                415,
+                "Content-Type must be application/json",
+                false,
+            )
+            .await?;
+            return Ok(head_len);
+        }
+        let room = inbox.buf.len() - head_len;
+        if let Framing::Length(n) = framing {
+            if n > room as u64 {
+                self.refuse(
+                    socket,
+                    tx,
+                    413,
+                    "Request body too large for the receive buffer",
+                    false,
+                )
+                .await?;
+                return Ok(head_len);
+            }
+        }
+        if plan.expects_continue {
+            respond::write_all(socket, b"HTTP/1.1 100 Continue\r\n\r\n").await?;
+            socket.flush().await.map_err(|e| Ended::Write(e.kind()))?;
+        }
+        let read = match framing {
+            Framing::Length(n) => {
+                let n = n as usize;
+                inbox
+                    .read_to(socket, head_len + n)
+                    .await
+                    .map(|()| (n, head_len + n))
+            }
+            Framing::Chunked => inbox.chunked(socket, head_len).await,
+        };
+        let (body_len, end) = match read {
+            Ok(r) => r,
+            Err(BodyError::TooLarge) => {
+                self.refuse(
+                    socket,
+                    tx,
+                    413,
+                    "Request body too large for the receive buffer",
+                    false,
+                )
+                .await?;
+                return Ok(head_len);
+            }
+            Err(BodyError::Invalid) => {
+                self.refuse(socket, tx, 400, "Malformed chunked body", false)
+                    .await?;
+                return Ok(head_len);
+            }
+            Err(BodyError::Closed) => return Err(Ended::Closed),
+            Err(BodyError::Read(kind)) => return Err(Ended::Read(kind)),
+        };
+        let posted = {
+            let (head_bytes, rest) = inbox.buf.split_at(head_len);
+            let body = rest.get(..body_len).unwrap_or_default();
+            let mut storage = [httparse::EMPTY_HEADER; MAX_HEADERS];
+            let Some(head) = Head::parse(head_bytes, &mut storage) else {
+                self.refuse(socket, tx, 400, "Malformed HTTP request", false)
+                    .await?;
+                return Ok(end);
+            };
+            self.post(socket, &head, body, tx, calls, plan).await?
+        };
+        match posted {
+            Posted::Answered(true) => Ok(end),
+            Posted::Answered(false) => Err(Ended::Done(200)),
+            Posted::Stream(session, token, keep) => {
+                // The request is consumed: what follows it (a pipelined request) moves down.
+                let end = end.min(inbox.filled);
+                inbox.buf.copy_within(end..inbox.filled, 0);
+                inbox.filled -= end;
+                self.stream(socket, inbox, tx, session, token).await?;
+                if keep {
+                    Ok(0)
+                } else {
+                    Err(Ended::Done(200))
+                }
+            }
+        }
+    }
+
+    /// A POST whose body arrived: checked, handled by a fresh session, answered.
+    async fn post<'s, T: Write>(
+        &'s self,
+        socket: &mut T,
+        head: &Head<'_, '_>,
+        body: &[u8],
+        tx: &mut [u8],
+        calls: &'s mut [CallSlot],
+        plan: Plan,
+    ) -> Result<Posted<'s>, Ended> {
+        let keep = plan.keep_alive;
+        let peeked = peek(body, self.limits());
+        if plan.modern {
+            let checked = checks::check_modern(head, &peeked).and_then(|()| {
+                match self.handler.try_borrow_mut() {
+                    Ok(mut handler) => {
+                        checks::check_params(head, &peeked, &mut *handler, self.limits())
+                    }
+                    Err(_) => Ok(()),
+                }
+            });
+            if let Err(why) = checked {
+                let id = match peeked {
+                    Peek::Request(r) => r.id.map(|id| id.as_raw()),
+                    _ => None,
+                };
+                self.refuse_with(
+                    socket,
+                    tx,
+                    400,
+                    id,
+                    code::HEADER_MISMATCH,
+                    why,
+                    keep,
+                    Extra::default(),
+                )
+                .await?;
+                return Ok(Posted::Answered(keep));
+            }
+        }
+        let listen = matches!(peeked, Peek::Request(r) if r.method() == Some(Method::Listen))
+            && head.accepts("text/event-stream");
+        let mut session = Session::from_slots(self.info, self.config, calls);
+        let mut pump = Pump::message(body, self.now());
+        let mut reply = Reply {
+            sse: listen,
+            started: false,
+            replied: false,
+            keep_alive: keep,
+            modern: plan.modern,
+        };
+        let mut stream = None;
+        loop {
+            let polled = match self.handler.try_borrow_mut() {
+                Ok(mut handler) => pump.poll(&mut session, &mut *handler, tx),
+                Err(_) => {
+                    let why = "The server's handler is busy";
+                    self.refuse_with(
+                        socket,
+                        tx,
+                        503,
+                        None,
+                        code::INTERNAL_ERROR,
+                        why,
+                        keep,
+                        Extra::default(),
+                    )
+                    .await?;
+                    return Ok(Posted::Answered(keep));
+                }
+            };
+            let len = match polled {
+                Ok(Some(Output::Transmit(t))) => t.len,
+                Ok(Some(Output::Call(call))) => {
+                    match session.fail(
+                        call.token(),
+                        code::INTERNAL_ERROR,
+                        DEFERRED_CALL_MESSAGE,
+                        tx,
+                    ) {
+                        Ok(Some(t)) => t.len,
+                        _ => continue,
+                    }
+                }
+                Ok(Some(Output::Listen(token))) => {
+                    stream = Some(token);
+                    continue;
+                }
+                Ok(Some(_)) => continue,
+                Ok(None) => break,
+                Err(_) => {
+                    self.count(|s| s.dropped = s.dropped.saturating_add(1));
+                    break;
+                }
+            };
+            let frame = tx.get(..len).unwrap_or_default();
+            if !reply.send(self, socket, frame).await? {
+                self.count(|s| s.dropped = s.dropped.saturating_add(1));
+            }
+        }
+        match (stream, reply.sse && reply.started) {
+            (Some(token), true) => {
+                self.count(|s| s.streams = s.streams.saturating_add(1));
+                Ok(Posted::Stream(session, token, keep))
+            }
+            _ => {
+                if reply.sse && reply.started {
+                    respond::sse_end(socket).await?;
+                } else if !reply.replied {
+                    respond::empty(socket, 202, keep, Extra::default()).await?;
+                }
+                Ok(Posted::Answered(keep))
+            }
+        }
+    }
+
+    /// An open `subscriptions/listen` stream: list changes go out until the client
+    /// closes the connection (or sends the next request, which ends the stream with its
+    /// `complete` result).
+    async fn stream<T: Read + Write>(
+        &self,
+        socket: &mut T,
+        inbox: &mut Inbox<'_>,
+        tx: &mut [u8],
+        mut session: Session<'_>,
+        token: CallToken,
+    ) -> Result<(), Ended> {
+        let mut seen = self.changes.now();
+        loop {
+            loop {
+                match session.poll_transmit(tx) {
+                    Ok(Some(t)) => {
+                        respond::sse_event(socket, None, tx.get(..t.len).unwrap_or_default())
+                            .await?
+                    }
+                    Ok(None) => break,
+                    Err(_) => {
+                        self.count(|s| s.dropped = s.dropped.saturating_add(1));
+                        break;
+                    }
+                }
+            }
+            let spare = inbox.buf.get_mut(inbox.filled..).unwrap_or_default();
+            if spare.is_empty() || inbox.filled > 0 {
+                // The client sent more: end the stream so the next request is served.
+                return self.close_stream(socket, tx, &mut session, token).await;
+            }
+            match select(socket.read(spare), self.changes.wait(seen)).await {
+                Either::First(Ok(0)) => return Err(Ended::Closed),
+                Either::First(Ok(n)) => inbox.filled += n,
+                Either::First(Err(e)) => return Err(Ended::Read(e.kind())),
+                Either::Second(now) => {
+                    for (i, kind) in KINDS.iter().enumerate() {
+                        if now[i] != seen[i] {
+                            session.list_changed(*kind);
+                        }
+                    }
+                    seen = now;
+                }
+            }
+        }
+    }
+
+    /// Ends a stream with its `complete` result and the last chunk.
+    async fn close_stream<T: Write>(
+        &self,
+        socket: &mut T,
+        tx: &mut [u8],
+        session: &mut Session<'_>,
+        token: CallToken,
+    ) -> Result<(), Ended> {
+        if let Ok(Some(t)) = session.close_subscription(token, tx) {
+            respond::sse_event(socket, None, tx.get(..t.len).unwrap_or_default()).await?;
+        }
+        respond::sse_end(socket).await?;
+        Ok(())
+    }
+}
+
+/// What the head of a request says, kept while its body is read.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    verb: Verb,
+    on_path: bool,
+    keep_alive: bool,
+    framing: Result<Framing, head::BadHeader>,
+    expects_continue: bool,
+    host: Result<(), &'static str>,
+    json: bool,
+    session: bool,
+    modern: bool,
+}
+
+/// The response to a POST as it is being written.
+struct Reply {
+    /// An SSE stream (`subscriptions/listen`), else one JSON body.
+    sse: bool,
+    started: bool,
+    /// The JSON body was written.
+    replied: bool,
+    keep_alive: bool,
+    modern: bool,
+}
+
+impl Reply {
+    /// Sends a frame; `false` when the response cannot carry it (a second frame on a JSON
+    /// response).
+    async fn send<S: ServerHandler, T: Write, const W: usize>(
+        &mut self,
+        _server: &Server<'_, S, W>,
+        socket: &mut T,
+        frame: &[u8],
+    ) -> Result<bool, Ended> {
+        if self.sse {
+            if !self.started {
+                respond::sse_head(socket, self.keep_alive, Extra::default()).await?;
+                self.started = true;
+            }
+            respond::sse_event(socket, None, frame).await?;
+            return Ok(true);
+        }
+        if self.replied {
+            return Ok(false);
+        }
+        let status = status_for(frame, self.modern);
+        respond::json(socket, status, frame, self.keep_alive, Extra::default()).await?;
+        self.replied = true;
+        Ok(true)
+    }
+}
+
+/// The HTTP status of a JSON reply: 2026-07-28 maps protocol errors to 4xx as the
+/// transport specifies; without a session, a legacy error is 400 (the request did not
+/// start one).
+fn status_for(frame: &[u8], modern: bool) -> u16 {
+    let FrameKind::Error(c) = mcp_rs_core::wire::jsonrpc::frame_kind(frame) else {
+        return 200;
+    };
+    let bad_request = [
+        code::PARSE_ERROR,
+        code::INVALID_REQUEST,
+        code::INVALID_PARAMS,
+        code::HEADER_MISMATCH,
+        code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        code::UNSUPPORTED_PROTOCOL_VERSION,
+    ];
+    match c {
+        code::METHOD_NOT_FOUND if modern => 404,
+        c if modern && bad_request.contains(&c) => 400,
+        _ if !modern => 400,
+        _ => 200,
+    }
+}
