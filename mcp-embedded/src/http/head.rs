@@ -302,6 +302,8 @@ pub(super) fn check_host(head: &Head<'_, '_>, extra: &[&str]) -> Result<(), &'st
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::format;
+    use std::string::String;
 
     fn with_head<R>(raw: &str, f: impl FnOnce(&Head<'_, '_>) -> R) -> R {
         let mut storage = [httparse::EMPTY_HEADER; MAX_HEADERS];

@@ -216,6 +216,7 @@ pub(super) fn rpc_error(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::string::ToString;
 
     #[test]
     fn numbers() {
