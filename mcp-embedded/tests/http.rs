@@ -640,3 +640,152 @@ fn busy_is_503() {
     assert_eq!(error_of(&rs[0]).0, -32603);
     assert_eq!(rs[0].header("connection"), Some("close"));
 }
+
+// ---- legacy sessions -----------------------------------------------------------------
+
+thread_local! {
+    static NOW: std::cell::Cell<u64> = const { std::cell::Cell::new(1_000) };
+}
+
+fn clock() -> u64 {
+    NOW.with(|n| n.get())
+}
+
+fn legacy_post(body: &str, extra: &str) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+/// Runs one request on a fresh connection (closed after it).
+fn one(server: &Server<'static, Tools, 2>, input: &str) -> Response {
+    let sock = Sock::with(input.as_bytes());
+    sock.close();
+    let mut slot = Box::new(TestSlot::new());
+    let mut s = sock.clone();
+    let mut fut = Box::pin(server.serve(&mut slot, &mut s));
+    poll_steps(fut.as_mut(), 100_000).expect("the connection ends");
+    responses(&sock.take_output()).pop().expect("a response")
+}
+
+fn legacy_server() -> Server<'static, Tools, 2> {
+    let storage = Box::leak(Box::new([[mcp_rs_core::CallSlot::EMPTY; 2]; 2]));
+    Server::new(&INFO, Config::new(SecretKey([3; 16])), Tools)
+        .with_clock(clock)
+        .with_sessions(storage)
+        .with_session_idle(60_000)
+}
+
+#[test]
+fn legacy_sessions_live_in_the_table() {
+    let server = legacy_server();
+    let r = one(&server, &legacy_post(INIT, ""));
+    assert_eq!(r.status, 200);
+    let id = r
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_string();
+    assert_eq!(id.len(), 32);
+    assert_eq!(server.live_sessions(), 1);
+    let with = |extra: &str| format!("Mcp-Session-Id: {id}\r\n{extra}");
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(one(&server, &legacy_post(note, &with(""))).status, 202);
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let r = one(
+        &server,
+        &legacy_post(list, &with("MCP-Protocol-Version: 2025-11-25\r\n")),
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["result"]["tools"][0]["name"], "echo");
+    // An error on a session is 200 (the session answered it).
+    let bad = r#"{"jsonrpc":"2.0","id":3,"method":"no/such"}"#;
+    assert_eq!(one(&server, &legacy_post(bad, &with(""))).status, 200);
+    // Another revision than the session's, an unknown one, an unknown session.
+    let r = one(
+        &server,
+        &legacy_post(list, &with("MCP-Protocol-Version: 2025-06-18\r\n")),
+    );
+    assert_eq!(r.status, 400);
+    let r = one(
+        &server,
+        &legacy_post(list, &with("MCP-Protocol-Version: 1999-01-01\r\n")),
+    );
+    assert_eq!(r.status, 400);
+    let other = "Mcp-Session-Id: 00000000000000000000000000000000\r\n";
+    assert_eq!(one(&server, &legacy_post(list, other)).status, 404);
+    // DELETE ends it.
+    let delete = format!("DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: {id}\r\n\r\n");
+    assert_eq!(one(&server, &delete).status, 200);
+    assert_eq!(one(&server, &delete).status, 404);
+    assert_eq!(one(&server, &legacy_post(list, &with(""))).status, 404);
+    assert_eq!(server.live_sessions(), 0);
+}
+
+#[test]
+fn the_table_is_bounded_and_sessions_expire() {
+    let server = legacy_server();
+    let a = one(&server, &legacy_post(INIT, ""));
+    let b = one(&server, &legacy_post(INIT, ""));
+    assert_ne!(a.header("mcp-session-id"), b.header("mcp-session-id"));
+    let full = one(&server, &legacy_post(INIT, ""));
+    assert_eq!(full.status, 503);
+    assert_eq!(error_of(&full).0, -32603);
+    // A failed initialize does not keep its entry.
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    assert_eq!(one(&server, &legacy_post(list, "")).status, 400);
+    // Idle past the limit: both are gone, and their entries are reused.
+    NOW.with(|n| n.set(n.get() + 60_001));
+    let id = a.header("mcp-session-id").unwrap();
+    let r = one(
+        &server,
+        &legacy_post(list, &format!("Mcp-Session-Id: {id}\r\n")),
+    );
+    assert_eq!(r.status, 404);
+    assert_eq!(one(&server, &legacy_post(INIT, "")).status, 200);
+    assert_eq!(server.live_sessions(), 1);
+}
+
+#[test]
+fn a_legacy_get_stream_carries_list_changes() {
+    let server = legacy_server();
+    let id = one(&server, &legacy_post(INIT, ""))
+        .header("mcp-session-id")
+        .unwrap()
+        .to_string();
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\n\r\n"
+    );
+    let not_sse = get.replace("text/event-stream", "application/json");
+    assert_eq!(one(&server, &not_sse).status, 406);
+    let sock = Sock::with(get.as_bytes());
+    let mut slot = Box::new(TestSlot::new());
+    let mut s = sock.clone();
+    let mut fut = Box::pin(server.serve(&mut slot, &mut s));
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    let head = String::from_utf8(sock.take_output()).unwrap();
+    assert!(
+        head.starts_with("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream"),
+        "{head}"
+    );
+    // A second GET stream on the same session is refused while this one is open.
+    assert_eq!(one(&server, &get).status, 409);
+    server.list_changed(ListKind::Tools);
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    let out = String::from_utf8(sock.take_output()).unwrap();
+    assert!(
+        out.contains(r#"data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed""#),
+        "{out}"
+    );
+    sock.close();
+    assert_eq!(poll_steps(fut.as_mut(), 100), Some(Ended::Closed));
+    // Closed: a new GET stream may open.
+    drop(fut);
+    let sock = Sock::with(get.as_bytes());
+    let mut s = sock.clone();
+    let mut fut = Box::pin(server.serve(&mut slot, &mut s));
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    assert!(sock.take_output().starts_with(b"HTTP/1.1 200 OK"));
+}

@@ -9,10 +9,17 @@
 //!
 //! | request | what happens |
 //! |---|---|
-//! | POST on [`HttpConfig::path`] | the body is handled by a fresh session over the slot's call storage and answered with `application/json`, or 202 when it asked nothing; a `subscriptions/listen` request is answered with an SSE stream (chunked) that carries the acknowledgement and then the list changes ([`Server::list_changed`]) until the client closes it |
-//! | GET, DELETE on the path | 405 (`Allow: POST`): no legacy sessions are kept yet |
+//! | POST without `Mcp-Session-Id` | a fresh session over the slot's call storage handles the body (2026-07-28 requests are self-contained), answered with `application/json`, or 202 when it asked nothing; a `subscriptions/listen` request is answered with an SSE stream (chunked) that carries the acknowledgement and then the list changes ([`Server::list_changed`]) until the client closes it or sends its next request |
+//! | POST `initialize` without `Mcp-Session-Id` (legacy) | with a session table ([`Server::with_sessions`]), a free entry's session handles it; if it negotiated, the session is kept and its id returned in `Mcp-Session-Id` (503 when no entry is free) |
+//! | POST with `Mcp-Session-Id` (legacy) | the body goes to that session (404 when unknown, ended or expired; 400 when `MCP-Protocol-Version` names another revision) |
+//! | GET with `Mcp-Session-Id` (legacy, `Accept: text/event-stream`) | the session's stream of session-wide messages (list changes); one per session (409 while open); `Last-Event-ID` opens it afresh (nothing is replayed) |
+//! | DELETE with `Mcp-Session-Id` | ends the session (404 when unknown) |
+//! | GET without a session id | 405 (`Allow: POST`) |
 //! | other methods on the path | 405 (`Allow: GET, POST, DELETE`) |
 //! | any other path | 404 |
+//!
+//! A legacy session idle for longer than [`Server::with_session_idle`] (on the clock
+//! given with [`Server::with_clock`]) is ended and its entry reused.
 //!
 //! Every refusal carries a JSON-RPC error body:
 //!
@@ -25,6 +32,8 @@
 //! | the body fits the receive buffer after its head | 413, -32600 |
 //! | the 2026-07-28 headers agree with the body (see [`checks`](self#2026-07-28-headers)) | 400, -32020 |
 //! | a slot is free ([`Server::refuse_busy`], called by the acceptor) | 503, -32603 |
+//! | a session entry is free for `initialize` | 503, -32603 |
+//! | `Accept` admits `text/event-stream` on a GET | 406, -32600 |
 //!
 //! A refusal made before the body was read closes the connection (the body is not
 //! skipped); others keep it open when the client asked to.
@@ -60,6 +69,7 @@ mod body;
 mod checks;
 mod head;
 mod respond;
+mod sessions;
 
 use core::cell::{Cell, RefCell};
 use core::future::{poll_fn, Future};
@@ -73,15 +83,18 @@ use mcp_rs_core::wire::jsonrpc::{code, FrameKind};
 use mcp_rs_core::wire::peek::{peek, Peek};
 use mcp_rs_core::wire::Method;
 use mcp_rs_core::{
-    CallSlot, CallToken, Config, ListKind, ServerHandler, ServerInfo, Session, MIN_OUTPUT,
+    CallSlot, CallToken, Config, ListKind, ProtocolVersion, ServerHandler, ServerInfo, Session,
+    MIN_OUTPUT,
 };
 
 pub use checks::{MAX_PARAM_HEADER, MODERN};
 pub use head::MAX_HEADERS;
+pub use sessions::SESSION_ID_LEN;
 
 use body::{BodyError, Inbox};
 use head::{Framing, Head, Parsed, Verb};
 use respond::{Extra, WriteFailed};
+use sessions::{Entry, State, Table};
 
 use crate::{Clock, ErrorKind, DEFERRED_CALL_MESSAGE};
 
@@ -301,33 +314,47 @@ pub struct HttpStats {
     pub requests: u32,
     /// Requests refused by the transport (any 4xx or 5xx it answered itself).
     pub refused: u32,
-    /// Frames a JSON response could not carry (a request answered with JSON caused more
-    /// than its one reply: e.g. a notification queued by an inline handler) and frames too
-    /// large for the transmit buffer.
+    /// Frames no response could carry: a second frame caused by a request answered with
+    /// JSON (e.g. a session-wide notification of a legacy session whose GET stream is not
+    /// open), and frames too large for the transmit buffer.
     pub dropped: u32,
-    /// `subscriptions/listen` streams opened.
+    /// SSE streams opened (`subscriptions/listen`, legacy GET).
     pub streams: u32,
+    /// Legacy sessions created.
+    pub sessions: u32,
 }
 
 /// The MCP server behind every connection slot: the description of the server (`info`,
-/// session [`Config`], the handler), the HTTP settings, the clock, and what all slots
-/// share (list changes). Share it by reference between the slot tasks.
+/// session [`Config`], the handler), the HTTP settings, the clock, the table of legacy
+/// sessions (`SESSIONS` entries, none by default: see [`with_sessions`](Self::with_sessions))
+/// and what all slots share (list changes). Share it by reference between the slot tasks.
+///
+/// `WAITERS` is how many SSE streams can wait for a list change without polling (give it
+/// the number of slots; a stream beyond it is woken at once and polls).
 #[derive(Debug)]
-pub struct Server<'a, S: ServerHandler, const WAITERS: usize = 4> {
+pub struct Server<'a, S: ServerHandler, const SESSIONS: usize = 0, const WAITERS: usize = 4> {
     info: &'a ServerInfo<'a>,
     config: Config,
     http: HttpConfig<'a>,
     handler: RefCell<S>,
     clock: Option<Clock>,
     changes: Changes<WAITERS>,
+    legacy: RefCell<Table<'a, SESSIONS>>,
     stats: Cell<HttpStats>,
+}
+
+/// Which session handles a body: a fresh one over the slot's call storage (2026-07-28,
+/// and legacy requests without a session), or an entry of the legacy table.
+enum Target<'x, 's> {
+    Local(&'x mut Session<'s>),
+    Table(usize),
 }
 
 /// What a POST turned into.
 enum Posted<'s> {
     /// Answered; `true` when the connection stays open.
     Answered(bool),
-    /// A `subscriptions/listen` stream is open on the session.
+    /// A `subscriptions/listen` stream is open on the slot's session.
     Stream(Session<'s>, CallToken, bool),
 }
 
@@ -335,10 +362,18 @@ enum Posted<'s> {
 /// connection ended.
 type Next = Result<usize, Ended>;
 
-impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
-    /// A server with the default [`HttpConfig`] and no clock. `WAITERS` is how many
-    /// `subscriptions/listen` streams can wait for a list change without polling (give it
-    /// the number of slots).
+/// What a GET or DELETE asks, decided from its head.
+enum Bodyless {
+    /// Answered already.
+    Answered,
+    /// Open the GET stream of the legacy session at this entry.
+    Stream(usize),
+}
+
+impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
+    Server<'a, S, SESSIONS, WAITERS>
+{
+    /// A server with the default [`HttpConfig`], no clock and no legacy sessions.
     pub fn new(info: &'a ServerInfo<'a>, config: Config, handler: S) -> Self {
         Server {
             info,
@@ -347,6 +382,7 @@ impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
             handler: RefCell::new(handler),
             clock: None,
             changes: Changes::new(),
+            legacy: RefCell::new(Table::new()),
             stats: Cell::new(HttpStats::default()),
         }
     }
@@ -358,10 +394,42 @@ impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
         self
     }
 
-    /// With a clock (milliseconds), passed to every exchange.
+    /// With a clock (milliseconds), passed to every exchange and used for session expiry.
     #[must_use]
     pub fn with_clock(mut self, clock: Clock) -> Self {
         self.clock = Some(clock);
+        self
+    }
+
+    /// With a table of `SESSIONS` legacy sessions, each over `CALLS` call slots of
+    /// `storage`: `initialize` without `Mcp-Session-Id` takes a free entry (503 when none
+    /// is) and the session id is returned in `Mcp-Session-Id`.
+    #[must_use]
+    pub fn with_sessions<const CALLS: usize>(
+        self,
+        storage: &'a mut [[CallSlot; CALLS]; SESSIONS],
+    ) -> Self {
+        if let Ok(mut table) = self.legacy.try_borrow_mut() {
+            for (entry, calls) in table.entries.iter_mut().zip(storage.iter_mut()) {
+                *entry = Some(Entry {
+                    session: Session::from_slots(self.info, self.config, calls),
+                    id: [0; SESSION_ID_LEN],
+                    state: State::Free,
+                    last_ms: 0,
+                    stream: false,
+                });
+            }
+        }
+        self
+    }
+
+    /// A legacy session with no request for `ms` milliseconds (on the clock) is ended and
+    /// its entry freed (default 10 minutes); its id then gets 404.
+    #[must_use]
+    pub fn with_session_idle(self, ms: u64) -> Self {
+        if let Ok(mut table) = self.legacy.try_borrow_mut() {
+            table.idle_ms = ms;
+        }
         self
     }
 
@@ -376,14 +444,26 @@ impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
         self.stats.get()
     }
 
+    /// Legacy sessions alive now.
+    pub fn live_sessions(&self) -> usize {
+        self.legacy.try_borrow().map_or(0, |t| {
+            t.entries
+                .iter()
+                .flatten()
+                .filter(|e| e.state == State::Live)
+                .count()
+        })
+    }
+
     fn count(&self, f: impl FnOnce(&mut HttpStats)) {
         let mut s = self.stats.get();
         f(&mut s);
         self.stats.set(s);
     }
 
-    /// A list changed: every open `subscriptions/listen` stream that asked for it gets
-    /// its `notifications/*/list_changed`.
+    /// A list changed: every open `subscriptions/listen` stream that asked for it, and
+    /// every legacy session with its GET stream open, gets its
+    /// `notifications/*/list_changed`.
     pub fn list_changed(&self, kind: ListKind) {
         self.changes.bump(kind);
     }
@@ -395,6 +475,22 @@ impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
     fn limits(&self) -> Limits {
         Limits {
             max_depth: self.config.max_depth,
+        }
+    }
+
+    /// Runs `f` on the target's session (`None` when the table is borrowed, which no
+    /// await ever leaves it, or the entry is gone).
+    fn on_session<R>(
+        &self,
+        target: &mut Target<'_, '_>,
+        f: impl FnOnce(&mut Session<'_>) -> R,
+    ) -> Option<R> {
+        match target {
+            Target::Local(s) => Some(f(s)),
+            Target::Table(i) => {
+                let mut table = self.legacy.try_borrow_mut().ok()?;
+                table.entry(*i).map(|e| f(&mut e.session))
+            }
         }
     }
 
@@ -544,7 +640,6 @@ impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
                 expects_continue: head.expects_continue(),
                 host,
                 json: head.is_json(),
-                session: head.text("mcp-session-id").is_some(),
                 modern: head.text("mcp-protocol-version") == Some(MODERN),
             }
         };
@@ -563,27 +658,48 @@ impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
                 return Ok(head_len);
             }
         };
-        let bodyless = framing == Framing::Length(0);
         match plan.verb {
             Verb::Post => {}
-            Verb::Get | Verb::Delete if plan.session && !plan.modern => {
-                self.refuse(
-                    socket,
-                    tx,
-                    404,
-                    "Session not found",
-                    plan.keep_alive && bodyless,
-                )
-                .await?;
+            Verb::Get | Verb::Delete if framing != Framing::Length(0) => {
+                self.refuse(socket, tx, 400, "GET and DELETE take no body", false)
+                    .await?;
                 return Ok(head_len);
             }
             Verb::Get | Verb::Delete => {
+                let decided = {
+                    let mut storage = [httparse::EMPTY_HEADER; MAX_HEADERS];
+                    let bytes = inbox.buf.get(..head_len).unwrap_or_default();
+                    match Head::parse(bytes, &mut storage) {
+                        Some(head) => self.bodyless(socket, &head, tx, plan).await?,
+                        None => Bodyless::Answered,
+                    }
+                };
+                if let Bodyless::Stream(i) = decided {
+                    let end = head_len.min(inbox.filled);
+                    inbox.buf.copy_within(end..inbox.filled, 0);
+                    inbox.filled -= end;
+                    let streamed = self.stream(socket, inbox, tx, Target::Table(i), None).await;
+                    if let Ok(mut table) = self.legacy.try_borrow_mut() {
+                        if let Some(e) = table.entry(i) {
+                            e.stream = false;
+                        }
+                    }
+                    streamed?;
+                    return if plan.keep_alive {
+                        Ok(0)
+                    } else {
+                        Err(Ended::Done(200))
+                    };
+                }
+                return Ok(head_len);
+            }
+            Verb::Other => {
                 let extra = Extra {
-                    allow: Some("POST"),
+                    allow: Some("GET, POST, DELETE"),
                     ..Extra::default()
                 };
-                let keep = plan.keep_alive && bodyless;
-                let why = "This server keeps no sessions: 2026-07-28 requests are POSTs";
+                let keep = plan.keep_alive && framing == Framing::Length(0);
+                let why = "Method not allowed";
                 self.refuse_with(
                     socket,
                     tx,
@@ -597,48 +713,17 @@ impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
                 .await?;
                 return Ok(head_len);
             }
-            Verb::Other => {
-                let extra = Extra {
-                    allow: Some("GET, POST, DELETE"),
-                    ..Extra::default()
-                };
-                let keep = plan.keep_alive && bodyless;
-                self.refuse_with(
-                    socket,
-                    tx,
-                    405,
-                    None,
-                    code::INVALID_REQUEST,
-                    "Method not allowed",
-                    keep,
-                    extra,
-                )
-                .await?;
-                return Ok(head_len);
-            }
         }
         if !plan.json {
-            self.refuse(
-                socket,
-                tx,
-                415,
-                "Content-Type must be application/json",
-                false,
-            )
-            .await?;
+            let why = "Content-Type must be application/json";
+            self.refuse(socket, tx, 415, why, false).await?;
             return Ok(head_len);
         }
         let room = inbox.buf.len() - head_len;
+        let too_large = "Request body too large for the receive buffer";
         if let Framing::Length(n) = framing {
             if n > room as u64 {
-                self.refuse(
-                    socket,
-                    tx,
-                    413,
-                    "Request body too large for the receive buffer",
-                    false,
-                )
-                .await?;
+                self.refuse(socket, tx, 413, too_large, false).await?;
                 return Ok(head_len);
             }
         }
@@ -659,14 +744,7 @@ impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
         let (body_len, end) = match read {
             Ok(r) => r,
             Err(BodyError::TooLarge) => {
-                self.refuse(
-                    socket,
-                    tx,
-                    413,
-                    "Request body too large for the receive buffer",
-                    false,
-                )
-                .await?;
+                self.refuse(socket, tx, 413, too_large, false).await?;
                 return Ok(head_len);
             }
             Err(BodyError::Invalid) => {
@@ -691,12 +769,13 @@ impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
         match posted {
             Posted::Answered(true) => Ok(end),
             Posted::Answered(false) => Err(Ended::Done(200)),
-            Posted::Stream(session, token, keep) => {
+            Posted::Stream(mut session, token, keep) => {
                 // The request is consumed: what follows it (a pipelined request) moves down.
                 let end = end.min(inbox.filled);
                 inbox.buf.copy_within(end..inbox.filled, 0);
                 inbox.filled -= end;
-                self.stream(socket, inbox, tx, session, token).await?;
+                self.stream(socket, inbox, tx, Target::Local(&mut session), Some(token))
+                    .await?;
                 if keep {
                     Ok(0)
                 } else {
@@ -706,7 +785,80 @@ impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
         }
     }
 
-    /// A POST whose body arrived: checked, handled by a fresh session, answered.
+    /// A GET (the legacy session's stream) or DELETE (ends the legacy session).
+    async fn bodyless<T: Write>(
+        &self,
+        socket: &mut T,
+        head: &Head<'_, '_>,
+        tx: &mut [u8],
+        plan: Plan,
+    ) -> Result<Bodyless, Ended> {
+        let keep = plan.keep_alive;
+        let not_found = "Session not found";
+        let id = head.text("mcp-session-id").filter(|_| !plan.modern);
+        let Some(id) = id else {
+            if plan.verb == Verb::Delete {
+                let why = "DELETE needs an Mcp-Session-Id";
+                self.refuse(socket, tx, 400, why, keep).await?;
+            } else {
+                let extra = Extra {
+                    allow: Some("POST"),
+                    ..Extra::default()
+                };
+                let why = "GET needs an Mcp-Session-Id (2026-07-28 requests are POSTs)";
+                self.refuse_with(
+                    socket,
+                    tx,
+                    405,
+                    None,
+                    code::INVALID_REQUEST,
+                    why,
+                    keep,
+                    extra,
+                )
+                .await?;
+            }
+            return Ok(Bodyless::Answered);
+        };
+        if plan.verb == Verb::Get && !head.accepts("text/event-stream") {
+            let why = "GET streams are text/event-stream";
+            self.refuse(socket, tx, 406, why, keep).await?;
+            return Ok(Bodyless::Answered);
+        }
+        let now = self.now();
+        let found = self
+            .legacy
+            .try_borrow_mut()
+            .ok()
+            .and_then(|mut t| t.find(id.as_bytes(), now));
+        let Some(i) = found else {
+            self.refuse(socket, tx, 404, not_found, keep).await?;
+            return Ok(Bodyless::Answered);
+        };
+        if plan.verb == Verb::Delete {
+            if let Ok(mut t) = self.legacy.try_borrow_mut() {
+                t.free(i);
+            }
+            respond::empty(socket, 200, keep, Extra::default()).await?;
+            return Ok(Bodyless::Answered);
+        }
+        let taken = self.legacy.try_borrow_mut().ok().and_then(|mut t| {
+            let e = t.entry(i)?;
+            let was = e.stream;
+            e.stream = true;
+            Some(was)
+        });
+        if taken != Some(false) {
+            let why = "This session's GET stream is already open";
+            self.refuse(socket, tx, 409, why, keep).await?;
+            return Ok(Bodyless::Answered);
+        }
+        self.count(|s| s.streams = s.streams.saturating_add(1));
+        respond::sse_head(socket, keep, Extra::default()).await?;
+        Ok(Bodyless::Stream(i))
+    }
+
+    /// A POST whose body arrived: checked, handled by its session, answered.
     async fn post<'s, T: Write>(
         &'s self,
         socket: &mut T,
@@ -718,6 +870,10 @@ impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
     ) -> Result<Posted<'s>, Ended> {
         let keep = plan.keep_alive;
         let peeked = peek(body, self.limits());
+        let request_id = match peeked {
+            Peek::Request(r) => r.id.map(|id| id.as_raw()),
+            _ => None,
+        };
         if plan.modern {
             let checked = checks::check_modern(head, &peeked).and_then(|()| {
                 match self.handler.try_borrow_mut() {
@@ -728,16 +884,13 @@ impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
                 }
             });
             if let Err(why) = checked {
-                let id = match peeked {
-                    Peek::Request(r) => r.id.map(|id| id.as_raw()),
-                    _ => None,
-                };
+                let code = code::HEADER_MISMATCH;
                 self.refuse_with(
                     socket,
                     tx,
                     400,
-                    id,
-                    code::HEADER_MISMATCH,
+                    request_id,
+                    code,
                     why,
                     keep,
                     Extra::default(),
@@ -746,47 +899,102 @@ impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
                 return Ok(Posted::Answered(keep));
             }
         }
+        let now = self.now();
+        let version = head.text("mcp-protocol-version");
+        let known = version.is_none_or(|v| ProtocolVersion::ALL.iter().any(|p| p.as_str() == v));
+        let session_id = head.text("mcp-session-id").filter(|_| !plan.modern);
+        if !known && session_id.is_some() {
+            let why = "Unsupported MCP-Protocol-Version header";
+            self.refuse(socket, tx, 400, why, keep).await?;
+            return Ok(Posted::Answered(keep));
+        }
+        // A legacy session's request, or an `initialize` that may start one.
+        let mut entry = None;
+        if let Some(id) = session_id {
+            let found = self.legacy.try_borrow_mut().ok().and_then(|mut t| {
+                let i = t.find(id.as_bytes(), now)?;
+                let negotiated = t.entry(i)?.session.negotiated_version();
+                Some((i, negotiated))
+            });
+            match found {
+                None => {
+                    self.refuse(socket, tx, 404, "Session not found", keep)
+                        .await?;
+                    return Ok(Posted::Answered(keep));
+                }
+                Some((_, negotiated))
+                    if version.is_some_and(|v| negotiated.is_none_or(|n| n.as_str() != v)) =>
+                {
+                    let why = "MCP-Protocol-Version header does not match the session's";
+                    self.refuse(socket, tx, 400, why, keep).await?;
+                    return Ok(Posted::Answered(keep));
+                }
+                Some((i, _)) => entry = Some(i),
+            }
+        } else if !plan.modern
+            && known
+            && SESSIONS > 0
+            && matches!(peeked, Peek::Request(r) if r.method() == Some(Method::Initialize))
+        {
+            let key = self.config.key;
+            let reserved = self
+                .legacy
+                .try_borrow_mut()
+                .ok()
+                .and_then(|mut t| t.reserve(&key, now));
+            match reserved {
+                Some(i) => entry = Some(i),
+                None => {
+                    let why = "Too many sessions";
+                    let code = code::INTERNAL_ERROR;
+                    self.refuse_with(socket, tx, 503, None, code, why, keep, Extra::default())
+                        .await?;
+                    return Ok(Posted::Answered(keep));
+                }
+            }
+        }
+        let creating = entry.is_some() && session_id.is_none();
         let listen = matches!(peeked, Peek::Request(r) if r.method() == Some(Method::Listen))
             && head.accepts("text/event-stream");
-        let mut session = Session::from_slots(self.info, self.config, calls);
-        let mut pump = Pump::message(body, self.now());
+        let mut local = Session::from_slots(self.info, self.config, calls);
+        let mut target = match entry {
+            Some(i) => Target::Table(i),
+            None => Target::Local(&mut local),
+        };
+        let mut pump = Pump::message(body, now);
         let mut reply = Reply {
             sse: listen,
             started: false,
             replied: false,
             keep_alive: keep,
             modern: plan.modern,
+            sessionless: entry.is_none() || creating,
+            session: None,
         };
         let mut stream = None;
         loop {
             let polled = match self.handler.try_borrow_mut() {
-                Ok(mut handler) => pump.poll(&mut session, &mut *handler, tx),
-                Err(_) => {
-                    let why = "The server's handler is busy";
-                    self.refuse_with(
-                        socket,
-                        tx,
-                        503,
-                        None,
-                        code::INTERNAL_ERROR,
-                        why,
-                        keep,
-                        Extra::default(),
-                    )
-                    .await?;
-                    return Ok(Posted::Answered(keep));
+                Ok(mut handler) => {
+                    self.on_session(&mut target, |s| pump.poll(s, &mut *handler, tx))
                 }
+                Err(_) => None,
+            };
+            let Some(polled) = polled else {
+                let why = "The server's handler is busy";
+                let code = code::INTERNAL_ERROR;
+                self.refuse_with(socket, tx, 503, None, code, why, keep, Extra::default())
+                    .await?;
+                break;
             };
             let len = match polled {
                 Ok(Some(Output::Transmit(t))) => t.len,
                 Ok(Some(Output::Call(call))) => {
-                    match session.fail(
-                        call.token(),
-                        code::INTERNAL_ERROR,
-                        DEFERRED_CALL_MESSAGE,
-                        tx,
-                    ) {
-                        Ok(Some(t)) => t.len,
+                    let token = call.token();
+                    let failed = self.on_session(&mut target, |s| {
+                        s.fail(token, code::INTERNAL_ERROR, DEFERRED_CALL_MESSAGE, tx)
+                    });
+                    match failed {
+                        Some(Ok(Some(t))) => t.len,
                         _ => continue,
                     }
                 }
@@ -801,15 +1009,34 @@ impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
                     break;
                 }
             };
+            if creating && !reply.replied && reply.session.is_none() {
+                // The reply to `initialize`: the session lives when it negotiated.
+                let id = self.legacy.try_borrow_mut().ok().and_then(|mut t| {
+                    let e = t.entry(entry?)?;
+                    e.session.negotiated_version()?;
+                    e.state = State::Live;
+                    Some(e.id)
+                });
+                if id.is_some() {
+                    self.count(|s| s.sessions = s.sessions.saturating_add(1));
+                    reply.sessionless = false;
+                }
+                reply.session = id;
+            }
             let frame = tx.get(..len).unwrap_or_default();
-            if !reply.send(self, socket, frame).await? {
+            if !reply.send(socket, frame).await? {
                 self.count(|s| s.dropped = s.dropped.saturating_add(1));
             }
         }
-        match (stream, reply.sse && reply.started) {
-            (Some(token), true) => {
+        if creating && reply.session.is_none() {
+            if let (Ok(mut t), Some(i)) = (self.legacy.try_borrow_mut(), entry) {
+                t.free(i);
+            }
+        }
+        match (stream, reply.sse && reply.started, entry) {
+            (Some(token), true, None) => {
                 self.count(|s| s.streams = s.streams.saturating_add(1));
-                Ok(Posted::Stream(session, token, keep))
+                Ok(Posted::Stream(local, token, keep))
             }
             _ => {
                 if reply.sse && reply.started {
@@ -822,27 +1049,29 @@ impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
         }
     }
 
-    /// An open `subscriptions/listen` stream: list changes go out until the client
-    /// closes the connection (or sends the next request, which ends the stream with its
-    /// `complete` result).
+    /// An open SSE stream (a `subscriptions/listen` on the slot's session, `listen` its
+    /// token; or a legacy session's GET stream): list changes go out until the client
+    /// closes the connection, or sends the next request (which ends a listen stream with
+    /// its `complete` result, then is served).
     async fn stream<T: Read + Write>(
         &self,
         socket: &mut T,
         inbox: &mut Inbox<'_>,
         tx: &mut [u8],
-        mut session: Session<'_>,
-        token: CallToken,
+        mut target: Target<'_, '_>,
+        listen: Option<CallToken>,
     ) -> Result<(), Ended> {
         let mut seen = self.changes.now();
         loop {
             loop {
-                match session.poll_transmit(tx) {
-                    Ok(Some(t)) => {
-                        respond::sse_event(socket, None, tx.get(..t.len).unwrap_or_default())
-                            .await?
+                match self.on_session(&mut target, |s| s.poll_transmit(tx)) {
+                    Some(Ok(Some(t))) => {
+                        let frame = tx.get(..t.len).unwrap_or_default();
+                        respond::sse_event(socket, None, frame).await?;
                     }
-                    Ok(None) => break,
-                    Err(_) => {
+                    Some(Ok(None)) => break,
+                    None => return Err(Ended::Done(200)),
+                    Some(Err(_)) => {
                         self.count(|s| s.dropped = s.dropped.saturating_add(1));
                         break;
                     }
@@ -851,37 +1080,33 @@ impl<'a, S: ServerHandler, const WAITERS: usize> Server<'a, S, WAITERS> {
             let spare = inbox.buf.get_mut(inbox.filled..).unwrap_or_default();
             if spare.is_empty() || inbox.filled > 0 {
                 // The client sent more: end the stream so the next request is served.
-                return self.close_stream(socket, tx, &mut session, token).await;
+                if let Some(token) = listen {
+                    let closed = self.on_session(&mut target, |s| s.close_subscription(token, tx));
+                    if let Some(Ok(Some(t))) = closed {
+                        let frame = tx.get(..t.len).unwrap_or_default();
+                        respond::sse_event(socket, None, frame).await?;
+                    }
+                }
+                respond::sse_end(socket).await?;
+                return Ok(());
             }
             match select(socket.read(spare), self.changes.wait(seen)).await {
                 Either::First(Ok(0)) => return Err(Ended::Closed),
                 Either::First(Ok(n)) => inbox.filled += n,
                 Either::First(Err(e)) => return Err(Ended::Read(e.kind())),
                 Either::Second(now) => {
-                    for (i, kind) in KINDS.iter().enumerate() {
-                        if now[i] != seen[i] {
-                            session.list_changed(*kind);
+                    let changed = |i: usize| now.get(i) != seen.get(i);
+                    self.on_session(&mut target, |s| {
+                        for (i, kind) in KINDS.iter().enumerate() {
+                            if changed(i) {
+                                s.list_changed(*kind);
+                            }
                         }
-                    }
+                    });
                     seen = now;
                 }
             }
         }
-    }
-
-    /// Ends a stream with its `complete` result and the last chunk.
-    async fn close_stream<T: Write>(
-        &self,
-        socket: &mut T,
-        tx: &mut [u8],
-        session: &mut Session<'_>,
-        token: CallToken,
-    ) -> Result<(), Ended> {
-        if let Ok(Some(t)) = session.close_subscription(token, tx) {
-            respond::sse_event(socket, None, tx.get(..t.len).unwrap_or_default()).await?;
-        }
-        respond::sse_end(socket).await?;
-        Ok(())
     }
 }
 
@@ -895,7 +1120,6 @@ struct Plan {
     expects_continue: bool,
     host: Result<(), &'static str>,
     json: bool,
-    session: bool,
     modern: bool,
 }
 
@@ -908,20 +1132,23 @@ struct Reply {
     replied: bool,
     keep_alive: bool,
     modern: bool,
+    /// Legacy, and no session handles it (an error is then 400).
+    sessionless: bool,
+    /// The id of the session this response created.
+    session: Option<[u8; SESSION_ID_LEN]>,
 }
 
 impl Reply {
     /// Sends a frame; `false` when the response cannot carry it (a second frame on a JSON
     /// response).
-    async fn send<S: ServerHandler, T: Write, const W: usize>(
-        &mut self,
-        _server: &Server<'_, S, W>,
-        socket: &mut T,
-        frame: &[u8],
-    ) -> Result<bool, Ended> {
+    async fn send<T: Write>(&mut self, socket: &mut T, frame: &[u8]) -> Result<bool, Ended> {
+        let extra = Extra {
+            allow: None,
+            session: self.session.as_ref().map(|id| &id[..]),
+        };
         if self.sse {
             if !self.started {
-                respond::sse_head(socket, self.keep_alive, Extra::default()).await?;
+                respond::sse_head(socket, self.keep_alive, extra).await?;
                 self.started = true;
             }
             respond::sse_event(socket, None, frame).await?;
@@ -930,17 +1157,17 @@ impl Reply {
         if self.replied {
             return Ok(false);
         }
-        let status = status_for(frame, self.modern);
-        respond::json(socket, status, frame, self.keep_alive, Extra::default()).await?;
+        let status = status_for(frame, self.modern, self.sessionless);
+        respond::json(socket, status, frame, self.keep_alive, extra).await?;
         self.replied = true;
         Ok(true)
     }
 }
 
 /// The HTTP status of a JSON reply: 2026-07-28 maps protocol errors to 4xx as the
-/// transport specifies; without a session, a legacy error is 400 (the request did not
-/// start one).
-fn status_for(frame: &[u8], modern: bool) -> u16 {
+/// transport specifies; legacy replies are 200 except the error to a request no session
+/// handles (no `initialize`, no session id): 400.
+fn status_for(frame: &[u8], modern: bool, sessionless: bool) -> u16 {
     let FrameKind::Error(c) = mcp_rs_core::wire::jsonrpc::frame_kind(frame) else {
         return 200;
     };
@@ -955,7 +1182,7 @@ fn status_for(frame: &[u8], modern: bool) -> u16 {
     match c {
         code::METHOD_NOT_FOUND if modern => 404,
         c if modern && bad_request.contains(&c) => 400,
-        _ if !modern => 400,
+        _ if sessionless && !modern => 400,
         _ => 200,
     }
 }
