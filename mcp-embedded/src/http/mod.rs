@@ -63,7 +63,7 @@
 //!
 //! Deferred calls are not taken yet: a tool that returns
 //! [`Dispatch::Defer`](mcp_rs_core::Dispatch::Defer) is answered -32603
-//! [`DEFERRED_CALL_MESSAGE`](crate::DEFERRED_CALL_MESSAGE).
+//! [`crate::DEFERRED_CALL_MESSAGE`].
 
 mod body;
 mod checks;
