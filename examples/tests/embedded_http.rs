@@ -322,8 +322,16 @@ fn serving_allocates_nothing_after_start_up() {
 #[test]
 fn stalled_peers_hold_only_their_slots_and_the_rest_get_503() {
     let server = start("hostile");
+    let call = |i| {
+        modern(
+            i,
+            "tools/call",
+            Some("test_simple_text"),
+            r#""name":"test_simple_text""#,
+        )
+    };
     // Every slot but one held by a peer that sent half a head and stalls.
-    let stalled: Vec<TcpStream> = (0..7)
+    let mut stalled: Vec<TcpStream> = (0..7)
         .map(|_| {
             let mut s = server.connect();
             s.write_all(b"POST /mcp HTTP/1.1\r\nHost: loc").unwrap();
@@ -333,16 +341,22 @@ fn stalled_peers_hold_only_their_slots_and_the_rest_get_503() {
     // The last slot still serves, request after request.
     let mut s = server.connect();
     for i in 0..3 {
-        let req = modern(
-            i,
-            "tools/call",
-            Some("test_simple_text"),
-            r#""name":"test_simple_text""#,
-        );
-        s.write_all(req.as_bytes()).unwrap();
+        s.write_all(call(i).as_bytes()).unwrap();
         assert_eq!(read_response(&mut s, None).0, 200);
     }
-    // Every slot busy: the next connection is answered 503 and closed.
+    // It now idles between requests: a new connection takes its slot, and it is closed.
+    let mut newer = server.connect();
+    newer.write_all(call(4).as_bytes()).unwrap();
+    assert_eq!(read_response(&mut newer, None).0, 200);
+    let mut rest = Vec::new();
+    assert_eq!(
+        s.read_to_end(&mut rest).unwrap(),
+        0,
+        "the idle connection was closed"
+    );
+    // Every slot busy with a request in progress: the next connection gets 503, closed.
+    newer.write_all(b"POST /mcp HTTP/1.1\r\n").unwrap();
+    std::thread::sleep(Duration::from_millis(50));
     let mut extra = server.connect();
     let (status, headers, body) = read_response(&mut extra, None);
     assert_eq!(status, 503, "{body}");
@@ -351,16 +365,9 @@ fn stalled_peers_hold_only_their_slots_and_the_rest_get_503() {
         .iter()
         .any(|(k, v)| k == "connection" && v == "close"));
     // A stalled peer that leaves frees its slot.
-    drop(stalled);
-    drop(s);
+    drop(stalled.pop());
     std::thread::sleep(Duration::from_millis(100));
     let mut again = server.connect();
-    let req = modern(
-        9,
-        "tools/call",
-        Some("test_simple_text"),
-        r#""name":"test_simple_text""#,
-    );
-    again.write_all(req.as_bytes()).unwrap();
+    again.write_all(call(9).as_bytes()).unwrap();
     assert_eq!(read_response(&mut again, None).0, 200);
 }

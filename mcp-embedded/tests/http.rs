@@ -789,3 +789,25 @@ fn a_legacy_get_stream_carries_list_changes() {
     assert!(poll_steps(fut.as_mut(), 100).is_none());
     assert!(sock.take_output().starts_with(b"HTTP/1.1 200 OK"));
 }
+
+#[test]
+fn idle_connections_can_be_evicted_between_requests() {
+    use mcp_rs_embedded::http::SlotState;
+    let server = server();
+    let state = SlotState::new();
+    let sock = Sock::with(b"POST /mcp HTTP/1.1\r\nHost: loc");
+    let mut slot = Box::new(TestSlot::new());
+    let mut s = sock.clone();
+    let mut fut = Box::pin(server.serve_with(&mut slot, &state, &mut s));
+    // Mid-head: not idle, not evictable.
+    assert!(poll_steps(fut.as_mut(), 10).is_none());
+    assert!(!state.is_idle() && !state.evict());
+    sock.push(b"alhost\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+    assert!(poll_steps(fut.as_mut(), 10).is_none());
+    // (`{}` is no JSON-RPC message: the core's -32600, 400 without a session.)
+    assert_eq!(responses(&sock.take_output())[0].status, 400);
+    // Answered, waiting for the next request: idle, and evicted on request.
+    assert!(state.is_idle());
+    assert!(state.evict());
+    assert_eq!(poll_steps(fut.as_mut(), 10), Some(Ended::Evicted));
+}

@@ -206,6 +206,66 @@ pub enum Ended {
     Read(ErrorKind),
     /// Writing failed, or the socket accepted nothing.
     Write(ErrorKind),
+    /// It sat idle between requests and was closed for a new connection
+    /// ([`SlotState::evict`]).
+    Evicted,
+}
+
+/// What an acceptor knows of a connection served with [`Server::serve_with`]: whether it
+/// sits idle between requests (keep-alive, nothing received), and a way to close it then.
+///
+/// Clients keep idle connections open (browsers, Node's fetch): with a few slots, they
+/// would hold every slot. An acceptor with a connection and no free slot evicts an idle
+/// one instead of answering 503 (the client opens a new connection for its next request,
+/// as HTTP/1.1 allows).
+#[derive(Debug, Default)]
+pub struct SlotState {
+    idle: Cell<bool>,
+    evict: Cell<bool>,
+    waker: RefCell<Option<Waker>>,
+}
+
+impl SlotState {
+    /// A connection that is not idle.
+    pub const fn new() -> Self {
+        SlotState {
+            idle: Cell::new(false),
+            evict: Cell::new(false),
+            waker: RefCell::new(None),
+        }
+    }
+
+    /// Whether the connection waits for its next request with nothing received.
+    pub fn is_idle(&self) -> bool {
+        self.idle.get()
+    }
+
+    /// Closes the connection if it is idle: its `serve_with` then returns
+    /// [`Ended::Evicted`] when next polled (its task is woken). `false` when it was not
+    /// idle (nothing changes).
+    pub fn evict(&self) -> bool {
+        if !self.idle.get() {
+            return false;
+        }
+        self.evict.set(true);
+        if let Some(w) = self.waker.try_borrow_mut().ok().and_then(|mut w| w.take()) {
+            w.wake();
+        }
+        true
+    }
+
+    /// Completes once [`evict`](Self::evict) was called (and clears the request).
+    fn evicted(&self) -> impl Future<Output = ()> + '_ {
+        poll_fn(move |cx| {
+            if self.evict.replace(false) {
+                return Poll::Ready(());
+            }
+            if let Ok(mut w) = self.waker.try_borrow_mut() {
+                *w = Some(cx.waker().clone());
+            }
+            Poll::Pending
+        })
+    }
 }
 
 impl From<WriteFailed> for Ended {
@@ -516,12 +576,40 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
     where
         T: Read + Write,
     {
+        self.serve_with(slot, &SlotState::new(), socket).await
+    }
+
+    /// [`serve`](Self::serve), telling `state` when the connection sits idle between
+    /// requests, so that an acceptor that has no free slot for a new connection can close
+    /// an idle one ([`SlotState::evict`]; the connection then ends with
+    /// [`Ended::Evicted`]).
+    pub async fn serve_with<T, const RX: usize, const TX: usize, const CALLS: usize>(
+        &self,
+        slot: &mut Slot<RX, TX, CALLS>,
+        state: &SlotState,
+        socket: &mut T,
+    ) -> Ended
+    where
+        T: Read + Write,
+    {
         let Slot { rx, tx, calls } = slot;
         let mut inbox = Inbox { buf: rx, filled: 0 };
         loop {
             let head_len = loop {
                 match head::scan(inbox.buf.get(..inbox.filled).unwrap_or_default()) {
                     Parsed::Complete(n) => break n,
+                    Parsed::Partial if inbox.filled == 0 => {
+                        // Between requests: idle, and evictable.
+                        state.idle.set(true);
+                        let read = select(inbox.read_more(socket), state.evicted()).await;
+                        state.idle.set(false);
+                        match read {
+                            Either::First(Ok(_)) => {}
+                            Either::First(Err(BodyError::Read(kind))) => return Ended::Read(kind),
+                            Either::First(Err(_)) => return Ended::Closed,
+                            Either::Second(()) => return Ended::Evicted,
+                        }
+                    }
                     Parsed::Partial if inbox.filled < inbox.buf.len() => {
                         match inbox.read_more(socket).await {
                             Ok(_) => {}

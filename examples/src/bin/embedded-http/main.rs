@@ -31,8 +31,9 @@ use mcp_rs_embedded::http::{HttpConfig, Server, Slot};
 
 /// Connection slots (connections served at once).
 pub(crate) const SLOTS: usize = 8;
-/// Legacy sessions kept at once.
-pub(crate) const SESSIONS: usize = 16;
+/// Legacy sessions kept at once (the conformance suite opens one per scenario and ends
+/// none; they expire after 10 idle minutes).
+pub(crate) const SESSIONS: usize = 128;
 /// Bytes of a request (head and body).
 pub(crate) const RX: usize = 16 * 1024;
 /// Bytes of the largest frame sent.

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
-use mcp_rs_embedded::http::Ended;
+use mcp_rs_embedded::http::{Ended, SlotState};
 use mcp_rs_embedded::ErrorKind;
 use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Token};
@@ -100,6 +100,7 @@ struct Handoff {
     conn: Cell<Option<TcpStream>>,
     busy: Cell<bool>,
     ended: Cell<Option<Ended>>,
+    state: SlotState,
 }
 
 const LISTENER: Token = Token(usize::MAX);
@@ -130,7 +131,9 @@ async fn slot_task(
             None => Poll::Pending,
         })
         .await;
-        let ended = server.serve(slot, &mut Sock(&stream)).await;
+        let ended = server
+            .serve_with(slot, &hand.state, &mut Sock(&stream))
+            .await;
         let _ = stream.shutdown(std::net::Shutdown::Both);
         drop(stream);
         hand.ended.set(Some(ended));
@@ -180,11 +183,10 @@ impl Executor {
                 for i in 0..self.tasks.len() {
                     if self.flags[i].0.swap(false, Ordering::Acquire) {
                         polled = true;
-                        let mut cx = Context::from_waker(&self.wakers[i]);
-                        let _ = self.tasks[i].as_mut().poll(&mut cx);
-                        if let Some(e) = self.handoffs[i].ended.take() {
-                            ended(e);
-                        }
+                        self.poll_task(i);
+                    }
+                    if let Some(e) = self.handoffs[i].ended.take() {
+                        ended(e);
                     }
                 }
                 for kind in handler::take_changes() {
@@ -213,7 +215,20 @@ impl Executor {
         }
     }
 
-    /// Takes every pending connection: to a free slot, or answered 503.
+    fn poll_task(&mut self, i: usize) {
+        let mut cx = Context::from_waker(&self.wakers[i]);
+        let _ = self.tasks[i].as_mut().poll(&mut cx);
+    }
+
+    /// An evicted connection's end is not reported (it is not a served connection's).
+    fn handle_ended(&mut self, i: usize) {
+        if self.handoffs[i].ended.get() == Some(Ended::Evicted) {
+            self.handoffs[i].ended.set(None);
+        }
+    }
+
+    /// Takes every pending connection: to a free slot (evicting an idle connection when
+    /// none is free), or answered 503.
     fn accept(&mut self) {
         loop {
             let mut stream = match self.listener.accept() {
@@ -224,7 +239,19 @@ impl Executor {
                 Err(_) => continue,
             };
             let _ = stream.set_nodelay(true);
-            let free = self.handoffs.iter().position(|h| !h.busy.get());
+            let mut free = self.handoffs.iter().position(|h| !h.busy.get());
+            if free.is_none() {
+                // Every slot busy: close a connection that idles between requests, if one
+                // does (its task ends the connection when polled, right here).
+                free = self.handoffs.iter().position(|h| h.state.evict());
+                if let Some(i) = free {
+                    self.poll_task(i);
+                    self.handle_ended(i);
+                    if self.handoffs[i].busy.get() {
+                        free = None;
+                    }
+                }
+            }
             let registered = free.filter(|&i| {
                 self.poll
                     .registry()
