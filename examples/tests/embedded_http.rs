@@ -331,7 +331,7 @@ fn stalled_peers_hold_only_their_slots_and_the_rest_get_503() {
         )
     };
     // Every slot but one held by a peer that sent half a head and stalls.
-    let mut stalled: Vec<TcpStream> = (0..7)
+    let mut stalled: Vec<TcpStream> = (0..15)
         .map(|_| {
             let mut s = server.connect();
             s.write_all(b"POST /mcp HTTP/1.1\r\nHost: loc").unwrap();

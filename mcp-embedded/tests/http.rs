@@ -811,3 +811,56 @@ fn idle_connections_can_be_evicted_between_requests() {
     assert!(state.evict());
     assert_eq!(poll_steps(fut.as_mut(), 10), Some(Ended::Evicted));
 }
+
+/// The memory a slot and a connection's future take (printed with `--nocapture`; the
+/// README's footprint table quotes them): bounded, so that a task pool can hold them.
+#[test]
+fn footprint() {
+    use std::mem::size_of;
+    let server = server();
+    let mut slot = Box::new(Slot::<1024, 1024, 2>::new());
+    let mut sock = Sock::default();
+    let future = server.serve(&mut slot, &mut sock);
+    let future_bytes = std::mem::size_of_val(&future);
+    drop(future);
+    let call_slot = size_of::<mcp_rs_core::CallSlot>();
+    let slot_bytes = size_of::<Slot<1024, 1024, 2>>();
+    let session = size_of::<mcp_rs_core::Session<'static>>();
+    println!("CallSlot {call_slot} B, Slot<1024,1024,2> {slot_bytes} B, serve future {future_bytes} B, Session {session} B");
+    assert_eq!(slot_bytes, 2048 + 2 * call_slot);
+    assert!(future_bytes < 4096, "{future_bytes}");
+}
+
+#[test]
+fn a_waiting_get_stream_is_evictable() {
+    use mcp_rs_embedded::http::SlotState;
+    let server = legacy_server();
+    let id = one(&server, &legacy_post(INIT, ""))
+        .header("mcp-session-id")
+        .unwrap()
+        .to_string();
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {id}\r\n\r\n"
+    );
+    let state = SlotState::new();
+    let sock = Sock::with(get.as_bytes());
+    let mut slot = Box::new(TestSlot::new());
+    let mut s = sock.clone();
+    let mut fut = Box::pin(server.serve_with(&mut slot, &state, &mut s));
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    assert!(state.is_idle() && state.evict());
+    assert_eq!(poll_steps(fut.as_mut(), 100), Some(Ended::Evicted));
+    // The stream was ended properly (last chunk), and the session lives on.
+    let rs = responses(&sock.take_output());
+    assert_eq!(rs[0].status, 200);
+    assert_eq!(server.live_sessions(), 1);
+    drop(fut);
+    let sock = Sock::with(get.as_bytes());
+    let mut s = sock.clone();
+    let mut fut = Box::pin(server.serve(&mut slot, &mut s));
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    assert!(
+        sock.take_output().starts_with(b"HTTP/1.1 200 OK"),
+        "the stream can be reopened"
+    );
+}

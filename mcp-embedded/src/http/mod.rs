@@ -212,7 +212,8 @@ pub enum Ended {
 }
 
 /// What an acceptor knows of a connection served with [`Server::serve_with`]: whether it
-/// sits idle between requests (keep-alive, nothing received), and a way to close it then.
+/// sits idle (between requests with nothing received, or a legacy GET stream waiting for
+/// something to send), and a way to close it then.
 ///
 /// Clients keep idle connections open (browsers, Node's fetch): with a few slots, they
 /// would hold every slot. An acceptor with a connection and no free slot evicts an idle
@@ -634,7 +635,10 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                 }
             };
             self.count(|s| s.requests = s.requests.saturating_add(1));
-            match self.request(socket, &mut inbox, tx, calls, head_len).await {
+            match self
+                .request(socket, &mut inbox, tx, calls, head_len, state)
+                .await
+            {
                 Ok(end) => {
                     let end = end.min(inbox.filled);
                     inbox.buf.copy_within(end..inbox.filled, 0);
@@ -704,6 +708,7 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
         tx: &mut [u8],
         calls: &mut [CallSlot],
         head_len: usize,
+        state: &SlotState,
     ) -> Next {
         // What the head says, read before the body arrives (the head is parsed again once
         // the body is in, to check it against the body).
@@ -766,7 +771,9 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                     let end = head_len.min(inbox.filled);
                     inbox.buf.copy_within(end..inbox.filled, 0);
                     inbox.filled -= end;
-                    let streamed = self.stream(socket, inbox, tx, Target::Table(i), None).await;
+                    let streamed = self
+                        .stream(socket, inbox, tx, Target::Table(i), None, Some(state))
+                        .await;
                     if let Ok(mut table) = self.legacy.try_borrow_mut() {
                         if let Some(e) = table.entry(i) {
                             e.stream = false;
@@ -862,8 +869,15 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                 let end = end.min(inbox.filled);
                 inbox.buf.copy_within(end..inbox.filled, 0);
                 inbox.filled -= end;
-                self.stream(socket, inbox, tx, Target::Local(&mut session), Some(token))
-                    .await?;
+                self.stream(
+                    socket,
+                    inbox,
+                    tx,
+                    Target::Local(&mut session),
+                    Some(token),
+                    None,
+                )
+                .await?;
                 if keep {
                     Ok(0)
                 } else {
@@ -1148,6 +1162,7 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
         tx: &mut [u8],
         mut target: Target<'_, '_>,
         listen: Option<CallToken>,
+        evictable: Option<&SlotState>,
     ) -> Result<(), Ended> {
         let mut seen = self.changes.now();
         loop {
@@ -1178,11 +1193,29 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                 respond::sse_end(socket).await?;
                 return Ok(());
             }
-            match select(socket.read(spare), self.changes.wait(seen)).await {
+            // A legacy GET stream waiting for news is evictable (the client reopens it).
+            let evicted = async {
+                match evictable {
+                    Some(state) => state.evicted().await,
+                    None => core::future::pending().await,
+                }
+            };
+            if let Some(state) = evictable {
+                state.idle.set(true);
+            }
+            let woke = select(socket.read(spare), select(self.changes.wait(seen), evicted)).await;
+            if let Some(state) = evictable {
+                state.idle.set(false);
+            }
+            match woke {
                 Either::First(Ok(0)) => return Err(Ended::Closed),
                 Either::First(Ok(n)) => inbox.filled += n,
                 Either::First(Err(e)) => return Err(Ended::Read(e.kind())),
-                Either::Second(now) => {
+                Either::Second(Either::Second(())) => {
+                    respond::sse_end(socket).await?;
+                    return Err(Ended::Evicted);
+                }
+                Either::Second(Either::First(now)) => {
                     let changed = |i: usize| now.get(i) != seen.get(i);
                     self.on_session(&mut target, |s| {
                         for (i, kind) in KINDS.iter().enumerate() {

@@ -29,8 +29,9 @@ use std::time::Instant;
 use mcp_rs_core::{CallSlot, Config, SecretKey, ServerInfo};
 use mcp_rs_embedded::http::{HttpConfig, Server, Slot};
 
-/// Connection slots (connections served at once).
-pub(crate) const SLOTS: usize = 8;
+/// Connection slots (connections served at once). Clients keep connections and GET streams
+/// open: idle ones are evicted for new connections.
+pub(crate) const SLOTS: usize = 16;
 /// Legacy sessions kept at once (the conformance suite opens one per scenario and ends
 /// none; they expire after 10 idle minutes).
 pub(crate) const SESSIONS: usize = 128;
