@@ -13,8 +13,8 @@
 //! moment serving starts; `--report PATH` writes that count to `PATH` after every
 //! connection (`allocations_after_start=N`), and the tests assert that it stays 0.
 //!
-//! Prints `listening on ADDR` once it accepts connections (the conformance script reads
-//! it). Limits: [`SLOTS`] connections at once (the next one is answered 503), [`SESSIONS`]
+//! Prints `listening on ADDR` on stdout and stderr once it accepts connections (the
+//! conformance script and the interop suites read it). Limits: [`SLOTS`] connections at once (the next one is answered 503), [`SESSIONS`]
 //! legacy sessions, [`RX`]/[`TX`] bytes per request and frame.
 
 mod alloc_count;
@@ -133,8 +133,10 @@ fn main() {
             std::process::exit(1);
         }
     };
+    // On stdout and on stderr (where `everything` prints it: the interop suites read it there).
     println!("listening on {addr}");
     let _ = std::io::stdout().flush();
+    eprintln!("listening on {addr}");
     alloc_count::start();
     let report = options.report;
     let mut served = 0u64;
