@@ -864,3 +864,87 @@ fn a_waiting_get_stream_is_evictable() {
         "the stream can be reopened"
     );
 }
+
+/// xorshift64*: a small deterministic generator for the mutation test.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Mutated requests (bytes flipped, inserted, removed, cut), delivered in reads of random
+/// sizes: the server never panics, always ends the connection once the input ends, and
+/// answers only with complete HTTP responses up to a stream the client cut.
+#[test]
+fn mutated_requests_never_panic() {
+    let body = modern_body(1, "tools/call", r#""name":"echo","arguments":{"text":"x"}"#);
+    let chunked = format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{body}\r\n0\r\n\r\n",
+        body.len()
+    );
+    let listen = post(
+        &modern_body(
+            2,
+            "subscriptions/listen",
+            r#""notifications":{"toolsListChanged":true}"#,
+        ),
+        "Mcp-Method: subscriptions/listen\r\n",
+    );
+    let seeds: Vec<String> = vec![
+        call(1, "echo", r#"{"text":"hello"}"#, ""),
+        call(2, "weather", r#"{"region":"Bern"}"#, "Mcp-Param-Region: =?base64?QmVybg==?=\r\n"),
+        chunked,
+        listen,
+        legacy_post(INIT, ""),
+        "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: 0123\r\n\r\n".into(),
+        "DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: 0123\r\n\r\n".into(),
+    ];
+    let server = legacy_server();
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    let alphabet = b"\r\n:;, 0123456789abcdefxyzXYZ{}[]\"\\/-=?%\t\x00\xff";
+    for round in 0..3000 {
+        let mut input: Vec<u8> = Vec::new();
+        for _ in 0..1 + rng.below(3) {
+            input.extend_from_slice(seeds[rng.below(seeds.len())].as_bytes());
+        }
+        for _ in 0..rng.below(6) {
+            if input.is_empty() {
+                break;
+            }
+            let at = rng.below(input.len());
+            match rng.below(4) {
+                0 => input[at] = alphabet[rng.below(alphabet.len())],
+                1 => input.insert(at, alphabet[rng.below(alphabet.len())]),
+                2 => {
+                    input.remove(at);
+                }
+                _ => input.truncate(at),
+            }
+        }
+        let sock = Sock::with(&input);
+        sock.0.borrow_mut().max_read = 1 + rng.below(64);
+        sock.close();
+        let mut slot = Box::new(Slot::<512, 2048, 2>::new());
+        let mut s = sock.clone();
+        let mut fut = Box::pin(server.serve(&mut slot, &mut s));
+        let ended = poll_steps(fut.as_mut(), 100_000);
+        assert!(
+            ended.is_some(),
+            "round {round}: the connection did not end: {:?}",
+            String::from_utf8_lossy(&input)
+        );
+        let out = sock.take_output();
+        assert!(
+            out.is_empty() || out.starts_with(b"HTTP/1.1 "),
+            "round {round}"
+        );
+    }
+}
