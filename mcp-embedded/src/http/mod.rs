@@ -64,6 +64,96 @@
 //! Deferred calls are not taken yet: a tool that returns
 //! [`Dispatch::Defer`](mcp_rs_core::Dispatch::Defer) is answered -32603
 //! [`crate::DEFERRED_CALL_MESSAGE`].
+//!
+//! # Example
+//!
+//! One task per slot, all sharing the server (with embassy: `#[embassy_executor::task(pool_size
+//! = 2)]`, an embassy-net `TcpSocket` per task that `accept`s, then `serve_with`). Here a
+//! socket in memory stands in for the TCP socket:
+//!
+//! ```
+//! # use core::convert::Infallible;
+//! # use core::future::Future;
+//! # use core::pin::pin;
+//! # use core::task::{Context, Poll, Waker};
+//! use mcp_rs_core::{
+//!     CallRequest, CallSlot, Config, Dispatch, SecretKey, ServerHandler, ServerInfo, Tool,
+//!     ToolResult, ToolSet,
+//! };
+//! use mcp_rs_embedded::http::{Ended, HttpConfig, Server, Slot, SlotState};
+//!
+//! # /// A socket that reads `input` and keeps what is written.
+//! # struct Socket<'a> { input: &'a [u8], output: Vec<u8> }
+//! # impl embedded_io_async::ErrorType for Socket<'_> { type Error = Infallible; }
+//! # impl embedded_io_async::Read for Socket<'_> {
+//! #     async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Infallible> {
+//! #         let n = buf.len().min(self.input.len());
+//! #         buf[..n].copy_from_slice(&self.input[..n]);
+//! #         self.input = &self.input[n..];
+//! #         Ok(n)
+//! #     }
+//! # }
+//! # impl embedded_io_async::Write for Socket<'_> {
+//! #     async fn write(&mut self, buf: &[u8]) -> Result<usize, Infallible> {
+//! #         self.output.extend_from_slice(buf);
+//! #         Ok(buf.len())
+//! #     }
+//! #     async fn flush(&mut self) -> Result<(), Infallible> { Ok(()) }
+//! # }
+//! static TOOLS: [Tool<'static>; 1] = [Tool::new("ping", r#"{"type":"object"}"#)];
+//!
+//! struct Device;
+//! impl ToolSet for Device {
+//!     fn len(&self) -> usize { TOOLS.len() }
+//!     fn get(&self, i: usize) -> Option<Tool<'_>> { TOOLS.get(i).copied() }
+//!     fn call(&mut self, _: &CallRequest<'_>, r: &mut ToolResult<'_, '_>) -> Dispatch {
+//!         r.text("pong");
+//!         Dispatch::Done
+//!     }
+//! }
+//! impl ServerHandler for Device {
+//!     fn tools(&mut self) -> Option<&mut dyn ToolSet> { Some(self) }
+//! }
+//! static INFO: ServerInfo<'static> = ServerInfo {
+//!     name: "device", version: "1.0.0", title: None, description: None,
+//!     website_url: None, icons: &[], instructions: None,
+//! };
+//! // The device's address is an allowed Host besides the loopback names.
+//! static HOSTS: [&str; 1] = ["192.168.1.50"];
+//!
+//! fn uptime_ms() -> u64 { 0 } // embassy: `Instant::now().as_millis()`
+//!
+//! // 4 legacy sessions of 2 calls each; 2 KiB requests and frames, 2 calls per connection.
+//! let sessions: &'static mut [[CallSlot; 2]; 4] = Box::leak(Box::new([[CallSlot::EMPTY; 2]; 4]));
+//! let server: Server<'_, _, 4> =
+//!     Server::new(&INFO, Config::new(SecretKey([7; 16])), Device)
+//!         .with_http(HttpConfig::new().allowed_hosts(&HOSTS))
+//!         .with_clock(uptime_ms)
+//!         .with_sessions(sessions);
+//! let mut slot = Slot::<2048, 2048, 2>::new(); // a `static` on a device
+//! let state = SlotState::new(); // the acceptor evicts idle connections through it
+//!
+//! let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+//! let request = format!(
+//!     "POST /mcp HTTP/1.1\r\nHost: 192.168.1.50\r\nContent-Type: application/json\r\n\
+//!      MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\nContent-Length: {}\r\n\r\n{body}",
+//!     body.len()
+//! );
+//! let mut socket = Socket { input: request.as_bytes(), output: Vec::new() };
+//! // The slot's task: serve the connection until it ends (here: the input ends).
+//! let ended = {
+//!     let mut serving = pin!(server.serve_with(&mut slot, &state, &mut socket));
+//!     loop {
+//!         if let Poll::Ready(e) = serving.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+//!             break e;
+//!         }
+//!     }
+//! };
+//! assert_eq!(ended, Ended::Closed);
+//! let response = String::from_utf8(socket.output).unwrap();
+//! assert!(response.starts_with("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"));
+//! assert!(response.contains(r#""name":"ping""#));
+//! ```
 
 mod body;
 mod checks;
