@@ -948,3 +948,133 @@ fn mutated_requests_never_panic() {
         );
     }
 }
+
+// ---- deferred requests run on the slot -----------------------------------------------
+
+static SLOW: [Tool<'static>; 2] = [
+    Tool::new("slow", r#"{"type":"object"}"#),
+    Tool::new("forgotten", r#"{"type":"object"}"#),
+];
+
+/// Defers every call.
+struct Slow;
+
+impl ToolSet for Slow {
+    fn len(&self) -> usize {
+        SLOW.len()
+    }
+    fn get(&self, i: usize) -> Option<Tool<'_>> {
+        SLOW.get(i).copied()
+    }
+    fn call(&mut self, _: &CallRequest<'_>, _: &mut ToolResult<'_, '_>) -> Dispatch {
+        Dispatch::Defer
+    }
+}
+
+impl ServerHandler for Slow {
+    fn tools(&mut self) -> Option<&mut dyn ToolSet> {
+        Some(self)
+    }
+}
+
+/// Runs `slow` (progress, a log message, a pause, the result); leaves `forgotten`
+/// unanswered.
+struct Runner {
+    ran: u32,
+}
+
+impl<T: embedded_io_async::Write> mcp_rs_embedded::http::CallRunner<T> for Runner {
+    async fn run<'c>(
+        &'c mut self,
+        call: mcp_rs_core::Call<'c>,
+        ctx: &'c mut mcp_rs_embedded::http::CallContext<'_, T>,
+    ) {
+        self.ran += 1;
+        if !call.name().eq_str("slow") {
+            return;
+        }
+        ctx.progress(0.0, Some(1.0), None).await;
+        ctx.log(mcp_rs_core::LogLevel::Info, Some("t"), "working")
+            .await;
+        // A pause (a sensor, a timer): the slot waits, others are not held.
+        let mut yielded = false;
+        std::future::poll_fn(|cx| {
+            if yielded {
+                Poll::Ready(())
+            } else {
+                yielded = true;
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+        })
+        .await;
+        ctx.progress(1.0, Some(1.0), None).await;
+        ctx.complete(|r| {
+            r.text("done");
+        })
+        .await;
+    }
+}
+
+#[test]
+fn deferred_requests_run_on_the_slot_and_stream_their_progress() {
+    let server: Server<'static, Slow> = Server::new(&INFO, Config::new(SecretKey([3; 16])), Slow);
+    let meta = r#""_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"info"}"#;
+    let body = |id: u32, tool: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}},{meta}}}}}"#
+        )
+    };
+    let req = |id, tool: &str, accept: &str| {
+        let b = body(id, tool);
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: {accept}\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {tool}\r\nContent-Length: {}\r\n\r\n{b}",
+            b.len()
+        )
+    };
+    let input = [
+        req(1, "slow", "application/json, text/event-stream"),
+        req(2, "forgotten", "application/json, text/event-stream"),
+        req(3, "slow", "application/json"),
+    ]
+    .concat();
+    let sock = Sock::with(input.as_bytes());
+    sock.close();
+    let mut slot = Box::new(TestSlot::new());
+    let mut runner = Runner { ran: 0 };
+    let state = mcp_rs_embedded::http::SlotState::new();
+    let mut s = sock.clone();
+    let mut fut = Box::pin(server.serve_calls(&mut slot, &state, &mut s, &mut runner));
+    assert_eq!(poll_steps(fut.as_mut(), 1000), Some(Ended::Closed));
+    drop(fut);
+    assert_eq!(runner.ran, 3);
+    let rs = responses(&sock.take_output());
+    assert_eq!(rs.len(), 3, "{rs:?}");
+    // SSE: progress, the log message, progress, then the result.
+    assert_eq!(rs[0].header("content-type"), Some("text/event-stream"));
+    let events: Vec<Value> = String::from_utf8_lossy(&rs[0].body)
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect();
+    let methods: Vec<&str> = events
+        .iter()
+        .map(|e| e["method"].as_str().unwrap_or("(result)"))
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "notifications/progress",
+            "notifications/message",
+            "notifications/progress",
+            "(result)"
+        ]
+    );
+    assert_eq!(events[3]["result"]["content"][0]["text"], "done");
+    // Left unanswered: -32603 (on the SSE response the call opened).
+    let text = String::from_utf8_lossy(&rs[1].body);
+    assert!(text.contains(r#""code":-32603"#), "{text}");
+    // A client that takes JSON only gets the result alone.
+    assert_eq!(rs[2].header("content-type"), Some("application/json"));
+    assert_eq!(rs[2].json()["result"]["content"][0]["text"], "done");
+}

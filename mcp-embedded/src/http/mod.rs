@@ -61,9 +61,12 @@
 //! `TcpSocket::set_timeout`). A connection arriving while every slot is busy is answered
 //! by [`Server::refuse_busy`] (503) if the acceptor can take it.
 //!
-//! Deferred calls are not taken yet: a tool that returns
-//! [`Dispatch::Defer`](mcp_rs_core::Dispatch::Defer) is answered -32603
-//! [`crate::DEFERRED_CALL_MESSAGE`].
+//! Deferred requests run on the connection's slot with a [`CallRunner`]
+//! ([`Server::serve_calls`]): their progress and log messages go out as SSE events of the
+//! POST's response, then the result. Without a runner ([`Server::serve`],
+//! [`Server::serve_with`]) a request a handler defers is answered -32603
+//! [`crate::DEFERRED_CALL_MESSAGE`]. Requests to the client from a running call (sampling,
+//! elicitation, roots) are not supported yet: their answers arrive on other connections.
 //!
 //! # Example
 //!
@@ -156,6 +159,7 @@
 //! ```
 
 mod body;
+mod calls;
 mod checks;
 mod head;
 mod respond;
@@ -177,11 +181,13 @@ use mcp_rs_core::{
     MIN_OUTPUT,
 };
 
+pub use calls::{CallContext, CallRunner};
 pub use checks::{MAX_PARAM_HEADER, MODERN};
 pub use head::MAX_HEADERS;
 pub use sessions::SESSION_ID_LEN;
 
 use body::{BodyError, Inbox};
+use calls::SessionAccess;
 use head::{Framing, Head, Parsed, Verb};
 use respond::{Extra, WriteFailed};
 use sessions::{Entry, State, Table};
@@ -683,6 +689,22 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
     where
         T: Read + Write,
     {
+        self.serve_calls(slot, state, socket, &mut ()).await
+    }
+
+    /// [`serve_with`](Self::serve_with), running the deferred requests of each POST with
+    /// `runner` on this slot (see [`CallRunner`]).
+    pub async fn serve_calls<T, R, const RX: usize, const TX: usize, const CALLS: usize>(
+        &self,
+        slot: &mut Slot<RX, TX, CALLS>,
+        state: &SlotState,
+        socket: &mut T,
+        runner: &mut R,
+    ) -> Ended
+    where
+        T: Read + Write,
+        R: CallRunner<T>,
+    {
         let Slot { rx, tx, calls } = slot;
         let mut inbox = Inbox { buf: rx, filled: 0 };
         loop {
@@ -726,7 +748,7 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
             };
             self.count(|s| s.requests = s.requests.saturating_add(1));
             match self
-                .request(socket, &mut inbox, tx, calls, head_len, state)
+                .request(socket, &mut inbox, tx, calls, head_len, state, runner)
                 .await
             {
                 Ok(end) => {
@@ -791,7 +813,8 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
     }
 
     /// One request whose head is `inbox.buf[..head_len]`.
-    async fn request<T: Read + Write>(
+    #[allow(clippy::too_many_arguments)]
+    async fn request<T: Read + Write, R: CallRunner<T>>(
         &self,
         socket: &mut T,
         inbox: &mut Inbox<'_>,
@@ -799,6 +822,7 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
         calls: &mut [CallSlot],
         head_len: usize,
         state: &SlotState,
+        runner: &mut R,
     ) -> Next {
         // What the head says, read before the body arrives (the head is parsed again once
         // the body is in, to check it against the body).
@@ -949,7 +973,8 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                     .await?;
                 return Ok(end);
             };
-            self.post(socket, &head, body, tx, calls, plan).await?
+            self.post(socket, &head, body, tx, calls, plan, runner)
+                .await?
         };
         match posted {
             Posted::Answered(true) => Ok(end),
@@ -1051,7 +1076,8 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
     }
 
     /// A POST whose body arrived: checked, handled by its session, answered.
-    async fn post<'s, T: Write>(
+    #[allow(clippy::too_many_arguments)]
+    async fn post<'s, T: Write, R: CallRunner<T>>(
         &'s self,
         socket: &mut T,
         head: &Head<'_, '_>,
@@ -1059,6 +1085,7 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
         tx: &mut [u8],
         calls: &'s mut [CallSlot],
         plan: Plan,
+        runner: &mut R,
     ) -> Result<Posted<'s>, Ended> {
         let keep = plan.keep_alive;
         let peeked = peek(body, self.limits());
@@ -1149,10 +1176,14 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
         let listen = matches!(peeked, Peek::Request(r) if r.method() == Some(Method::Listen))
             && head.accepts("text/event-stream");
         let mut local = Session::from_slots(self.info, self.config, calls);
-        let mut target = match entry {
-            Some(i) => Target::Table(i),
-            None => Target::Local(&mut local),
+        let access = Access {
+            server: self,
+            target: RefCell::new(match entry {
+                Some(i) => Target::Table(i),
+                None => Target::Local(&mut local),
+            }),
         };
+        let sse_ok = head.accepts("text/event-stream");
         let mut pump = Pump::message(body, now);
         let mut reply = Reply {
             sse: listen,
@@ -1165,12 +1196,10 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
         };
         let mut stream = None;
         loop {
-            let polled = match self.handler.try_borrow_mut() {
-                Ok(mut handler) => {
-                    self.on_session(&mut target, |s| pump.poll(s, &mut *handler, tx))
-                }
-                Err(_) => None,
-            };
+            let mut polled = None;
+            if let Ok(mut handler) = self.handler.try_borrow_mut() {
+                access.with(&mut |s| polled = Some(pump.poll(s, &mut *handler, tx)));
+            }
             let Some(polled) = polled else {
                 let why = "The server's handler is busy";
                 let code = code::INTERNAL_ERROR;
@@ -1182,8 +1211,27 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                 Ok(Some(Output::Transmit(t))) => t.len,
                 Ok(Some(Output::Call(call))) => {
                     let token = call.token();
-                    let failed = self.on_session(&mut target, |s| {
-                        s.fail(token, code::INTERNAL_ERROR, DEFERRED_CALL_MESSAGE, tx)
+                    if runner.takes(&call) {
+                        // Its progress and logs go out as they come: an SSE response.
+                        reply.sse |= sse_ok && !reply.replied;
+                        let mut ctx = CallContext {
+                            access: &access,
+                            tx: &mut *tx,
+                            socket: &mut *socket,
+                            reply: &mut reply,
+                            token,
+                            failed: None,
+                        };
+                        runner.run(call, &mut ctx).await;
+                        if let Some(e) = ctx.failed {
+                            return Err(e);
+                        }
+                    }
+                    // Unanswered by the runner (or not taken): -32603.
+                    let mut failed = None;
+                    access.with(&mut |s| {
+                        failed =
+                            Some(s.fail(token, code::INTERNAL_ERROR, DEFERRED_CALL_MESSAGE, tx))
                     });
                     match failed {
                         Some(Ok(Some(t))) => t.len,
@@ -1321,6 +1369,22 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
     }
 }
 
+/// The session a POST's body goes to, lent one command at a time.
+struct Access<'r, 'a, 'x, 's, S: ServerHandler, const N: usize, const W: usize> {
+    server: &'r Server<'a, S, N, W>,
+    target: RefCell<Target<'x, 's>>,
+}
+
+impl<S: ServerHandler, const N: usize, const W: usize> SessionAccess
+    for Access<'_, '_, '_, '_, S, N, W>
+{
+    fn with(&self, f: &mut dyn FnMut(&mut Session<'_>)) {
+        if let Ok(mut target) = self.target.try_borrow_mut() {
+            self.server.on_session(&mut target, |s| f(s));
+        }
+    }
+}
+
 /// What the head of a request says, kept while its body is read.
 #[derive(Clone, Copy, Debug)]
 struct Plan {
@@ -1365,7 +1429,10 @@ impl Reply {
             respond::sse_event(socket, None, frame).await?;
             return Ok(true);
         }
-        if self.replied {
+        // A JSON response carries the one response: notifications and requests cannot go
+        // on it (the client asked for no stream).
+        let kind = mcp_rs_core::wire::jsonrpc::frame_kind(frame);
+        if self.replied || matches!(kind, FrameKind::Notification | FrameKind::Request) {
             return Ok(false);
         }
         let status = status_for(frame, self.modern, self.sessionless);

@@ -3,17 +3,17 @@
 //! prompts and completions of [`mcp_examples::fixtures`]. Text that needs formatting is
 //! written into stack buffers or straight into the result.
 //!
-//! Fixtures that need the client while they run (progress, logging during a call,
-//! sampling, elicitation, roots, `input_required` rounds) are deferred, and the HTTP server
-//! answers a deferred call with -32603 until deferred calls reach it.
+//! Fixtures that report while they run (progress, log messages) are deferred and run by
+//! [`Runner`] on the connection's slot; those that need the client's answers (sampling,
+//! elicitation, roots, `input_required` rounds) are deferred and not taken yet: -32603.
 
 use core::fmt::{self, Write as _};
 use core::sync::atomic::{AtomicU8, Ordering};
 
 use mcp_examples::fixtures::{
     BASE_PROMPTS, CUSTOM_HEADER_ARGS, ELICITATION_ARGS, EMPTY_SCHEMA, ERROR_TEXT,
-    JSON_SCHEMA_2020_12, PNG, PROMPT_COMPLETIONS, RESOURCES, SAMPLING_ARGS, SIMPLE_TEXT,
-    STATIC_TEXT, TEMPLATE, TEMPLATES, TEMPLATE_IDS, WATCHED_TEXT, WAV,
+    JSON_SCHEMA_2020_12, LOGGER, LOG_STEPS, PNG, PROMPT_COMPLETIONS, RESOURCES, SAMPLING_ARGS,
+    SIMPLE_TEXT, STATIC_TEXT, TEMPLATE, TEMPLATES, TEMPLATE_IDS, WATCHED_TEXT, WAV,
 };
 use mcp_rs_core::model::completion::{
     CompleteRequest, CompletionRef, CompletionResult, Completions,
@@ -24,9 +24,10 @@ use mcp_rs_core::model::resources::{
 };
 use mcp_rs_core::wire::json::{JsonStr, JsonWriter};
 use mcp_rs_core::{
-    CallRequest, ClientCaps, Content, Dispatch, ListKind, Role, ServerHandler, Tool, ToolResult,
-    ToolSet,
+    Call, CallRequest, ClientCaps, Content, Dispatch, ListKind, LogLevel, Role, ServerHandler,
+    Tool, ToolResult, ToolSet,
 };
+use mcp_rs_embedded::http::{CallContext, CallRunner};
 
 /// List changes the trigger tools asked for (bit 0: tools, bit 1: prompts); the serving
 /// loop announces them through the server after each round.
@@ -530,5 +531,50 @@ impl Completions for Fixtures {
         }
         result.total(total).has_more(false);
         Dispatch::Done
+    }
+}
+
+/// Runs the deferred fixtures that report while they run (progress, log messages) on the
+/// connection's slot; the others (sampling, elicitation, roots, `input_required`) are not
+/// taken and get -32603.
+#[derive(Debug, Default)]
+pub(crate) struct Runner;
+
+const RUNS: [&str; 3] = [
+    "test_tool_with_progress",
+    "test_tool_with_logging",
+    "test_logging_tool",
+];
+
+impl<T: embedded_io_async::Write> CallRunner<T> for Runner {
+    fn takes(&self, call: &Call<'_>) -> bool {
+        RUNS.iter().any(|name| call.name().eq_str(name))
+    }
+
+    async fn run<'c>(&'c mut self, call: Call<'c>, ctx: &'c mut CallContext<'_, T>) {
+        if call.name().eq_str("test_tool_with_progress") {
+            for p in [0.0, 50.0, 100.0] {
+                ctx.progress(p, Some(100.0), None).await;
+            }
+            ctx.complete(|r| {
+                r.text("Progress test completed");
+            })
+            .await;
+        } else if call.name().eq_str("test_tool_with_logging") {
+            for step in LOG_STEPS {
+                ctx.log(LogLevel::Info, Some(LOGGER), step).await;
+            }
+            ctx.complete(|r| {
+                r.text("Tool with logging executed successfully");
+            })
+            .await;
+        } else {
+            let data = "Diagnostic trace logging activated";
+            ctx.log(LogLevel::Info, Some(LOGGER), data).await;
+            ctx.complete(|r| {
+                r.text("Logging evaluated");
+            })
+            .await;
+        }
     }
 }

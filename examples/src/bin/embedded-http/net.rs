@@ -132,7 +132,7 @@ async fn slot_task(
         })
         .await;
         let ended = server
-            .serve_with(slot, &hand.state, &mut Sock(&stream))
+            .serve_calls(slot, &hand.state, &mut Sock(&stream), &mut handler::Runner)
             .await;
         let _ = stream.shutdown(std::net::Shutdown::Both);
         drop(stream);
