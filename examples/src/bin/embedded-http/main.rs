@@ -157,7 +157,12 @@ fn write_report(path: &std::path::Path, connections: u64, _ended: mcp_rs_embedde
     let count = alloc_count::since_start();
     alloc_count::excluding(|| {
         let text = format!("allocations_after_start={count}\nconnections={connections}\n");
-        let _ = std::fs::write(path, text);
+        // Written aside, then renamed over the report: a reader (or a kill) never finds it
+        // half written.
+        let aside = path.with_extension("partial");
+        if std::fs::write(&aside, text).is_ok() {
+            let _ = std::fs::rename(&aside, path);
+        }
     });
 }
 
