@@ -11,7 +11,8 @@ use core::future::Future;
 use embedded_io_async::Write;
 use mcp_rs_core::{Call, CallError, CallToken, LogLevel, Session, ToolResult, Transmit};
 
-use super::{Ended, Reply};
+use super::exchange::Reply;
+use super::Ended;
 
 /// Runs deferred requests on the connection's slot ([`Server::serve_calls`](super::Server::serve_calls)):
 /// a handler's [`Dispatch::Defer`](mcp_rs_core::Dispatch::Defer) hands the request here,
