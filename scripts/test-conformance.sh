@@ -28,6 +28,11 @@
 #   MCP_CONFORMANCE_OUT=dir             keep the suite's results (checks.json per scenario) in dir
 #   MCP_CONFORMANCE_TIMEOUT=seconds     bound on one requirement set's run (default 300)
 #   MCP_CONFORMANCE_VERBOSE=1           also print the suite's own output and the server's stderr
+#   MCP_CONFORMANCE_EMBEDDED=1          also run the server leg against embedded-http
+#                                       (mcp-embedded's heap-free HTTP server, reported as
+#                                       "server-embedded"), and fail unless it allocated
+#                                       nothing after start-up. Off by default until deferred
+#                                       calls reach that server (README, Conformance).
 set -euo pipefail
 caller_dir=$(pwd)
 cd "$(dirname "$0")/.."
@@ -94,6 +99,10 @@ to_build=()
 if has_leg server && [ -z "${MCP_CONFORMANCE_URL:-}" ] && [ -z "${MCP_EVERYTHING_CMD:-}" ]; then
   to_build+=(--bin everything)
 fi
+embedded=${MCP_CONFORMANCE_EMBEDDED:-0}
+if has_leg server && [ "$embedded" = 1 ]; then
+  to_build+=(--bin embedded-http)
+fi
 if has_leg client && [ -z "${MCP_CONFORMANCE_CLIENT_CMD:-}" ]; then
   to_build+=(--bin conformance-client)
 fi
@@ -107,10 +116,11 @@ mkdir -p "$out"
 runs=()
 
 # One run per leg and requirement set, each into its own results dir: $out/<leg>-<rev>.
-run_suite() { # leg rev args...
-  local leg=$1 rev=$2 dir=$out/$1-$2 log=$out/$1-$2.log rc=0
+run_suite() { # leg[:label] rev args...
+  local leg=${1%%:*} label=${1#*:} rev=$2 rc=0
+  local dir=$out/$label-$rev log=$out/$label-$rev.log
   shift 2
-  step "suite: $leg --requirements $rev"
+  step "suite: $leg --requirements $rev ($label)"
   rm -rf "${dir:?}"
   mkdir -p "$dir"
   # The suite writes nothing outside --output-dir; run it from the scratch dir all the same.
@@ -118,50 +128,69 @@ run_suite() { # leg rev args...
     "$leg" "$@" --requirements "$rev" --output-dir "$dir") >"$log" 2>&1 || rc=$?
   if [ "$verbose" = 1 ]; then cat "$log"; fi
   echo "exit status $rc; $(find "$dir" -name checks.json | wc -l) scenario results in $dir"
-  runs+=("$leg|$rev|$rc|$dir|$log")
+  runs+=("$leg|$rev|$rc|$dir|$log|$label")
+}
+
+# Starts `cmd --http 127.0.0.1:0 [args]`, runs every requirement set of the server leg
+# against it (reported as `label`), and stops it.
+server_leg() { # label cmd [args...]
+  local label=$1 cmd=$2 url
+  shift 2
+  step "start $cmd --http 127.0.0.1:0 $*"
+  server_log=$work/$label.log
+  "$cmd" --http 127.0.0.1:0 "$@" >"$server_log" 2>&1 &
+  server_pid=$!
+  local addr=""
+  for _ in $(seq 300); do # 30 s
+    addr=$(sed -n 's/^listening on \([^ ]*\).*/\1/p' "$server_log" | head -1)
+    [ -n "$addr" ] && break
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$addr" ]; then
+    echo "conformance: the server exited or printed no 'listening on <addr>' within 30 s; its output:" >&2
+    cat "$server_log" >&2
+    exit 1
+  fi
+  addr=${addr#http://}
+  url=http://${addr%%/*}/mcp
+  echo "server at $url (pid $server_pid)"
+  for rev in "${revisions[@]}"; do
+    run_suite "server:$label" "$rev" --url "$url"
+  done
+  if ! kill -0 "$server_pid" 2>/dev/null; then
+    echo "conformance: the server exited during the run; its output:" >&2
+    cat "$server_log" >&2
+    runs+=("server-died|||||$label")
+  elif [ "$verbose" = 1 ]; then
+    step "server stderr"
+    cat "$server_log"
+  fi
+  kill "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  server_pid=""
 }
 
 if has_leg server; then
   if [ -n "${MCP_CONFORMANCE_URL:-}" ]; then
     url=$MCP_CONFORMANCE_URL
     step "server under test: $url (MCP_CONFORMANCE_URL; not built or started here)"
-  else
-    server_cmd=${MCP_EVERYTHING_CMD:-$bin_dir/everything}
-    step "start $server_cmd --http 127.0.0.1:0"
-    server_log=$work/server.log
-    "$server_cmd" --http 127.0.0.1:0 >"$server_log" 2>&1 &
-    server_pid=$!
-    addr=""
-    for _ in $(seq 300); do # 30 s
-      addr=$(sed -n 's/^listening on \([^ ]*\).*/\1/p' "$server_log" | head -1)
-      [ -n "$addr" ] && break
-      kill -0 "$server_pid" 2>/dev/null || break
-      sleep 0.1
+    for rev in "${revisions[@]}"; do
+      run_suite server "$rev" --url "$url"
     done
-    if [ -z "$addr" ]; then
-      echo "conformance: the server exited or printed no 'listening on <addr>' within 30 s; its output:" >&2
-      cat "$server_log" >&2
-      exit 1
-    fi
-    addr=${addr#http://}
-    url=http://${addr%%/*}/mcp
-    echo "server at $url (pid $server_pid)"
+  else
+    server_leg server "${MCP_EVERYTHING_CMD:-$bin_dir/everything}"
   fi
-  for rev in "${revisions[@]}"; do
-    run_suite server "$rev" --url "$url"
-  done
-  if [ -n "$server_pid" ]; then
-    if ! kill -0 "$server_pid" 2>/dev/null; then
-      echo "conformance: the server exited during the run; its output:" >&2
-      cat "$server_log" >&2
-      runs+=("server-died|||")
-    elif [ "$verbose" = 1 ]; then
-      step "server stderr"
-      cat "$server_log"
+  if [ "$embedded" = 1 ]; then
+    # The same suite against mcp-embedded's HTTP server; its counting allocator reports
+    # the allocations made after start-up (after each connection) to a file.
+    alloc_report=$work/embedded-http.allocations
+    server_leg server-embedded "$bin_dir/embedded-http" --report "$alloc_report"
+    allocations=$(sed -n 's/^allocations_after_start=//p' "$alloc_report" 2>/dev/null || true)
+    step "embedded-http: ${allocations:-no report} allocations after start-up"
+    if [ "${allocations:-x}" != 0 ]; then
+      runs+=("embedded-allocations|||||server-embedded")
     fi
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-    server_pid=""
   fi
 fi
 
@@ -205,9 +234,14 @@ let status = 0;
 let totalPassed = 0;
 let totalFailed = 0;
 for (const run of runs) {
-  const [leg, rev, rcText, outDir, logFile] = run.split('|');
+  const [leg, rev, rcText, outDir, logFile, label = leg] = run.split('|');
   if (leg === 'server-died') {
-    console.log('\nerror: the server under test exited during the run (its output is above)');
+    console.log(`\nerror: the server under test (${label}) exited during the run (its output is above)`);
+    status = 1;
+    continue;
+  }
+  if (leg === 'embedded-allocations') {
+    console.log('\nerror: embedded-http allocated after start-up (see its report above)');
     status = 1;
     continue;
   }
@@ -296,7 +330,7 @@ for (const run of runs) {
   else if (rc === 0 && s.failed > 0) problems.push('the suite exited 0 despite scored failures');
   if (results.size === 0) problems.push('no scenario ran');
 
-  console.log(`\n${leg} ${rev}: ${results.size} scenarios run (${s.scenarios} scored, ${n.scenarios} not scored)`);
+  console.log(`\n${label} ${rev}: ${results.size} scenarios run (${s.scenarios} scored, ${n.scenarios} not scored)`);
   console.log(`  scored:     ${s.scenariosPassed}/${scored.length - p.scenarios} scenarios passed; checks ${s.passed} passed, ${s.failed} failed, ${s.warnings.length} warnings`);
   if (p.scenarios) {
     console.log(`  pending:    ${p.scenariosPassed}/${p.scenarios} scenarios passed; checks ${p.passed} passed, ${p.failed} failed (${pendingPrefixes.join(' ')}: not built yet, they do not fail)`);

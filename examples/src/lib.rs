@@ -8,7 +8,9 @@
 //! * [`CalculatorTools`]: the calculator tool set (`add_numbers`, `calculate`, `roll_dice`,
 //!   `tell_fortune`, plus optional generated `extra_tool_NNN` echo tools for exercising
 //!   `tools/list` pagination), with synchronous handlers and typed arguments;
-//! * [`Options`] / [`parse_args`]: the command line of the `calculator` binary.
+//! * [`Options`] / [`parse_args`]: the command line of the `calculator` binary;
+//! * [`fixtures`]: the conformance suite's fixture data, shared by the `everything` (tokio)
+//!   and `embedded-http` (mcp-embedded, no heap) fixture servers.
 //!
 //! The loop works on any [`Read`] / [`Write`] pair, so it runs in memory too:
 //!
@@ -31,6 +33,8 @@
 //! assert!(lines[0].contains(r#""structuredContent":{"sum":5.0}"#));
 //! assert_eq!(lines[1], r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
 //! ```
+
+pub mod fixtures;
 
 use std::fmt;
 

@@ -381,3 +381,27 @@ fn close_subscription_answers_the_listen_request() {
     assert_eq!(p.session.calls_in_flight(), 0);
     assert!(p.session.close_subscription(token, &mut out).is_err());
 }
+
+#[test]
+fn reset_starts_a_new_session_over_the_same_slots() {
+    let mut p = Pair::initialized("2025-06-18");
+    assert!(p.session.negotiated_version().is_some());
+    // A listen stream holds a slot; reset forgets it.
+    p.send(&modern(
+        json!("L"),
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    ));
+    assert_eq!(p.session.calls_in_flight(), 1);
+    p.session.reset();
+    assert_eq!(p.session.negotiated_version(), None);
+    assert_eq!(p.session.calls_in_flight(), 0);
+    // Not initialized any more: a legacy request is refused until `initialize` again.
+    let refused = p.ask(&request(json!(2), "tools/list", json!({})));
+    assert!(refused.get("error").is_some(), "{refused}");
+    p.init("2025-11-25", json!({}));
+    assert_eq!(
+        p.session.negotiated_version().map(|v| v.as_str()),
+        Some("2025-11-25")
+    );
+}

@@ -134,6 +134,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(test)]
+extern crate std;
+
 use core::fmt;
 
 use mcp_rs_core::pump::{Output, Pump};
@@ -145,6 +148,9 @@ pub use embedded_io::ErrorKind;
 
 pub mod asynch;
 pub mod blocking;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub mod http;
 
 #[cfg(feature = "defmt")]
 macro_rules! log_warn {

@@ -405,6 +405,27 @@ impl<'a> Session<'a> {
         Self::over(info, config, Slots::Borrowed(slots))
     }
 
+    /// Starts over as a new session over the same call slots, server description and
+    /// configuration, as if just created: calls in flight, subscriptions and queued frames
+    /// are forgotten. How a transport with a fixed table of sessions (mcp-embedded's HTTP
+    /// server) reuses an entry whose session ended, without giving its slots back.
+    pub fn reset(&mut self) {
+        let slots = match core::mem::replace(&mut self.slots, Slots::Borrowed(&mut [])) {
+            Slots::Borrowed(slots) => {
+                for slot in slots.iter_mut() {
+                    slot.reset();
+                }
+                Slots::Borrowed(slots)
+            }
+            #[cfg(feature = "alloc")]
+            Slots::Growing { mut slots, max } => {
+                slots.clear();
+                Slots::Growing { slots, max }
+            }
+        };
+        *self = Self::over(self.info, self.config, slots);
+    }
+
     /// A new session whose call slots are allocated on demand (feature `alloc`): none
     /// while every call is answered synchronously, then doubling up to `max_calls` (at
     /// most 65,535) as deferred calls and subscriptions are in flight at once. An adapter

@@ -8,9 +8,7 @@ use mcp_rs_core::model::completion::{
     CompleteRequest, CompletionRef, CompletionResult, Completions,
 };
 use mcp_rs_core::model::content::{Content, Role};
-use mcp_rs_core::model::prompts::{
-    GetPromptRequest, Prompt, PromptArgument, PromptResult, PromptSet,
-};
+use mcp_rs_core::model::prompts::{GetPromptRequest, Prompt, PromptResult, PromptSet};
 use mcp_rs_core::model::resources::{
     ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate,
 };
@@ -18,67 +16,17 @@ use mcp_rs_core::wire::json::JsonStr;
 use mcp_rs_core::ServerHandler;
 use mcp_rs_tokio::{Context, ErrorReply, PromptOutput, PromptRequest};
 
-use crate::fixtures::{PNG, PROMPT_COMPLETIONS, STATIC_TEXT, TEMPLATE, TEMPLATE_IDS, WATCHED_TEXT};
+use crate::fixtures::{
+    BASE_PROMPTS, PNG, PROMPT_COMPLETIONS, RESOURCES, STATIC_TEXT, TEMPLATE, TEMPLATES,
+    TEMPLATE_IDS, WATCHED_TEXT,
+};
 use crate::input::{self, Input, Outcome, Step, INPUT_PROMPT};
 
-const RESOURCES: [Resource<'static>; 3] = [
-    Resource {
-        title: Some("Static text"),
-        description: Some("A static text resource"),
-        mime_type: Some("text/plain"),
-        ..Resource::new("test://static-text", "static-text")
-    },
-    Resource {
-        title: Some("Static binary"),
-        description: Some("A static binary resource (a 1x1 PNG)"),
-        mime_type: Some("image/png"),
-        ..Resource::new("test://static-binary", "static-binary")
-    },
-    Resource {
-        title: Some("Watched resource"),
-        description: Some("A resource clients can subscribe to (it never changes)"),
-        mime_type: Some("text/plain"),
-        ..Resource::new("test://watched-resource", "watched-resource")
-    },
-];
-
-const TEMPLATES: [ResourceTemplate<'static>; 1] = [ResourceTemplate {
-    uri_template: TEMPLATE,
-    name: "template",
-    title: Some("Templated data"),
-    description: Some("JSON data for any id"),
-    mime_type: Some("application/json"),
-    annotations: None,
-    icons: &[],
-    meta: None,
-}];
-
-const ARGS: [PromptArgument<'static>; 2] = [
-    PromptArgument::required("arg1", "First test argument"),
-    PromptArgument::required("arg2", "Second test argument"),
-];
-const RESOURCE_ARG: [PromptArgument<'static>; 1] = [PromptArgument::required(
-    "resourceUri",
-    "URI of the resource to embed",
-)];
-
 const PROMPTS: [Prompt<'static>; 5] = [
-    Prompt::new("test_simple_prompt", "A simple prompt without arguments"),
-    Prompt {
-        arguments: &ARGS,
-        ..Prompt::new(
-            "test_prompt_with_arguments",
-            "A prompt with two required arguments",
-        )
-    },
-    Prompt {
-        arguments: &RESOURCE_ARG,
-        ..Prompt::new(
-            "test_prompt_with_embedded_resource",
-            "A prompt embedding the resource it is given",
-        )
-    },
-    Prompt::new("test_prompt_with_image", "A prompt with an image"),
+    BASE_PROMPTS[0],
+    BASE_PROMPTS[1],
+    BASE_PROMPTS[2],
+    BASE_PROMPTS[3],
     Prompt {
         requires: ClientCaps::ELICITATION,
         ..Prompt::new(

@@ -29,7 +29,7 @@ use mcp_rs_tokio::{KeySource, Keys, Limits, Server, ServerInfo, Tools};
 
 mod auth;
 mod catalog;
-mod fixtures;
+use mcp_examples::fixtures;
 mod input;
 mod tools;
 

@@ -1,0 +1,176 @@
+//! `embedded-http`: the conformance fixtures served by mcp-embedded's heap-free HTTP server
+//! ([`mcp_rs_embedded::http`]) on host TCP sockets, to test on a PC what a microcontroller
+//! serves over embassy-net.
+//!
+//! ```text
+//! embedded-http [--listen ADDR | --http ADDR] [--report PATH]
+//! ```
+//!
+//! Everything the server uses is set up before it serves: its [`Slot`]s, the legacy
+//! session table, the sockets' event buffer ([`mio`], edge-triggered, preallocated
+//! events) and one waker per slot. A small executor polls the slot futures when their
+//! socket or a list change wakes them. The global allocator counts allocations from the
+//! moment serving starts; `--report PATH` writes that count to `PATH` after every
+//! connection (`allocations_after_start=N`), and the tests assert that it stays 0.
+//!
+//! Prints `listening on ADDR` on stdout and stderr once it accepts connections (the
+//! conformance script and the interop suites read it). Limits: [`SLOTS`] connections at once (the next one is answered 503), [`SESSIONS`]
+//! legacy sessions, [`RX`]/[`TX`] bytes per request and frame.
+
+mod alloc_count;
+mod handler;
+mod net;
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use mcp_rs_core::{CallSlot, Config, SecretKey, ServerInfo};
+use mcp_rs_embedded::http::{HttpConfig, Server, Slot};
+
+/// Connection slots (connections served at once). Clients keep connections and GET streams
+/// open: idle ones are evicted for new connections.
+pub(crate) const SLOTS: usize = 16;
+/// Legacy sessions kept at once (the conformance suite opens one per scenario and ends
+/// none; they expire after 10 idle minutes).
+pub(crate) const SESSIONS: usize = 128;
+/// Bytes of a request (head and body).
+pub(crate) const RX: usize = 16 * 1024;
+/// Bytes of the largest frame sent.
+pub(crate) const TX: usize = 16 * 1024;
+/// Calls in flight per session.
+pub(crate) const CALLS: usize = 4;
+
+/// One connection's memory.
+pub(crate) type HttpSlot = Slot<RX, TX, CALLS>;
+/// The server.
+pub(crate) type FixtureServer = Server<'static, handler::Fixtures, SESSIONS, SLOTS>;
+
+static INFO: ServerInfo<'static> = ServerInfo {
+    name: "mcp-rs-embedded-http",
+    version: env!("CARGO_PKG_VERSION"),
+    title: Some("mcp-rs embedded HTTP fixtures"),
+    description: Some(
+        "The MCP conformance suite's fixtures through mcp-embedded's heap-free HTTP server",
+    ),
+    website_url: None,
+    icons: &[],
+    instructions: None,
+};
+
+static EPOCH: OnceLock<Instant> = OnceLock::new();
+
+/// Milliseconds since start-up.
+fn clock() -> u64 {
+    EPOCH.get().map_or(0, |e| {
+        u64::try_from(e.elapsed().as_millis()).unwrap_or(u64::MAX)
+    })
+}
+
+struct Options {
+    listen: SocketAddr,
+    report: Option<std::path::PathBuf>,
+}
+
+fn options() -> Result<Options, String> {
+    let mut listen: SocketAddr = ([127, 0, 0, 1], 8000).into();
+    let mut report = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--listen" | "--http" => {
+                let v = args.next().ok_or("--listen needs an address")?;
+                listen = v.parse().map_err(|e| format!("--listen {v}: {e}"))?;
+            }
+            "--report" => report = Some(args.next().ok_or("--report needs a path")?.into()),
+            "-h" | "--help" => {
+                return Err("usage: embedded-http [--listen ADDR] [--report PATH]".into())
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(Options { listen, report })
+}
+
+fn main() {
+    let options = match options() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+    };
+    EPOCH.get_or_init(Instant::now);
+    let listener = match mio::net::TcpListener::bind(options.listen) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("embedded-http: cannot listen on {}: {e}", options.listen);
+            std::process::exit(1);
+        }
+    };
+    let addr = listener.local_addr().unwrap_or(options.listen);
+    // Start-up: every piece of memory the server will use, allocated once.
+    let key = SecretKey(seed());
+    let storage: &'static mut [[CallSlot; CALLS]; SESSIONS] =
+        Box::leak(Box::new([[CallSlot::EMPTY; CALLS]; SESSIONS]));
+    let server: &'static FixtureServer = Box::leak(Box::new(
+        Server::new(&INFO, Config::new(key), handler::Fixtures)
+            .with_http(HttpConfig::new())
+            .with_clock(clock)
+            .with_sessions(storage),
+    ));
+    let slots: &'static mut [HttpSlot] = Box::leak(
+        (0..SLOTS)
+            .map(|_| HttpSlot::new())
+            .collect::<Vec<_>>()
+            .into_boxed_slice(),
+    );
+    let mut executor = match net::Executor::new(listener, server, slots) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("embedded-http: {e}");
+            std::process::exit(1);
+        }
+    };
+    // On stdout and on stderr (where `everything` prints it: the interop suites read it there).
+    println!("listening on {addr}");
+    let _ = std::io::stdout().flush();
+    eprintln!("listening on {addr}");
+    alloc_count::start();
+    let report = options.report;
+    let mut served = 0u64;
+    let result = executor.run(|ended| {
+        served += 1;
+        if let Some(path) = &report {
+            write_report(path, served, ended);
+        }
+    });
+    if let Err(e) = result {
+        eprintln!("embedded-http: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// Writes the allocation count (what the writing itself allocates is not counted).
+fn write_report(path: &std::path::Path, connections: u64, _ended: mcp_rs_embedded::http::Ended) {
+    let count = alloc_count::since_start();
+    alloc_count::excluding(|| {
+        let text = format!("allocations_after_start={count}\nconnections={connections}\n");
+        // Written aside, then renamed over the report: a reader (or a kill) never finds it
+        // half written.
+        let aside = path.with_extension("partial");
+        if std::fs::write(&aside, text).is_ok() {
+            let _ = std::fs::rename(&aside, path);
+        }
+    });
+}
+
+/// A per-run key for cursors and session ids.
+fn seed() -> [u8; 16] {
+    let t = mcp_examples::time_seed();
+    let mut k = [0u8; 16];
+    k[..8].copy_from_slice(&t.to_le_bytes());
+    k[8..].copy_from_slice(&u64::from(std::process::id()).to_le_bytes());
+    k
+}

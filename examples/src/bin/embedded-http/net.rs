@@ -1,0 +1,281 @@
+//! Host sockets as `embedded-io-async` streams, and the executor that runs one future per
+//! connection slot: mio (edge-triggered epoll/kqueue) with preallocated events, one waker
+//! per slot made at start-up (an `Arc` whose clones allocate nothing), nothing boxed or
+//! queued while serving.
+
+use std::cell::Cell;
+use std::fmt;
+use std::future::{poll_fn, Future};
+use std::io::{self, Read as _, Write as _};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+
+use mcp_rs_embedded::http::{Ended, SlotState};
+use mcp_rs_embedded::ErrorKind;
+use mio::net::{TcpListener, TcpStream};
+use mio::{Events, Interest, Token};
+
+use crate::{handler, FixtureServer, HttpSlot};
+
+/// A socket error, by kind (`std::io::Error` is not an `embedded_io::Error`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NetError(io::ErrorKind);
+
+impl fmt::Display for NetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "socket error: {}", self.0)
+    }
+}
+
+impl std::error::Error for NetError {}
+
+impl embedded_io_async::Error for NetError {
+    fn kind(&self) -> ErrorKind {
+        match self.0 {
+            io::ErrorKind::ConnectionReset => ErrorKind::ConnectionReset,
+            io::ErrorKind::ConnectionAborted => ErrorKind::ConnectionAborted,
+            io::ErrorKind::BrokenPipe => ErrorKind::BrokenPipe,
+            io::ErrorKind::TimedOut => ErrorKind::TimedOut,
+            _ => ErrorKind::Other,
+        }
+    }
+}
+
+/// A non-blocking mio stream as an async one: `WouldBlock` is `Pending` (the socket's
+/// readiness event wakes the slot).
+pub(crate) struct Sock<'s>(pub(crate) &'s TcpStream);
+
+impl embedded_io_async::ErrorType for Sock<'_> {
+    type Error = NetError;
+}
+
+impl embedded_io_async::Read for Sock<'_> {
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, NetError> {
+        poll_fn(|_| loop {
+            match (&mut &*self.0).read(buf) {
+                Ok(n) => return Poll::Ready(Ok(n)),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Poll::Pending,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Poll::Ready(Err(NetError(e.kind()))),
+            }
+        })
+        .await
+    }
+}
+
+impl embedded_io_async::Write for Sock<'_> {
+    async fn write(&mut self, buf: &[u8]) -> Result<usize, NetError> {
+        poll_fn(|_| loop {
+            match (&mut &*self.0).write(buf) {
+                Ok(n) => return Poll::Ready(Ok(n)),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Poll::Pending,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Poll::Ready(Err(NetError(e.kind()))),
+            }
+        })
+        .await
+    }
+    async fn flush(&mut self) -> Result<(), NetError> {
+        Ok(())
+    }
+}
+
+/// A slot's waker: sets its flag; the executor polls flagged slots.
+struct Flag(AtomicBool);
+
+impl Wake for Flag {
+    fn wake(self: Arc<Self>) {
+        self.0.store(true, Ordering::Release);
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.store(true, Ordering::Release);
+    }
+}
+
+/// What the acceptor and a slot's future pass each other.
+#[derive(Default)]
+struct Handoff {
+    conn: Cell<Option<TcpStream>>,
+    busy: Cell<bool>,
+    ended: Cell<Option<Ended>>,
+    state: SlotState,
+}
+
+const LISTENER: Token = Token(usize::MAX);
+
+type Task = Pin<Box<dyn Future<Output = ()>>>;
+
+/// The executor: the listener, the slots' futures, their wakers and handoffs.
+pub(crate) struct Executor {
+    poll: mio::Poll,
+    events: Events,
+    listener: TcpListener,
+    server: &'static FixtureServer,
+    tasks: Vec<Task>,
+    flags: Vec<Arc<Flag>>,
+    wakers: Vec<Waker>,
+    handoffs: &'static [Handoff],
+}
+
+/// One slot's life: take a connection, serve it, close it, again.
+async fn slot_task(
+    server: &'static FixtureServer,
+    slot: &'static mut HttpSlot,
+    hand: &'static Handoff,
+) {
+    loop {
+        let stream = poll_fn(|_| match hand.conn.take() {
+            Some(s) => Poll::Ready(s),
+            None => Poll::Pending,
+        })
+        .await;
+        let ended = server
+            .serve_calls(slot, &hand.state, &mut Sock(&stream), &mut handler::Runner)
+            .await;
+        let _ = stream.shutdown(std::net::Shutdown::Both);
+        drop(stream);
+        hand.ended.set(Some(ended));
+        hand.busy.set(false);
+    }
+}
+
+impl Executor {
+    /// Everything set up: after this, serving allocates nothing.
+    pub(crate) fn new(
+        mut listener: TcpListener,
+        server: &'static FixtureServer,
+        slots: &'static mut [HttpSlot],
+    ) -> io::Result<Self> {
+        let poll = mio::Poll::new()?;
+        poll.registry()
+            .register(&mut listener, LISTENER, Interest::READABLE)?;
+        let handoffs: &'static [Handoff] =
+            Box::leak((0..slots.len()).map(|_| Handoff::default()).collect());
+        let tasks: Vec<Task> = slots
+            .iter_mut()
+            .zip(handoffs)
+            .map(|(slot, hand)| Box::pin(slot_task(server, slot, hand)) as Task)
+            .collect();
+        let flags: Vec<Arc<Flag>> = (0..tasks.len())
+            .map(|_| Arc::new(Flag(AtomicBool::new(true))))
+            .collect();
+        let wakers = flags.iter().map(|f| Waker::from(Arc::clone(f))).collect();
+        Ok(Executor {
+            poll,
+            events: Events::with_capacity(256),
+            listener,
+            server,
+            tasks,
+            flags,
+            wakers,
+            handoffs,
+        })
+    }
+
+    /// Serves until the listener fails; `ended` hears of every connection that ended.
+    pub(crate) fn run(&mut self, mut ended: impl FnMut(Ended)) -> io::Result<()> {
+        loop {
+            let mut polled = true;
+            while polled {
+                polled = false;
+                for i in 0..self.tasks.len() {
+                    if self.flags[i].0.swap(false, Ordering::Acquire) {
+                        polled = true;
+                        self.poll_task(i);
+                    }
+                    if let Some(e) = self.handoffs[i].ended.take() {
+                        ended(e);
+                    }
+                }
+                for kind in handler::take_changes() {
+                    self.server.list_changed(kind);
+                }
+            }
+            match self.poll.poll(&mut self.events, None) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+            let mut accept = false;
+            for event in self.events.iter() {
+                match event.token() {
+                    LISTENER => accept = true,
+                    Token(t) => {
+                        if let Some(flag) = self.flags.get(t) {
+                            flag.0.store(true, Ordering::Release);
+                        }
+                    }
+                }
+            }
+            if accept {
+                self.accept();
+            }
+        }
+    }
+
+    fn poll_task(&mut self, i: usize) {
+        let mut cx = Context::from_waker(&self.wakers[i]);
+        let _ = self.tasks[i].as_mut().poll(&mut cx);
+    }
+
+    /// An evicted connection's end is not reported (it is not a served connection's).
+    fn handle_ended(&mut self, i: usize) {
+        if self.handoffs[i].ended.get() == Some(Ended::Evicted) {
+            self.handoffs[i].ended.set(None);
+        }
+    }
+
+    /// Takes every pending connection: to a free slot (evicting an idle connection when
+    /// none is free), or answered 503.
+    fn accept(&mut self) {
+        loop {
+            let mut stream = match self.listener.accept() {
+                Ok((stream, _)) => stream,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                // A connection that failed before it was accepted: the next one.
+                Err(_) => continue,
+            };
+            let _ = stream.set_nodelay(true);
+            let mut free = self.handoffs.iter().position(|h| !h.busy.get());
+            if free.is_none() {
+                // Every slot busy: close a connection that idles between requests, if one
+                // does (its task ends the connection when polled, right here).
+                free = self.handoffs.iter().position(|h| h.state.evict());
+                if let Some(i) = free {
+                    self.poll_task(i);
+                    self.handle_ended(i);
+                    if self.handoffs[i].busy.get() {
+                        free = None;
+                    }
+                }
+            }
+            let registered = free.filter(|&i| {
+                self.poll
+                    .registry()
+                    .register(
+                        &mut stream,
+                        Token(i),
+                        Interest::READABLE | Interest::WRITABLE,
+                    )
+                    .is_ok()
+            });
+            match registered {
+                Some(i) => {
+                    self.handoffs[i].busy.set(true);
+                    self.handoffs[i].conn.set(Some(stream));
+                    self.flags[i].0.store(true, Ordering::Release);
+                }
+                None => {
+                    // Every slot is busy: 503, written at once if the socket takes it.
+                    let mut sock = Sock(&stream);
+                    let mut refusal = std::pin::pin!(self.server.refuse_busy(&mut sock));
+                    let mut cx = Context::from_waker(Waker::noop());
+                    let _ = refusal.as_mut().poll(&mut cx);
+                }
+            }
+        }
+    }
+}

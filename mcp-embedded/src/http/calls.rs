@@ -1,0 +1,147 @@
+//! Deferred requests run on the connection's slot: a handler that returns
+//! [`Dispatch::Defer`](mcp_rs_core::Dispatch::Defer) hands the request to the
+//! application's [`CallRunner`], which runs it to its end in the slot's task (awaiting a
+//! sensor, a timer...) and answers through a [`CallContext`]: progress and log messages go
+//! out as they are made, as SSE events of the POST's response (when the client accepts
+//! `text/event-stream`), then the result. A request the runner leaves unanswered is failed
+//! with -32603 (`DEFERRED_CALL_MESSAGE`).
+
+use core::future::Future;
+
+use embedded_io_async::Write;
+use mcp_rs_core::{Call, CallError, CallToken, LogLevel, Session, ToolResult, Transmit};
+
+use super::exchange::Reply;
+use super::Ended;
+
+/// Runs deferred requests on the connection's slot ([`Server::serve_calls`](super::Server::serve_calls)):
+/// a handler's [`Dispatch::Defer`](mcp_rs_core::Dispatch::Defer) hands the request here,
+/// and the runner answers it through the [`CallContext`]: progress and log messages go out
+/// as they are made, as SSE events of the POST's response (when the client accepts
+/// `text/event-stream`; else only the result, as JSON), then the result. A request the
+/// runner leaves unanswered, or does not [`take`](Self::takes), is failed with -32603
+/// [`DEFERRED_CALL_MESSAGE`](crate::DEFERRED_CALL_MESSAGE). `()` takes none.
+pub trait CallRunner<T: Write> {
+    /// Whether this runner runs `call` (default: all); a request it does not take is
+    /// failed at once with -32603, and its response stays a JSON one.
+    fn takes(&self, call: &Call<'_>) -> bool {
+        let _ = call;
+        true
+    }
+
+    /// Runs `call` to its end through `ctx`.
+    fn run<'c>(
+        &'c mut self,
+        call: Call<'c>,
+        ctx: &'c mut CallContext<'_, T>,
+    ) -> impl Future<Output = ()> + 'c;
+}
+
+impl<T: Write> CallRunner<T> for () {
+    fn takes(&self, _: &Call<'_>) -> bool {
+        false
+    }
+
+    #[allow(clippy::manual_async_fn)]
+    fn run<'c>(
+        &'c mut self,
+        _: Call<'c>,
+        _: &'c mut CallContext<'_, T>,
+    ) -> impl Future<Output = ()> + 'c {
+        async {}
+    }
+}
+
+/// Lends the session a request belongs to, for one command at a time (a session of the
+/// legacy table is never borrowed across an await).
+pub(super) trait SessionAccess {
+    fn with(&self, f: &mut dyn FnMut(&mut Session<'_>));
+}
+
+/// How a runner answers its request: each method runs one session command and writes the
+/// frame it makes to the POST's response at once. `false` when nothing was sent (the
+/// client asked for no progress, the log level filters the message, the request was
+/// already answered, the connection failed).
+pub struct CallContext<'c, T> {
+    pub(super) access: &'c dyn SessionAccess,
+    pub(super) tx: &'c mut [u8],
+    pub(super) socket: &'c mut T,
+    pub(super) reply: &'c mut Reply,
+    pub(super) token: CallToken,
+    pub(super) failed: Option<Ended>,
+}
+
+impl<T> core::fmt::Debug for CallContext<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CallContext")
+            .field("token", &self.token)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: Write> CallContext<'_, T> {
+    /// The request's token.
+    pub fn token(&self) -> CallToken {
+        self.token
+    }
+
+    /// Runs `command` on the session with the transmit buffer and sends the frame it makes.
+    pub async fn command(
+        &mut self,
+        command: impl FnOnce(&mut Session<'_>, &mut [u8]) -> Result<Option<Transmit>, CallError>,
+    ) -> bool {
+        if self.failed.is_some() {
+            return false;
+        }
+        let mut command = Some(command);
+        let mut made = None;
+        let tx = &mut *self.tx;
+        self.access.with(&mut |s| {
+            if let Some(c) = command.take() {
+                made = Some(c(s, tx));
+            }
+        });
+        let Some(Ok(Some(t))) = made else {
+            return false;
+        };
+        let frame = self.tx.get(..t.len).unwrap_or_default();
+        match self.reply.send(self.socket, frame).await {
+            Ok(sent) => sent,
+            Err(e) => {
+                self.failed = Some(e);
+                false
+            }
+        }
+    }
+
+    /// `notifications/progress` (when the request carries a progress token).
+    pub async fn progress(
+        &mut self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> bool {
+        let token = self.token;
+        self.command(|s, tx| s.progress(token, progress, total, message, tx))
+            .await
+    }
+
+    /// `notifications/message` tied to the request (when the level passes the client's).
+    pub async fn log(&mut self, level: LogLevel, logger: Option<&str>, data: &str) -> bool {
+        let token = self.token;
+        self.command(|s, tx| s.log(Some(token), level, logger, data, tx))
+            .await
+    }
+
+    /// Completes a `tools/call`: `write` fills the result.
+    pub async fn complete(&mut self, write: impl FnOnce(&mut ToolResult<'_, '_>)) -> bool {
+        let token = self.token;
+        self.command(|s, tx| s.complete(token, tx, write)).await
+    }
+
+    /// Answers the request with a JSON-RPC error.
+    pub async fn fail(&mut self, code: i32, message: &str) -> bool {
+        let token = self.token;
+        self.command(|s, tx| s.fail(token, code, message, tx)).await
+    }
+}
