@@ -60,11 +60,13 @@
 
 pub mod auth;
 pub(crate) mod budget;
+mod front;
 pub mod headers;
 #[cfg(feature = "jwt")]
 pub mod jwt;
 mod legacy;
 mod mode;
+mod per_core;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -74,10 +76,9 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, StreamBody};
-use hyper::body::{Frame, Incoming};
+use hyper::body::Frame;
 use hyper::header::{HeaderValue, ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 use mcp_rs_core::wire::peek::{peek, Peek};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
@@ -584,20 +585,9 @@ impl Server {
         listener: tokio::net::TcpListener,
         config: HttpConfig,
     ) -> Result<(), Error> {
-        let endpoint = Some(config.path.clone());
-        let service = McpHttpService {
-            state: Arc::new(State::new(self.clone(), config, endpoint)),
-        };
-        let state = service.state.clone();
-        state.start_sweep();
+        let front = front::Front::new(self, config);
+        front.state().start_sweep();
         let mut stop = self.inner.shutdown.subscribe();
-        let permits = Arc::new(tokio::sync::Semaphore::new(
-            self.inner.limits.max_connections,
-        ));
-        let overflow = Arc::new(tokio::sync::Semaphore::new(OVERFLOW_CONNECTIONS));
-        let max_head = state.config.max_header_bytes.max(MIN_HEAD);
-        // Bumped when a connection arrives at the limit: idle connections close.
-        let (shed, _) = tokio::sync::watch::channel(0u64);
         let mut tasks = tokio::task::JoinSet::new();
         loop {
             tokio::select! {
@@ -612,95 +602,13 @@ impl Server {
                             continue;
                         }
                     };
-                    // A connection slot; at the limit, one of the few overflow slots (to
-                    // wait for a slot, else to be answered 503); beyond those the socket is
-                    // closed at once (idle connections are asked to close meanwhile).
-                    let slot = match permits.clone().try_acquire_owned() {
-                        Ok(p) => Ok(p),
-                        Err(_) => match overflow.clone().try_acquire_owned() {
-                            Ok(o) => Err(o),
-                            Err(_) => {
-                                shed.send_modify(|g| *g += 1);
-                                tracing::debug!(%peer, "connection closed at once: every slot is taken");
-                                drop(stream);
-                                continue;
-                            }
-                        },
-                    };
-                    let _ = stream.set_nodelay(true);
-                    let service = service.clone();
-                    let header_timeout = state.config.header_timeout;
-                    // A write that makes no progress for `write_timeout` fails: hyper then
-                    // closes the connection. (Boxed: the timer makes the stream `!Unpin`.)
-                    let mut io = tokio_io_timeout::TimeoutStream::new(stream);
-                    io.set_write_timeout(Some(state.config.write_timeout));
-                    let io = Box::pin(io);
-                    let permits = permits.clone();
-                    let mut shed_rx = shed.subscribe();
-                    let shed = shed.clone();
-                    tasks.spawn(async move {
-                        let (permit, overflowed) = match slot {
-                            Ok(p) => (Some(p), None),
-                            Err(o) => {
-                                // At the limit: ask every connection to close once it is idle
-                                // (keep-alive sockets waiting for a request close at once;
-                                // busy ones after their response), then wait briefly.
-                                shed.send_modify(|g| *g += 1);
-                                let p = tokio::time::timeout(SHED_WAIT, permits.acquire_owned())
-                                    .await
-                                    .ok()
-                                    .and_then(Result::ok);
-                                // Served: the overflow slot is given back at once.
-                                let o = p.is_none().then_some(o);
-                                (p, o)
-                            }
-                        };
-                        shed_rx.borrow_and_update();
-                        let full = permit.is_none();
-                        let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
-                            let state = service.state.clone();
-                            async move {
-                                if full {
-                                    return Ok::<_, Infallible>(state.stamp(rpc_error(
-                                        StatusCode::SERVICE_UNAVAILABLE,
-                                        None,
-                                        -32603,
-                                        "Too many connections",
-                                    )));
-                                }
-                                req.extensions_mut().insert(PeerAddr(peer));
-                                Ok(state.serve(req).await)
-                            }
-                        });
-                        let conn = hyper::server::conn::http1::Builder::new()
-                            .timer(hyper_util::rt::TokioTimer::new())
-                            .header_read_timeout(header_timeout)
-                            .max_buf_size(max_head)
-                            .serve_connection(TokioIo::new(io), service);
-                        let mut conn = std::pin::pin!(conn);
-                        let ended = loop {
-                            tokio::select! {
-                                ended = conn.as_mut() => break ended,
-                                Ok(()) = shed_rx.changed() => conn.as_mut().graceful_shutdown(),
-                            }
-                        };
-                        if let Err(e) = ended {
-                            tracing::debug!(%peer, error = %e, "HTTP connection ended");
-                        }
-                        drop((permit, overflowed));
-                    });
+                    if let Some(slot) = front.admit(peer) {
+                        tasks.spawn(front.clone().connection(stream, peer, slot));
+                    }
                 }
             }
         }
-        // Sessions see the shutdown too and close their streams (listen streams get their
-        // closing response); idle connections close at once, the others get a moment to
-        // deliver what they have, then are cut.
-        state.sessions().live.clear();
-        shed.send_modify(|g| *g += 1);
-        let grace = self.inner.limits.drain_timeout;
-        let _ =
-            tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} }).await;
-        tasks.abort_all();
+        front.drain(&mut tasks).await;
         Ok(())
     }
 }
