@@ -49,12 +49,20 @@ async fn start(
     limits: Limits,
     threads: usize,
 ) -> (Server, SocketAddr, tokio::task::JoinHandle<()>) {
+    start_with(limits, HttpConfig::default(), threads).await
+}
+
+async fn start_with(
+    limits: Limits,
+    config: HttpConfig,
+    threads: usize,
+) -> (Server, SocketAddr, tokio::task::JoinHandle<()>) {
     let server = server(limits);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let s = server.clone();
     let task = tokio::spawn(async move {
-        s.serve_http_per_core(listener, HttpConfig::default(), threads)
+        s.serve_http_per_core(listener, config, threads)
             .await
             .unwrap();
     });
@@ -96,6 +104,13 @@ impl Reply {
 impl Conn {
     async fn open(addr: SocketAddr) -> Conn {
         Conn(TcpStream::connect(addr).await.unwrap())
+    }
+
+    /// A connection from another loopback address (`127.0.0.2`: another peer).
+    async fn open_from(addr: SocketAddr, from: &str) -> Conn {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+        Conn(socket.connect(addr).await.unwrap())
     }
 
     /// POSTs `body` to `/mcp` with `extra` headers and reads the whole response.
@@ -226,10 +241,7 @@ async fn sessions_are_shared_by_the_workers() {
     let on_b = stateless_call(&mut b, 2, "where").await.text();
     assert_ne!(on_a, on_b, "two idle workers take one connection each");
 
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "t", "version": "0"}}});
-    let r = a.post("", &init).await;
+    let r = a.post("", &initialize()).await;
     assert_eq!(r.status, 200, "{}", r.body);
     let session = r.header("mcp-session-id").expect("a session id").to_owned();
     let session = format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
@@ -273,6 +285,51 @@ async fn the_connection_cap_is_shared() {
         .await
         .expect("the idle connection is closed");
     assert!(closed.is_none());
+    server.shutdown();
+    tokio::time::timeout(Duration::from_secs(5), task)
+        .await
+        .expect("serving ends after shutdown")
+        .unwrap();
+}
+
+fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}}})
+}
+
+/// The per-peer session quota counts the socket's address (no `PeerAddr` extension is
+/// involved; without an address every client would be one peer), across workers; a body that does not arrive within `header_timeout` gets 408
+/// (the timer starts only when the body is not there with its head).
+#[tokio::test]
+async fn peer_quota_and_body_timeout() {
+    let mut config = HttpConfig::default();
+    config.max_sessions_per_peer = 1;
+    config.header_timeout = Duration::from_millis(300);
+    let (server, addr, task) = start_with(Limits::default(), config, 2).await;
+    let mut a = Conn::open(addr).await;
+    let mut b = Conn::open(addr).await;
+    let mut other = Conn::open_from(addr, "127.0.0.2").await;
+    assert_eq!(a.post("", &initialize()).await.status, 200);
+    let r = other.post("", &initialize()).await;
+    assert_eq!(r.status, 200, "another address is another peer: {}", r.body);
+    let r = b.post("", &initialize()).await;
+    assert_eq!(r.status, 503, "{}", r.body);
+    assert!(
+        r.body.contains("Too many sessions for this client"),
+        "{}",
+        r.body
+    );
+
+    let mut c = Conn::open(addr).await;
+    let head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+                Accept: application/json, text/event-stream\r\nContent-Length: 40\r\n\r\n{\"jsonrpc\"";
+    c.0.write_all(head.as_bytes()).await.unwrap();
+    let r = tokio::time::timeout(Duration::from_secs(5), c.read())
+        .await
+        .expect("refused within 5 s")
+        .expect("a response");
+    assert_eq!(r.status, 408, "{}", r.body);
     server.shutdown();
     tokio::time::timeout(Duration::from_secs(5), task)
         .await

@@ -13,7 +13,7 @@ use hyper_util::rt::TokioIo;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::OVERFLOW_CONNECTIONS;
-use super::{rpc_error, HttpConfig, McpHttpService, PeerAddr, State, MIN_HEAD, SHED_WAIT};
+use super::{rpc_error, HttpConfig, McpHttpService, State, MIN_HEAD, SHED_WAIT};
 use crate::server::Server;
 
 /// What an accepted socket was given: a connection slot, or one of the overflow slots (to
@@ -108,7 +108,8 @@ impl Front {
         };
         shed_rx.borrow_and_update();
         let full = permit.is_none();
-        let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
+        let ip = Some(peer.ip());
+        let service = hyper::service::service_fn(move |req: Request<Incoming>| {
             let state = state.clone();
             async move {
                 if full {
@@ -119,8 +120,7 @@ impl Front {
                         "Too many connections",
                     )));
                 }
-                req.extensions_mut().insert(PeerAddr(peer));
-                Ok(state.serve(req).await)
+                Ok(state.serve_from(req, ip).await)
             }
         });
         let conn = hyper::server::conn::http1::Builder::new()

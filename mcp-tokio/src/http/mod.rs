@@ -245,7 +245,7 @@ pub type ResponseBody = UnsyncBoxBody<Bytes, Infallible>;
 /// ([`HttpConfig::max_sessions_per_peer`]): put it in the request's extensions. Without it
 /// (and without authorization, whose principal is the peer) every client counts as one
 /// shared peer: then raise `max_sessions_per_peer` to `max_sessions`.
-/// [`Server::serve_http_with`] sets it from the socket.
+/// [`Server::serve_http_with`] takes the peer from the socket and needs none.
 ///
 /// With axum, serve with `into_make_service_with_connect_info::<SocketAddr>()` and copy
 /// axum's `ConnectInfo` in a middleware:
@@ -710,6 +710,21 @@ impl State {
         B: hyper::body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        let ip = req.extensions().get::<PeerAddr>().map(|p| p.0.ip());
+        self.serve_from(req, ip).await
+    }
+
+    /// [`serve`](Self::serve) for a request from `ip` (the accept loop knows its socket's
+    /// peer: no [`PeerAddr`] extension, whose map costs allocations per request).
+    async fn serve_from<B>(
+        self: &Arc<Self>,
+        req: Request<B>,
+        ip: Option<std::net::IpAddr>,
+    ) -> Response<Body>
+    where
+        B: hyper::body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
         self.start_sweep();
         let response = if *self.server.inner.shutdown.borrow() {
             rpc_error(
@@ -719,7 +734,7 @@ impl State {
                 "The server is shutting down",
             )
         } else {
-            handle(self, req).await
+            handle(self, req, ip).await
         };
         self.stamp(response)
     }
@@ -734,8 +749,12 @@ fn owned_by(entry: &Entry, caller: Option<&auth::Principal>) -> bool {
     }
 }
 
-/// One HTTP request.
-async fn handle<B>(state: &Arc<State>, req: Request<B>) -> Response<Body>
+/// One HTTP request, from `ip`.
+async fn handle<B>(
+    state: &Arc<State>,
+    req: Request<B>,
+    ip: Option<std::net::IpAddr>,
+) -> Response<Body>
 where
     B: hyper::body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -775,7 +794,6 @@ where
             Err(refused) => return refused,
         },
     };
-    let ip = parts.extensions.get::<PeerAddr>().map(|p| p.0.ip());
     match (legacy, parts.method.clone()) {
         (Some(true), Method::GET) => return legacy::open(state, &parts, principal, ip).await,
         (Some(true), _) => return method_not_allowed("GET"),
@@ -882,8 +900,14 @@ where
     let Some(permit) = state.budget.take(0) else {
         return Err(busy(None));
     };
-    let collect = collect_within(body, state.config.max_body, permit);
-    let body = match tokio::time::timeout(state.config.header_timeout, collect).await {
+    let mut collect = std::pin::pin!(collect_within(body, state.config.max_body, permit));
+    // A body that has arrived with its head (the usual small POST) is taken without
+    // starting a timer (no clock read, no timer entry).
+    let collected = match futures::poll!(collect.as_mut()) {
+        Poll::Ready(done) => Ok(done),
+        Poll::Pending => tokio::time::timeout(state.config.header_timeout, collect).await,
+    };
+    let body = match collected {
         Ok(Ok(b)) => b,
         Ok(Err(Unread::TooLarge)) => return Err(too_large()),
         Ok(Err(Unread::OverBudget)) => return Err(busy(None)),
