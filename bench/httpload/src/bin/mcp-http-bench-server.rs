@@ -4,8 +4,12 @@
 //! the sum returned as `structuredContent: {"result": sum}` plus the same JSON as text.
 //!
 //! ```text
-//! mcp-http-bench-server [--addr 127.0.0.1:0]
+//! mcp-http-bench-server [--addr 127.0.0.1:0] [--workers N|multi]
 //! ```
+//!
+//! `--workers N` (default 0: one per core): `Server::serve_http_per_core` with N worker
+//! threads, each a current-thread runtime; `--workers multi`: `serve_http_with` on the
+//! multi-thread runtime of `#[tokio::main]`, as before issue #23.
 //!
 //! Prints `listening on <addr>` to stderr once bound; runs until killed or Ctrl-C. Settings
 //! that differ from the defaults, so that the benchmark measures speed and not a refusal:
