@@ -60,11 +60,13 @@
 
 pub mod auth;
 pub(crate) mod budget;
+mod front;
 pub mod headers;
 #[cfg(feature = "jwt")]
 pub mod jwt;
 mod legacy;
 mod mode;
+mod per_core;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -74,10 +76,9 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, StreamBody};
-use hyper::body::{Frame, Incoming};
+use hyper::body::Frame;
 use hyper::header::{HeaderValue, ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 use mcp_rs_core::wire::peek::{peek, Peek};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
@@ -244,7 +245,7 @@ pub type ResponseBody = UnsyncBoxBody<Bytes, Infallible>;
 /// ([`HttpConfig::max_sessions_per_peer`]): put it in the request's extensions. Without it
 /// (and without authorization, whose principal is the peer) every client counts as one
 /// shared peer: then raise `max_sessions_per_peer` to `max_sessions`.
-/// [`Server::serve_http_with`] sets it from the socket.
+/// [`Server::serve_http_with`] takes the peer from the socket and needs none.
 ///
 /// With axum, serve with `into_make_service_with_connect_info::<SocketAddr>()` and copy
 /// axum's `ConnectInfo` in a middleware:
@@ -584,20 +585,9 @@ impl Server {
         listener: tokio::net::TcpListener,
         config: HttpConfig,
     ) -> Result<(), Error> {
-        let endpoint = Some(config.path.clone());
-        let service = McpHttpService {
-            state: Arc::new(State::new(self.clone(), config, endpoint)),
-        };
-        let state = service.state.clone();
-        state.start_sweep();
+        let front = front::Front::new(self, config);
+        front.state().start_sweep();
         let mut stop = self.inner.shutdown.subscribe();
-        let permits = Arc::new(tokio::sync::Semaphore::new(
-            self.inner.limits.max_connections,
-        ));
-        let overflow = Arc::new(tokio::sync::Semaphore::new(OVERFLOW_CONNECTIONS));
-        let max_head = state.config.max_header_bytes.max(MIN_HEAD);
-        // Bumped when a connection arrives at the limit: idle connections close.
-        let (shed, _) = tokio::sync::watch::channel(0u64);
         let mut tasks = tokio::task::JoinSet::new();
         loop {
             tokio::select! {
@@ -612,95 +602,13 @@ impl Server {
                             continue;
                         }
                     };
-                    // A connection slot; at the limit, one of the few overflow slots (to
-                    // wait for a slot, else to be answered 503); beyond those the socket is
-                    // closed at once (idle connections are asked to close meanwhile).
-                    let slot = match permits.clone().try_acquire_owned() {
-                        Ok(p) => Ok(p),
-                        Err(_) => match overflow.clone().try_acquire_owned() {
-                            Ok(o) => Err(o),
-                            Err(_) => {
-                                shed.send_modify(|g| *g += 1);
-                                tracing::debug!(%peer, "connection closed at once: every slot is taken");
-                                drop(stream);
-                                continue;
-                            }
-                        },
-                    };
-                    let _ = stream.set_nodelay(true);
-                    let service = service.clone();
-                    let header_timeout = state.config.header_timeout;
-                    // A write that makes no progress for `write_timeout` fails: hyper then
-                    // closes the connection. (Boxed: the timer makes the stream `!Unpin`.)
-                    let mut io = tokio_io_timeout::TimeoutStream::new(stream);
-                    io.set_write_timeout(Some(state.config.write_timeout));
-                    let io = Box::pin(io);
-                    let permits = permits.clone();
-                    let mut shed_rx = shed.subscribe();
-                    let shed = shed.clone();
-                    tasks.spawn(async move {
-                        let (permit, overflowed) = match slot {
-                            Ok(p) => (Some(p), None),
-                            Err(o) => {
-                                // At the limit: ask every connection to close once it is idle
-                                // (keep-alive sockets waiting for a request close at once;
-                                // busy ones after their response), then wait briefly.
-                                shed.send_modify(|g| *g += 1);
-                                let p = tokio::time::timeout(SHED_WAIT, permits.acquire_owned())
-                                    .await
-                                    .ok()
-                                    .and_then(Result::ok);
-                                // Served: the overflow slot is given back at once.
-                                let o = p.is_none().then_some(o);
-                                (p, o)
-                            }
-                        };
-                        shed_rx.borrow_and_update();
-                        let full = permit.is_none();
-                        let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
-                            let state = service.state.clone();
-                            async move {
-                                if full {
-                                    return Ok::<_, Infallible>(state.stamp(rpc_error(
-                                        StatusCode::SERVICE_UNAVAILABLE,
-                                        None,
-                                        -32603,
-                                        "Too many connections",
-                                    )));
-                                }
-                                req.extensions_mut().insert(PeerAddr(peer));
-                                Ok(state.serve(req).await)
-                            }
-                        });
-                        let conn = hyper::server::conn::http1::Builder::new()
-                            .timer(hyper_util::rt::TokioTimer::new())
-                            .header_read_timeout(header_timeout)
-                            .max_buf_size(max_head)
-                            .serve_connection(TokioIo::new(io), service);
-                        let mut conn = std::pin::pin!(conn);
-                        let ended = loop {
-                            tokio::select! {
-                                ended = conn.as_mut() => break ended,
-                                Ok(()) = shed_rx.changed() => conn.as_mut().graceful_shutdown(),
-                            }
-                        };
-                        if let Err(e) = ended {
-                            tracing::debug!(%peer, error = %e, "HTTP connection ended");
-                        }
-                        drop((permit, overflowed));
-                    });
+                    if let Some(slot) = front.admit(peer) {
+                        tasks.spawn(front.clone().connection(stream, peer, slot));
+                    }
                 }
             }
         }
-        // Sessions see the shutdown too and close their streams (listen streams get their
-        // closing response); idle connections close at once, the others get a moment to
-        // deliver what they have, then are cut.
-        state.sessions().live.clear();
-        shed.send_modify(|g| *g += 1);
-        let grace = self.inner.limits.drain_timeout;
-        let _ =
-            tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} }).await;
-        tasks.abort_all();
+        front.drain(&mut tasks).await;
         Ok(())
     }
 }
@@ -802,6 +710,21 @@ impl State {
         B: hyper::body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        let ip = req.extensions().get::<PeerAddr>().map(|p| p.0.ip());
+        self.serve_from(req, ip).await
+    }
+
+    /// [`serve`](Self::serve) for a request from `ip` (the accept loop knows its socket's
+    /// peer: no [`PeerAddr`] extension, whose map costs allocations per request).
+    async fn serve_from<B>(
+        self: &Arc<Self>,
+        req: Request<B>,
+        ip: Option<std::net::IpAddr>,
+    ) -> Response<Body>
+    where
+        B: hyper::body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
         self.start_sweep();
         let response = if *self.server.inner.shutdown.borrow() {
             rpc_error(
@@ -811,7 +734,7 @@ impl State {
                 "The server is shutting down",
             )
         } else {
-            handle(self, req).await
+            handle(self, req, ip).await
         };
         self.stamp(response)
     }
@@ -826,8 +749,12 @@ fn owned_by(entry: &Entry, caller: Option<&auth::Principal>) -> bool {
     }
 }
 
-/// One HTTP request.
-async fn handle<B>(state: &Arc<State>, req: Request<B>) -> Response<Body>
+/// One HTTP request, from `ip`.
+async fn handle<B>(
+    state: &Arc<State>,
+    req: Request<B>,
+    ip: Option<std::net::IpAddr>,
+) -> Response<Body>
 where
     B: hyper::body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -867,7 +794,6 @@ where
             Err(refused) => return refused,
         },
     };
-    let ip = parts.extensions.get::<PeerAddr>().map(|p| p.0.ip());
     match (legacy, parts.method.clone()) {
         (Some(true), Method::GET) => return legacy::open(state, &parts, principal, ip).await,
         (Some(true), _) => return method_not_allowed("GET"),
@@ -974,8 +900,14 @@ where
     let Some(permit) = state.budget.take(0) else {
         return Err(busy(None));
     };
-    let collect = collect_within(body, state.config.max_body, permit);
-    let body = match tokio::time::timeout(state.config.header_timeout, collect).await {
+    let mut collect = std::pin::pin!(collect_within(body, state.config.max_body, permit));
+    // A body that has arrived with its head (the usual small POST) is taken without
+    // starting a timer (no clock read, no timer entry).
+    let collected = match futures::poll!(collect.as_mut()) {
+        Poll::Ready(done) => Ok(done),
+        Poll::Pending => tokio::time::timeout(state.config.header_timeout, collect).await,
+    };
+    let body = match collected {
         Ok(Ok(b)) => b,
         Ok(Err(Unread::TooLarge)) => return Err(too_large()),
         Ok(Err(Unread::OverBudget)) => return Err(busy(None)),

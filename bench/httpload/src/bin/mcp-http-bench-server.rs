@@ -4,8 +4,12 @@
 //! the sum returned as `structuredContent: {"result": sum}` plus the same JSON as text.
 //!
 //! ```text
-//! mcp-http-bench-server [--addr 127.0.0.1:0]
+//! mcp-http-bench-server [--addr 127.0.0.1:0] [--workers N|multi]
 //! ```
+//!
+//! `--workers N` (default 0: one per core): `Server::serve_http_per_core` with N worker
+//! threads, each a current-thread runtime; `--workers multi`: `serve_http_with` on the
+//! multi-thread runtime of `#[tokio::main]`, as before issue #23.
 //!
 //! Prints `listening on <addr>` to stderr once bound; runs until killed or Ctrl-C. Settings
 //! that differ from the defaults, so that the benchmark measures speed and not a refusal:
@@ -71,12 +75,15 @@ fn announce(addr: std::net::SocketAddr) {
 #[tokio::main]
 async fn main() -> ExitCode {
     let mut addr = "127.0.0.1:0".to_owned();
+    let mut per_core = Some(0);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match (a.as_str(), args.next()) {
             ("--addr", Some(v)) => addr = v,
+            ("--workers", Some(v)) if v == "multi" => per_core = None,
+            ("--workers", Some(v)) if v.parse::<usize>().is_ok() => per_core = v.parse().ok(),
             _ => {
-                eprintln!("usage: mcp-http-bench-server [--addr 127.0.0.1:0]");
+                eprintln!("usage: mcp-http-bench-server [--addr 127.0.0.1:0] [--workers N|multi]");
                 return ExitCode::from(2);
             }
         }
@@ -110,7 +117,11 @@ async fn main() -> ExitCode {
     config.max_sessions = 100_000;
     // The load generator opens every session from one address.
     config.max_sessions_per_peer = config.max_sessions;
-    match server.serve_http_with(listener, config).await {
+    let served = match per_core {
+        Some(threads) => server.serve_http_per_core(listener, config, threads).await,
+        None => server.serve_http_with(listener, config).await,
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("mcp-http-bench-server: {e}");
