@@ -39,8 +39,11 @@
 // `server` (with `blocking` and `http` beside it) on top, then `driver` (one drive loop per
 // connection), the runtime state it shares (`state`, and for HTTP `routes` and
 // `principal`), the registries (`registry`, `prompts`) and `context`, and at the bottom
-// leaves that import nothing from the crate: `output`, `config`, `error`, `clock`, `lines`.
+// leaves that import nothing from the crate: `output`, `config`, `error`, `clock`, `lines`,
+// `budget` (HTTP's memory budget, counted by `http` and `routes`).
 mod blocking;
+#[cfg(feature = "http")]
+mod budget;
 #[cfg(feature = "client")]
 pub mod client;
 mod clock;

@@ -25,7 +25,7 @@ use bytes::Bytes;
 use mcp_rs_core::{CallToken, ProtocolVersion, Route};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::http::budget::{Budget, Permit};
+use crate::budget::{Budget, Permit};
 
 /// Frames buffered per response before its client counts as not reading.
 pub(crate) const SINK_FRAMES: usize = 256;

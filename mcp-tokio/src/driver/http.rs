@@ -25,7 +25,7 @@ impl Connection<'_, tokio::io::Sink> {
         shared: &Shared,
         first: Option<crate::routes::Post>,
         mut inbound: Option<mpsc::Receiver<crate::routes::Inbound>>,
-        budget: Option<crate::http::budget::Budget>,
+        budget: Option<crate::budget::Budget>,
     ) -> Result<(), Error> {
         use crate::routes::{Inbound, Routes};
         let info = shared.info.core();

@@ -59,7 +59,7 @@
 //!   router with hyper's builder and these settings.
 
 pub mod auth;
-pub(crate) mod budget;
+use crate::budget;
 mod front;
 pub mod headers;
 #[cfg(feature = "jwt")]

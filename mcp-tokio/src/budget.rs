@@ -1,4 +1,4 @@
-//! The global memory budget of the HTTP transport ([`super::HttpConfig::memory_budget`]):
+//! The global memory budget of the HTTP transport ([`crate::http::HttpConfig::memory_budget`]):
 //! one counter of the bytes held in buffers that clients decide the size of — request
 //! bodies being read, frames queued for a response or a stream (a JSON answer being
 //! gathered, an SSE stream's queue, a GET or listen stream's queue, the backlogs kept for
