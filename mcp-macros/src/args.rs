@@ -563,6 +563,16 @@ fn expand_enum_args(ident: &syn::Ident, variants: &[(syn::Ident, String)]) -> To
         .join(", ");
     let names = variants.iter().map(|(_, n)| n);
     // One shared function finds the value's position; the last variant takes the rest.
+    // Names JSON writes as they are are found in the `must be one of` list itself (no
+    // table of names beside it: flash); others through a table of the decoded names.
+    let plain = variants
+        .iter()
+        .all(|(_, n)| json_string(n).len() == n.len() + 2);
+    let position = if plain {
+        quote!(::mcp_rs_core::typed::enum_position(v, #allowed, error)?)
+    } else {
+        quote!(::mcp_rs_core::typed::enum_index(v, &[#(#names),*], #allowed, error)?)
+    };
     let last = variants.len() - 1;
     let arms = variants.iter().enumerate().map(|(i, (v, _))| {
         if i == last {
@@ -580,7 +590,7 @@ fn expand_enum_args(ident: &syn::Ident, variants: &[(syn::Ident, String)]) -> To
                 error: &mut ::mcp_rs_core::typed::ArgError<'__mcp_i>,
             ) -> ::core::result::Result<Self, ::mcp_rs_core::typed::Rejected> {
                 ::core::result::Result::Ok(
-                    match ::mcp_rs_core::typed::enum_index(v, &[#(#names),*], #allowed, error)? {
+                    match #position {
                         #(#arms)*
                     },
                 )

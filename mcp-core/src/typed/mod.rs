@@ -179,8 +179,8 @@ pub use crate::schema_str;
 pub use pattern::{check_pattern, ArgText, Pattern};
 pub use value::{
     check_max_length, check_maximum, check_min_length, check_minimum, collect_members, enum_index,
-    field_failed, read_field, ArgIter, ArgLength, ArgList, ArgNumber, ArgValue, Fields,
-    OutputValue, SchemaText,
+    enum_position, field_failed, read_field, ArgIter, ArgLength, ArgList, ArgNumber, ArgValue,
+    Fields, OutputValue, SchemaText,
 };
 
 /// The arguments of a tool: an object schema and the parser that enforces it.

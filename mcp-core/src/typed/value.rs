@@ -308,6 +308,38 @@ pub fn enum_index<'i>(
         .ok_or_else(|| error.set(Problem::NotInEnum(allowed)))
 }
 
+/// The position of a string among the names quoted in `allowed`, a derived unit enum's
+/// `must be one of` list (`"a", "b"`: names JSON writes without escapes, so every `"`
+/// opens or closes one), or [`Problem::Type`] / [`Problem::NotInEnum`] listing `allowed`.
+/// The list is the only table (code size: no array of names beside it); enums with a
+/// name that needs escapes use [`enum_index`].
+#[doc(hidden)]
+#[inline(never)]
+pub fn enum_position<'i>(
+    v: RawJson<'i>,
+    allowed: &'static str,
+    error: &mut ArgError<'i>,
+) -> Result<usize, Rejected> {
+    let Some(s) = v.as_string() else {
+        return Err(error.set(Problem::Type("a string")));
+    };
+    let (mut index, mut open) = (0, None);
+    for (at, b) in allowed.bytes().enumerate() {
+        if b == b'"' {
+            match open.take() {
+                None => open = Some(at + 1),
+                Some(from) => {
+                    if s.eq_str(allowed.get(from..at).unwrap_or_default()) {
+                        return Ok(index);
+                    }
+                    index += 1;
+                }
+            }
+        }
+    }
+    Err(error.set(Problem::NotInEnum(allowed)))
+}
+
 impl<'i> ArgValue<'i> for bool {
     const SCHEMA_BODY: SchemaText = SchemaText::Text(r#""type":"boolean""#);
     fn from_json(v: RawJson<'i>, error: &mut ArgError<'i>) -> Result<Self, Rejected> {
