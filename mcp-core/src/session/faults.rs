@@ -204,7 +204,7 @@ pub(super) fn write_supported_versions(w: &mut JsonWriter<'_>) {
 /// cut by the byte bound), cut only between characters: never inside an escape, and never
 /// between the two halves of a `\uD83D\uDE00` surrogate pair (which would leave a lone
 /// surrogate no parser accepts). Also returns whether anything was cut.
-pub(super) fn truncate_escaped(raw: &str, max: usize) -> (&str, bool) {
+pub(crate) fn truncate_escaped(raw: &str, max: usize) -> (&str, bool) {
     let bytes = raw.as_bytes();
     // `\uD8..`-`\uDB..` opens a surrogate pair; the scanner accepted only text where a
     // `\uDC..`-`\uDF..` escape follows it, so the pair is one character of 12 bytes.

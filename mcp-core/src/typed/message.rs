@@ -157,25 +157,11 @@ fn write_usize(n: usize, out: &mut dyn FnMut(&str)) {
 }
 
 /// The first [`NAME_CHARS`] characters of a name as written in the request: its JSON
-/// source text, escapes kept (an escape counts as one character and is never cut).
+/// source text, escapes kept (an escape counts as one character and is never cut, nor is a
+/// surrogate pair; at most 4 bytes a character unless one escape is longer). The error
+/// replies' truncation, shared (flash).
 fn name_source(name: JsonStr<'_>) -> &str {
-    let raw = name.raw();
-    let bytes = raw.as_bytes();
-    let (mut at, mut chars) = (0, 0);
-    while chars < NAME_CHARS {
-        let len = match bytes.get(at) {
-            None => break,
-            Some(b'\\') if bytes.get(at + 1) == Some(&b'u') => 6,
-            Some(b'\\') => 2,
-            Some(0xf0..) => 4,
-            Some(0xe0..) => 3,
-            Some(0xc0..) => 2,
-            Some(_) => 1,
-        };
-        at += len;
-        chars += 1;
-    }
-    raw.get(..at).unwrap_or(raw)
+    crate::session::truncate_escaped(name.raw(), NAME_CHARS).0
 }
 
 /// How an error prints the `f64` bound of a range problem: chosen by [`ArgError::new`]
