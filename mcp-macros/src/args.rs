@@ -618,23 +618,6 @@ fn expand_struct(
         .map(|i| syn::Ident::new(&format!("__mcp_f{i}"), Span::call_site()))
         .collect();
     let names = fields.iter().map(|f| &f.name);
-    // Up to the last field with a default (JSON this derive wrote: taken as is).
-    let with_default = fields
-        .iter()
-        .rposition(|f| f.attrs.default.is_some())
-        .map_or(0, |i| i + 1);
-    let defaults = fields
-        .iter()
-        .take(with_default)
-        .map(|f| match &f.attrs.default {
-            Some(d) => {
-                let json = &d.json;
-                quote!(::core::option::Option::Some(
-                    ::mcp_rs_core::wire::json::RawJson::__trusted(#json)
-                ))
-            }
-            None => quote!(::core::option::Option::None),
-        });
     let count = fields.len();
     let deny_unknown = !container.allow_unknown;
     let asserts = fields.iter().map(optional_assert);
@@ -665,7 +648,6 @@ fn expand_struct(
                 // the slots are in field order.
                 const FIELDS: ::mcp_rs_core::typed::Fields = ::mcp_rs_core::typed::Fields {
                     names: &[#(#names),*],
-                    defaults: &[#(#defaults),*],
                     deny_unknown: #deny_unknown,
                 };
                 let mut slots: [::core::option::Option<::mcp_rs_core::wire::json::RawJson<#l>>; #count] =
@@ -780,10 +762,21 @@ fn field_value(f: &Field, i: usize, slot: &syn::Ident) -> TokenStream {
         }
     };
     let set_at = (i > 0).then(|| quote!(at = #i;));
+    // An absent member with a default is read from the default (JSON this derive wrote:
+    // taken as is).
+    let member = match &f.attrs.default {
+        Some(d) => {
+            let json = &d.json;
+            quote!(#slot.or(::core::option::Option::Some(
+                ::mcp_rs_core::wire::json::RawJson::__trusted(#json)
+            )))
+        }
+        None => quote!(#slot),
+    };
     quote_spanned! {span=>
         {
             #set_at
-            let x: #ty = ::mcp_rs_core::typed::read_field(#slot, error)?;
+            let x: #ty = ::mcp_rs_core::typed::read_field(#member, error)?;
             #checks
             x
         }

@@ -25,7 +25,6 @@ pub fn no_args(args: RawJson<'_>) -> Result<(), ArgError<'_>> {
 pub fn no_args_into<'i>(args: RawJson<'i>, error: &mut ArgError<'i>) -> Result<(), Rejected> {
     const NONE: Fields = Fields {
         names: &[],
-        defaults: &[],
         deny_unknown: true,
     };
     crate::typed::collect_members(args, &NONE, &mut [], error)

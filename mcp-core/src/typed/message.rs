@@ -54,7 +54,13 @@ impl ArgError<'_> {
         }
         // The text before the problem's detail from a table indexed by the variant (code
         // size: one load, not a sequence of writes per problem), then the detail.
-        out(lead(self.problem.index()));
+        let index = self.problem.index();
+        out(match index {
+            0 | 4..=8 => ": must be ",
+            9 | 10 => ": must have ",
+            _ => ": ",
+        });
+        out(lead(index));
         match self.problem {
             Problem::Unknown(name) => {
                 out(name_source(name));
@@ -79,21 +85,22 @@ impl ArgError<'_> {
     }
 }
 
-/// The text of each problem before its detail, in [`Problem`]'s variant order.
+/// The text of each problem before its detail (after `: `, `: must be ` or `: must have `:
+/// see `write_message`), in [`Problem`]'s variant order.
 const LEADS: [&str; 13] = [
-    ": must be an object",
-    ": is required",
-    ": unknown member \"",
-    ": appears twice",
-    ": must be ",
-    ": must be one of ",
-    ": must be at least ",
-    ": must be at most ",
-    ": must be a whole number in range",
-    ": must have at least ",
-    ": must have at most ",
-    ": must match the pattern ",
-    ": ",
+    "an object",
+    "is required",
+    "unknown member \"",
+    "appears twice",
+    "",
+    "one of ",
+    "at least ",
+    "at most ",
+    "a whole number in range",
+    "at least ",
+    "at most ",
+    "must match the pattern ",
+    "",
 ];
 
 /// [`LEADS`] joined, and where each one starts in it (then the end): one string and 14

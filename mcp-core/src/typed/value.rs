@@ -218,16 +218,13 @@ pub fn check_max_length<'i, T: ArgLength + ?Sized>(
 pub struct Fields {
     /// The members' names, in field order.
     pub names: &'static [&'static str],
-    /// Each field's `default` (JSON text the derive wrote), in field order; may be shorter
-    /// than `names` (fields past its end have none).
-    pub defaults: &'static [Option<RawJson<'static>>],
     /// `additionalProperties: false`.
     pub deny_unknown: bool,
 }
 
 /// Reads an object's members into `slots` for derived parsers: the value of the member
-/// named `fields.names[i]` goes to `slots[i]`, and an absent member with a default gets
-/// the default's value. Refuses a non-object ([`Problem::NotAnObject`]), a repeated member
+/// named `fields.names[i]` goes to `slots[i]` (an absent member's default is the derived
+/// parser's: [`read_field`]'s caller passes it). Refuses a non-object ([`Problem::NotAnObject`]), a repeated member
 /// ([`Problem::Duplicate`], at its name) and, when `deny_unknown`, a member not in `names`
 /// ([`Problem::Unknown`]): the first of these in member order. One function for every
 /// derived type, driven by its static [`Fields`] table, so that each parser holds only its
@@ -255,11 +252,6 @@ pub fn collect_members<'i>(
         }
         if fields.deny_unknown {
             return Err(error.set(Problem::Unknown(key)));
-        }
-    }
-    for (slot, default) in slots.iter_mut().zip(fields.defaults) {
-        if slot.is_none() {
-            *slot = *default;
         }
     }
     Ok(())
