@@ -619,7 +619,11 @@ fn expand_struct(
         .collect();
     let names = fields.iter().map(|f| &f.name);
     let count = fields.len();
-    let deny_unknown = !container.allow_unknown;
+    let collect = if container.allow_unknown {
+        quote!(collect_known_members)
+    } else {
+        quote!(collect_members)
+    };
     let asserts = fields.iter().map(optional_assert);
     let values = fields
         .iter()
@@ -646,13 +650,10 @@ fn expand_struct(
                 #(#asserts)*
                 // One shared function reads the members, driven by this table (code size);
                 // the slots are in field order.
-                const FIELDS: ::mcp_rs_core::typed::Fields = ::mcp_rs_core::typed::Fields {
-                    names: &[#(#names),*],
-                    deny_unknown: #deny_unknown,
-                };
+                const NAMES: &[&str] = &[#(#names),*];
                 let mut slots: [::core::option::Option<::mcp_rs_core::wire::json::RawJson<#l>>; #count] =
                     [::core::option::Option::None; #count];
-                ::mcp_rs_core::typed::collect_members(v, &FIELDS, &mut slots, error)?;
+                ::mcp_rs_core::typed::#collect(v, NAMES, &mut slots, error)?;
                 let [#(#slots),*] = slots;
                 // The field being read: a refusal gets its name once, after the closure.
                 #at_decl
@@ -662,7 +663,7 @@ fn expand_struct(
                         #(#idents: #values,)*
                     })
                 };
-                read(error).map_err(|_| ::mcp_rs_core::typed::field_failed(error, &FIELDS, at))
+                read(error).map_err(|_| ::mcp_rs_core::typed::field_failed(error, NAMES, at))
             }
         }
 

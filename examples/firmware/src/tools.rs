@@ -403,13 +403,16 @@ impl DeviceTools {
         // A slow triangle wave between 20.0 and 24.0 C over two minutes, plus +-0.2 noise,
         // in tenths of a degree.
         // 32-bit arithmetic throughout: 64-bit division would link a 1 KiB runtime routine.
-        let phase = (decimal::divmod(board::uptime_ms(), 1500 * 80).1 as u32 / 1500) as i32; // 0..80
+        // No `/` either: the Cortex-M0 has no divide instruction (a 0.4 KiB routine).
+        let phase =
+            decimal::divmod(decimal::divmod(board::uptime_ms(), 1500 * 80).1, 1500).0 as i32; // 0..80
         let wave = if phase < 40 { phase } else { 80 - phase };
         let noise = self.rng.below(5) as i32 - 2;
         let tenths_c = 200 + wave + noise;
         let tenths = match unit {
             Unit::Celsius => tenths_c,
-            Unit::Fahrenheit => (tenths_c * 9 + 2) / 5 + 320,
+            // `tenths_c` is positive (at least 198).
+            Unit::Fahrenheit => decimal::divmod((tenths_c * 9 + 2) as u64, 5).0 as i32 + 320,
         };
         result.structured(&Temperature {
             temperature: Decimal(i64::from(tenths) * (decimal::ONE / 10)),

@@ -154,12 +154,18 @@ impl Problem<'_> {
     }
 }
 
-/// Decimal digits of `n`, most significant first (a digit per call: small code).
+/// Decimal digits of `n`, most significant first (a digit per call: small code). The
+/// quotient by multiplication (exact for every `u32`): no division, which the Cortex-M0
+/// does not have (its library routine is 0.4 KiB of flash).
 fn write_usize(n: usize, out: &mut dyn FnMut(&str)) {
-    if n >= 10 {
-        write_usize(n / 10, out);
+    let q = match u32::try_from(n) {
+        Ok(n) => ((u64::from(n) * 0xCCCC_CCCD) >> 35) as usize,
+        Err(_) => n / 10,
+    };
+    if q > 0 {
+        write_usize(q, out);
     }
-    let d = n % 10;
+    let d = n - q * 10;
     out("0123456789".get(d..d + 1).unwrap_or_default());
 }
 

@@ -178,9 +178,9 @@ mod value;
 pub use crate::schema_str;
 pub use pattern::{check_pattern, ArgText, Pattern};
 pub use value::{
-    check_max_length, check_maximum, check_min_length, check_minimum, collect_members, enum_index,
-    enum_position, field_failed, read_field, ArgIter, ArgLength, ArgList, ArgNumber, ArgValue,
-    Fields, OutputValue, SchemaText,
+    check_max_length, check_maximum, check_min_length, check_minimum, collect_known_members,
+    collect_members, enum_index, enum_position, field_failed, read_field, ArgIter, ArgLength,
+    ArgList, ArgNumber, ArgValue, OutputValue, SchemaText,
 };
 
 /// The arguments of a tool: an object schema and the parser that enforces it.

@@ -213,26 +213,41 @@ pub fn check_max_length<'i, T: ArgLength + ?Sized>(
     refuse(v.arg_len() > max, Problem::TooLong(max), error)
 }
 
-/// The members a derived struct declares, for [`collect_members`].
-#[doc(hidden)]
-pub struct Fields {
-    /// The members' names, in field order.
-    pub names: &'static [&'static str],
-    /// `additionalProperties: false`.
-    pub deny_unknown: bool,
-}
-
 /// Reads an object's members into `slots` for derived parsers: the value of the member
-/// named `fields.names[i]` goes to `slots[i]` (an absent member's default is the derived
-/// parser's: [`read_field`]'s caller passes it). Refuses a non-object ([`Problem::NotAnObject`]), a repeated member
-/// ([`Problem::Duplicate`], at its name) and, when `deny_unknown`, a member not in `names`
-/// ([`Problem::Unknown`]): the first of these in member order. One function for every
-/// derived type, driven by its static [`Fields`] table, so that each parser holds only its
-/// own fields' code (flash on microcontrollers).
+/// named `names[i]` goes to `slots[i]` (an absent member's default is the derived parser's:
+/// [`read_field`]'s caller passes it). Refuses a non-object ([`Problem::NotAnObject`]), a
+/// repeated member ([`Problem::Duplicate`], at its name) and a member not in `names`
+/// ([`Problem::Unknown`], `additionalProperties: false`; [`collect_known_members`] ignores
+/// those): the first of these in member order. One function for every derived type, driven
+/// by its static table of names, so that each parser holds only its own fields' code
+/// (flash on microcontrollers).
 #[doc(hidden)]
 pub fn collect_members<'i>(
     v: RawJson<'i>,
-    fields: &Fields,
+    names: &'static [&'static str],
+    slots: &mut [Option<RawJson<'i>>],
+    error: &mut ArgError<'i>,
+) -> Result<(), Rejected> {
+    collect(v, names, true, slots, error)
+}
+
+/// [`collect_members`] for a struct that allows unknown members (`#[arg(allow_unknown)]`).
+#[doc(hidden)]
+pub fn collect_known_members<'i>(
+    v: RawJson<'i>,
+    names: &'static [&'static str],
+    slots: &mut [Option<RawJson<'i>>],
+    error: &mut ArgError<'i>,
+) -> Result<(), Rejected> {
+    collect(v, names, false, slots, error)
+}
+
+/// Both of the above (each program links the one its structs use).
+#[inline(always)]
+fn collect<'i>(
+    v: RawJson<'i>,
+    names: &'static [&'static str],
+    deny_unknown: bool,
     slots: &mut [Option<RawJson<'i>>],
     error: &mut ArgError<'i>,
 ) -> Result<(), Rejected> {
@@ -240,7 +255,7 @@ pub fn collect_members<'i>(
         return Err(error.set(Problem::NotAnObject));
     };
     'members: for (key, value) in members {
-        for (name, slot) in fields.names.iter().zip(slots.iter_mut()) {
+        for (name, slot) in names.iter().zip(slots.iter_mut()) {
             if key.eq_str(name) {
                 if slot.is_some() {
                     error.set(Problem::Duplicate);
@@ -250,7 +265,7 @@ pub fn collect_members<'i>(
                 continue 'members;
             }
         }
-        if fields.deny_unknown {
+        if deny_unknown {
             return Err(error.set(Problem::Unknown(key)));
         }
     }
@@ -271,14 +286,16 @@ pub fn read_field<'i, T: ArgValue<'i>>(
     }
 }
 
-/// Puts field `at` of `fields` in front of the recorded error's path (derived parsers: one
+/// Puts field `at` of `names` in front of the recorded error's path (derived parsers: one
 /// call per struct, after whichever field failed).
 #[doc(hidden)]
 #[inline(never)]
-pub fn field_failed(error: &mut ArgError<'_>, fields: &Fields, at: usize) -> Rejected {
-    error.at(PathSegment::Key(
-        fields.names.get(at).copied().unwrap_or_default(),
-    ))
+pub fn field_failed(
+    error: &mut ArgError<'_>,
+    names: &'static [&'static str],
+    at: usize,
+) -> Rejected {
+    error.at(PathSegment::Key(names.get(at).copied().unwrap_or_default()))
 }
 
 /// The position of a string in `names` (a derived unit enum's values), or
