@@ -818,6 +818,24 @@ mod tests {
     }
 
     #[test]
+    fn enum_values_are_found_in_their_must_be_one_of_list() {
+        const ALLOWED: &str = r#""add", "sub", "times", "x""#;
+        fn find(json: &str) -> Result<usize, Problem<'_>> {
+            let raw = parse(json.as_bytes(), Limits::default()).unwrap();
+            let mut e = ArgError::blank();
+            enum_position(raw, ALLOWED, &mut e).map_err(|_| e.problem)
+        }
+        assert_eq!(find(r#""add""#), Ok(0));
+        assert_eq!(find(r#""sub""#), Ok(1));
+        assert_eq!(find(r#""\u0074imes""#), Ok(2));
+        assert_eq!(find(r#""x""#), Ok(3));
+        for other in [r#""ad""#, r#""adds""#, r#""""#, r#"", ""#, r#""add\"""#] {
+            assert_eq!(find(other), Err(Problem::NotInEnum(ALLOWED)), "{other}");
+        }
+        assert_eq!(find("1"), Err(Problem::Type("a string")));
+    }
+
+    #[test]
     fn integers_take_integral_numbers_in_range_only() {
         assert_eq!(int::<u8>("255"), Ok(255));
         assert_eq!(int::<u8>("2.0"), Ok(2));

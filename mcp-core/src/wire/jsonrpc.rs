@@ -405,11 +405,43 @@ pub fn frame_kind(frame: &[u8]) -> FrameKind {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+    use std::format;
+
     use super::*;
     use crate::wire::json::{parse, Limits};
 
     fn cls(s: &str) -> Result<Message<'_>, Invalid<'_>> {
         classify(parse(s.as_bytes(), Limits::default()).unwrap())
+    }
+
+    #[test]
+    fn member_names_compare_decoded_and_exactly() {
+        // Escaped names are the members they spell; near misses are other members.
+        assert!(matches!(
+            cls(r#"{"\u006asonrpc":"2.0","\u0069d":1,"met\u0068od":"ping"}"#),
+            Ok(Message::Request { .. })
+        ));
+        for other in [
+            r#""i""#,
+            r#""idd""#,
+            r#""ID""#,
+            r#""jsonrpc2""#,
+            r#""params\u0000""#,
+        ] {
+            let text = format!(r#"{{"jsonrpc":"2.0","method":"ping",{other}:1}}"#);
+            assert!(
+                matches!(cls(&text), Ok(Message::Notification { .. })),
+                "{text}"
+            );
+        }
+        // A name longer than the decode buffer is no member of ours.
+        assert!(matches!(
+            cls(r#"{"jsonrpc":"2.0","method":"ping","methodmethod":1}"#),
+            Ok(Message::Notification { .. })
+        ));
+        let e = cls(r#"{"jsonrpc":"2.0","id":1,"\u0069d":2,"method":"ping"}"#).unwrap_err();
+        assert_eq!(e.reason, "duplicate member in message");
     }
 
     #[test]
