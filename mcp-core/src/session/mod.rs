@@ -45,8 +45,6 @@ pub use outgoing::{ClientMethod, ClientOutcome, ClientResponse};
 pub use progress::ProgressValue;
 
 use faults::{Detail, Fault};
-// The typed arguments' messages quote unknown member names with it too (one copy: flash).
-pub(crate) use faults::truncate_escaped;
 
 /// The smallest output buffer `handle_message` accepts: room for any error reply the core
 /// writes on its own.

@@ -174,7 +174,7 @@ fn write_usize(n: usize, out: &mut dyn FnMut(&str)) {
 /// surrogate pair; at most 4 bytes a character unless one escape is longer). The error
 /// replies' truncation, shared (flash).
 fn name_source(name: JsonStr<'_>) -> &str {
-    crate::session::truncate_escaped(name.raw(), NAME_CHARS).0
+    crate::wire::json::truncate_escaped(name.raw(), NAME_CHARS).0
 }
 
 /// How an error prints the `f64` bound of a range problem: chosen by [`ArgError::new`]
