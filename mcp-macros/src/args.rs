@@ -563,6 +563,16 @@ fn expand_enum_args(ident: &syn::Ident, variants: &[(syn::Ident, String)]) -> To
         .join(", ");
     let names = variants.iter().map(|(_, n)| n);
     // One shared function finds the value's position; the last variant takes the rest.
+    // Names JSON writes as they are are found in the `must be one of` list itself (no
+    // table of names beside it: flash); others through a table of the decoded names.
+    let plain = variants
+        .iter()
+        .all(|(_, n)| json_string(n).len() == n.len() + 2);
+    let position = if plain {
+        quote!(::mcp_rs_core::typed::enum_position(v, #allowed, error)?)
+    } else {
+        quote!(::mcp_rs_core::typed::enum_index(v, &[#(#names),*], #allowed, error)?)
+    };
     let last = variants.len() - 1;
     let arms = variants.iter().enumerate().map(|(i, (v, _))| {
         if i == last {
@@ -580,7 +590,7 @@ fn expand_enum_args(ident: &syn::Ident, variants: &[(syn::Ident, String)]) -> To
                 error: &mut ::mcp_rs_core::typed::ArgError<'__mcp_i>,
             ) -> ::core::result::Result<Self, ::mcp_rs_core::typed::Rejected> {
                 ::core::result::Result::Ok(
-                    match ::mcp_rs_core::typed::enum_index(v, &[#(#names),*], #allowed, error)? {
+                    match #position {
                         #(#arms)*
                     },
                 )
@@ -608,25 +618,12 @@ fn expand_struct(
         .map(|i| syn::Ident::new(&format!("__mcp_f{i}"), Span::call_site()))
         .collect();
     let names = fields.iter().map(|f| &f.name);
-    // Up to the last field with a default (JSON this derive wrote: taken as is).
-    let with_default = fields
-        .iter()
-        .rposition(|f| f.attrs.default.is_some())
-        .map_or(0, |i| i + 1);
-    let defaults = fields
-        .iter()
-        .take(with_default)
-        .map(|f| match &f.attrs.default {
-            Some(d) => {
-                let json = &d.json;
-                quote!(::core::option::Option::Some(
-                    ::mcp_rs_core::wire::json::RawJson::__trusted(#json)
-                ))
-            }
-            None => quote!(::core::option::Option::None),
-        });
     let count = fields.len();
-    let deny_unknown = !container.allow_unknown;
+    let collect = if container.allow_unknown {
+        quote!(collect_known_members)
+    } else {
+        quote!(collect_members)
+    };
     let asserts = fields.iter().map(optional_assert);
     let values = fields
         .iter()
@@ -653,14 +650,10 @@ fn expand_struct(
                 #(#asserts)*
                 // One shared function reads the members, driven by this table (code size);
                 // the slots are in field order.
-                const FIELDS: ::mcp_rs_core::typed::Fields = ::mcp_rs_core::typed::Fields {
-                    names: &[#(#names),*],
-                    defaults: &[#(#defaults),*],
-                    deny_unknown: #deny_unknown,
-                };
+                const NAMES: &[&str] = &[#(#names),*];
                 let mut slots: [::core::option::Option<::mcp_rs_core::wire::json::RawJson<#l>>; #count] =
                     [::core::option::Option::None; #count];
-                ::mcp_rs_core::typed::collect_members(v, &FIELDS, &mut slots, error)?;
+                ::mcp_rs_core::typed::#collect(v, NAMES, &mut slots, error)?;
                 let [#(#slots),*] = slots;
                 // The field being read: a refusal gets its name once, after the closure.
                 #at_decl
@@ -670,7 +663,7 @@ fn expand_struct(
                         #(#idents: #values,)*
                     })
                 };
-                read(error).map_err(|_| ::mcp_rs_core::typed::field_failed(error, &FIELDS, at))
+                read(error).map_err(|_| ::mcp_rs_core::typed::field_failed(error, NAMES, at))
             }
         }
 
@@ -770,10 +763,21 @@ fn field_value(f: &Field, i: usize, slot: &syn::Ident) -> TokenStream {
         }
     };
     let set_at = (i > 0).then(|| quote!(at = #i;));
+    // An absent member with a default is read from the default (JSON this derive wrote:
+    // taken as is).
+    let member = match &f.attrs.default {
+        Some(d) => {
+            let json = &d.json;
+            quote!(#slot.or(::core::option::Option::Some(
+                ::mcp_rs_core::wire::json::RawJson::__trusted(#json)
+            )))
+        }
+        None => quote!(#slot),
+    };
     quote_spanned! {span=>
         {
             #set_at
-            let x: #ty = ::mcp_rs_core::typed::read_field(#slot, error)?;
+            let x: #ty = ::mcp_rs_core::typed::read_field(#member, error)?;
             #checks
             x
         }

@@ -62,8 +62,9 @@ pub fn parse(chars: impl Iterator<Item = char>) -> Result<Dice, &'static str> {
             .copied()
             .unwrap_or(8);
         if class == 0 {
-            // The digit's field: state 1 count, 3 sides, 6 modifier.
-            if let Some(v) = values.get_mut(usize::from(next / 3)) {
+            // The digit's field: state 1 count, 3 sides, 6 modifier (`next / 3` for every
+            // state 0-8, by a multiplication: the Cortex-M0 has no divide instruction).
+            if let Some(v) = values.get_mut(usize::from((next * 11) >> 5)) {
                 // A written count starts from zero (its default is 1).
                 let before = if state == 0 { 0 } else { *v };
                 *v = before

@@ -42,7 +42,10 @@ impl LogLevel {
     }
     /// Parses a wire name.
     pub fn from_wire(s: &str) -> Option<LogLevel> {
-        NAMES.iter().find(|(_, n)| *n == s).map(|(l, _)| *l)
+        NAMES
+            .iter()
+            .find(|(_, n)| crate::wire::bytes_eq(n.as_bytes(), s.as_bytes()))
+            .map(|(l, _)| *l)
     }
 }
 

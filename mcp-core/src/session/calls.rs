@@ -10,6 +10,7 @@ use crate::model::logging::LogLevel;
 use crate::model::tools::{CallRequest, ToolResult};
 use crate::session::error::CallError;
 use crate::session::inflight::{CallKind, CallSlot, CallToken, SlotState};
+use crate::wire::bytes_eq;
 use crate::wire::json::{JsonStr, JsonWriter, RawJson, StrPart};
 #[cfg(feature = "deferred")]
 use crate::wire::jsonrpc::StoredId;
@@ -210,7 +211,7 @@ impl<'a> Session<'a> {
         if let Some(slot) = self
             .slots
             .iter_mut()
-            .find(|s| live(s) && s.id.as_raw() == id.as_raw())
+            .find(|s| live(s) && bytes_eq(s.id.as_raw().as_bytes(), id.as_raw().as_bytes()))
         {
             slot.cancelled_generation = Some(slot.generation);
             if !slot.cancel_unreported {
@@ -226,11 +227,9 @@ impl<'a> Session<'a> {
     /// flight (-32600) and a full table (-32603 with `data.limit`).
     #[cfg(any(feature = "deferred", feature = "listen"))]
     pub(super) fn free_slot_for<'i>(&mut self, id: RequestId<'i>) -> Result<usize, Fault<'i>> {
-        if self
-            .slots
-            .iter()
-            .any(|s| s.state != SlotState::Free && s.id.as_raw() == id.as_raw())
-        {
+        if self.slots.iter().any(|s| {
+            s.state != SlotState::Free && bytes_eq(s.id.as_raw().as_bytes(), id.as_raw().as_bytes())
+        }) {
             return Err(Fault::new(
                 code::INVALID_REQUEST,
                 "Request id is already in use by a call in flight",

@@ -7,7 +7,7 @@
 use core::fmt;
 
 use crate::model::tools::ToolResult;
-use crate::typed::{ArgError, Fields, Rejected};
+use crate::typed::{ArgError, Rejected};
 use crate::wire::json::RawJson;
 
 /// The `inputSchema` of a tool without an arguments parameter.
@@ -23,12 +23,7 @@ pub fn no_args(args: RawJson<'_>) -> Result<(), ArgError<'_>> {
 /// [`no_args`] as [`ToolArgs::parse_into`](crate::typed::ToolArgs::parse_into): the
 /// derived parsers' member reader with no members declared (code size).
 pub fn no_args_into<'i>(args: RawJson<'i>, error: &mut ArgError<'i>) -> Result<(), Rejected> {
-    const NONE: Fields = Fields {
-        names: &[],
-        defaults: &[],
-        deny_unknown: true,
-    };
-    crate::typed::collect_members(args, &NONE, &mut [], error)
+    crate::typed::collect_members(args, &[], &mut [], error)
 }
 
 /// Answers a call whose arguments were refused: an `isError` result naming the tool and

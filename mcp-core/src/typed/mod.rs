@@ -135,8 +135,8 @@
 //! Inside the parsers the error is not returned but written in place: [`ArgValue::from_json`]
 //! gets the `&mut ArgError` to fill ([`ArgError::set`], [`ArgError::at`]) and returns the
 //! zero-sized [`Rejected`], so a `?` moves nothing and every derived struct shares one
-//! member reader ([`Fields`] tables) and one path step (code size on microcontrollers). A
-//! custom value type:
+//! member reader ([`collect_members`], driven by a static table of names) and one path
+//! step (code size on microcontrollers). A custom value type:
 //!
 //! ```
 //! use mcp_rs_core::typed::{ArgError, ArgValue, Problem, Rejected, SchemaText};
@@ -178,9 +178,9 @@ mod value;
 pub use crate::schema_str;
 pub use pattern::{check_pattern, ArgText, Pattern};
 pub use value::{
-    check_max_length, check_maximum, check_min_length, check_minimum, collect_members, enum_index,
-    field_failed, read_field, ArgIter, ArgLength, ArgList, ArgNumber, ArgValue, Fields,
-    OutputValue, SchemaText,
+    check_max_length, check_maximum, check_min_length, check_minimum, collect_known_members,
+    collect_members, enum_index, enum_position, field_failed, read_field, ArgIter, ArgLength,
+    ArgList, ArgNumber, ArgValue, OutputValue, SchemaText,
 };
 
 /// The arguments of a tool: an object schema and the parser that enforces it.
@@ -499,6 +499,19 @@ mod tests {
             ArgError::new(Problem::NotAnObject).to_string(),
             "arguments: must be an object"
         );
+    }
+
+    #[test]
+    fn counts_are_printed_exactly() {
+        for n in [0usize, 9, 10, 99, 100, 65_535, 4_294_967_295] {
+            let e = ArgError::new(Problem::TooLong(n))
+                .within(PathSegment::Index(n))
+                .within(PathSegment::Key("x"));
+            assert_eq!(
+                e.to_string(),
+                std::format!("argument `x[{n}]`: must have at most {n} characters or items")
+            );
+        }
     }
 
     #[test]

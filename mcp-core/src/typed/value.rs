@@ -213,29 +213,41 @@ pub fn check_max_length<'i, T: ArgLength + ?Sized>(
     refuse(v.arg_len() > max, Problem::TooLong(max), error)
 }
 
-/// The members a derived struct declares, for [`collect_members`].
-#[doc(hidden)]
-pub struct Fields {
-    /// The members' names, in field order.
-    pub names: &'static [&'static str],
-    /// Each field's `default` (JSON text the derive wrote), in field order; may be shorter
-    /// than `names` (fields past its end have none).
-    pub defaults: &'static [Option<RawJson<'static>>],
-    /// `additionalProperties: false`.
-    pub deny_unknown: bool,
-}
-
 /// Reads an object's members into `slots` for derived parsers: the value of the member
-/// named `fields.names[i]` goes to `slots[i]`, and an absent member with a default gets
-/// the default's value. Refuses a non-object ([`Problem::NotAnObject`]), a repeated member
-/// ([`Problem::Duplicate`], at its name) and, when `deny_unknown`, a member not in `names`
-/// ([`Problem::Unknown`]): the first of these in member order. One function for every
-/// derived type, driven by its static [`Fields`] table, so that each parser holds only its
-/// own fields' code (flash on microcontrollers).
+/// named `names[i]` goes to `slots[i]` (an absent member's default is the derived parser's:
+/// [`read_field`]'s caller passes it). Refuses a non-object ([`Problem::NotAnObject`]), a
+/// repeated member ([`Problem::Duplicate`], at its name) and a member not in `names`
+/// ([`Problem::Unknown`], `additionalProperties: false`; [`collect_known_members`] ignores
+/// those): the first of these in member order. One function for every derived type, driven
+/// by its static table of names, so that each parser holds only its own fields' code
+/// (flash on microcontrollers).
 #[doc(hidden)]
 pub fn collect_members<'i>(
     v: RawJson<'i>,
-    fields: &Fields,
+    names: &'static [&'static str],
+    slots: &mut [Option<RawJson<'i>>],
+    error: &mut ArgError<'i>,
+) -> Result<(), Rejected> {
+    collect(v, names, true, slots, error)
+}
+
+/// [`collect_members`] for a struct that allows unknown members (`#[arg(allow_unknown)]`).
+#[doc(hidden)]
+pub fn collect_known_members<'i>(
+    v: RawJson<'i>,
+    names: &'static [&'static str],
+    slots: &mut [Option<RawJson<'i>>],
+    error: &mut ArgError<'i>,
+) -> Result<(), Rejected> {
+    collect(v, names, false, slots, error)
+}
+
+/// Both of the above (each program links the one its structs use).
+#[inline(always)]
+fn collect<'i>(
+    v: RawJson<'i>,
+    names: &'static [&'static str],
+    deny_unknown: bool,
     slots: &mut [Option<RawJson<'i>>],
     error: &mut ArgError<'i>,
 ) -> Result<(), Rejected> {
@@ -243,7 +255,7 @@ pub fn collect_members<'i>(
         return Err(error.set(Problem::NotAnObject));
     };
     'members: for (key, value) in members {
-        for (name, slot) in fields.names.iter().zip(slots.iter_mut()) {
+        for (name, slot) in names.iter().zip(slots.iter_mut()) {
             if key.eq_str(name) {
                 if slot.is_some() {
                     error.set(Problem::Duplicate);
@@ -253,13 +265,8 @@ pub fn collect_members<'i>(
                 continue 'members;
             }
         }
-        if fields.deny_unknown {
+        if deny_unknown {
             return Err(error.set(Problem::Unknown(key)));
-        }
-    }
-    for (slot, default) in slots.iter_mut().zip(fields.defaults) {
-        if slot.is_none() {
-            *slot = *default;
         }
     }
     Ok(())
@@ -279,14 +286,16 @@ pub fn read_field<'i, T: ArgValue<'i>>(
     }
 }
 
-/// Puts field `at` of `fields` in front of the recorded error's path (derived parsers: one
+/// Puts field `at` of `names` in front of the recorded error's path (derived parsers: one
 /// call per struct, after whichever field failed).
 #[doc(hidden)]
 #[inline(never)]
-pub fn field_failed(error: &mut ArgError<'_>, fields: &Fields, at: usize) -> Rejected {
-    error.at(PathSegment::Key(
-        fields.names.get(at).copied().unwrap_or_default(),
-    ))
+pub fn field_failed(
+    error: &mut ArgError<'_>,
+    names: &'static [&'static str],
+    at: usize,
+) -> Rejected {
+    error.at(PathSegment::Key(names.get(at).copied().unwrap_or_default()))
 }
 
 /// The position of a string in `names` (a derived unit enum's values), or
@@ -306,6 +315,38 @@ pub fn enum_index<'i>(
         .iter()
         .position(|name| s.eq_str(name))
         .ok_or_else(|| error.set(Problem::NotInEnum(allowed)))
+}
+
+/// The position of a string among the names quoted in `allowed`, a derived unit enum's
+/// `must be one of` list (`"a", "b"`: names JSON writes without escapes, so every `"`
+/// opens or closes one), or [`Problem::Type`] / [`Problem::NotInEnum`] listing `allowed`.
+/// The list is the only table (code size: no array of names beside it); enums with a
+/// name that needs escapes use [`enum_index`].
+#[doc(hidden)]
+#[inline(never)]
+pub fn enum_position<'i>(
+    v: RawJson<'i>,
+    allowed: &'static str,
+    error: &mut ArgError<'i>,
+) -> Result<usize, Rejected> {
+    let Some(s) = v.as_string() else {
+        return Err(error.set(Problem::Type("a string")));
+    };
+    let (mut index, mut open) = (0, None);
+    for (at, b) in allowed.bytes().enumerate() {
+        if b == b'"' {
+            match open.take() {
+                None => open = Some(at + 1),
+                Some(from) => {
+                    if s.eq_str(allowed.get(from..at).unwrap_or_default()) {
+                        return Ok(index);
+                    }
+                    index += 1;
+                }
+            }
+        }
+    }
+    Err(error.set(Problem::NotInEnum(allowed)))
 }
 
 impl<'i> ArgValue<'i> for bool {
@@ -774,6 +815,24 @@ mod tests {
             Problem::Type(t) => Problem::Type(t),
             _ => Problem::Invalid("other"),
         })
+    }
+
+    #[test]
+    fn enum_values_are_found_in_their_must_be_one_of_list() {
+        const ALLOWED: &str = r#""add", "sub", "times", "x""#;
+        fn find(json: &str) -> Result<usize, Problem<'_>> {
+            let raw = parse(json.as_bytes(), Limits::default()).unwrap();
+            let mut e = ArgError::blank();
+            enum_position(raw, ALLOWED, &mut e).map_err(|_| e.problem)
+        }
+        assert_eq!(find(r#""add""#), Ok(0));
+        assert_eq!(find(r#""sub""#), Ok(1));
+        assert_eq!(find(r#""\u0074imes""#), Ok(2));
+        assert_eq!(find(r#""x""#), Ok(3));
+        for other in [r#""ad""#, r#""adds""#, r#""""#, r#"", ""#, r#""add\"""#] {
+            assert_eq!(find(other), Err(Problem::NotInEnum(ALLOWED)), "{other}");
+        }
+        assert_eq!(find("1"), Err(Problem::Type("a string")));
     }
 
     #[test]

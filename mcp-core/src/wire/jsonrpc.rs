@@ -150,24 +150,26 @@ pub fn classify(v: RawJson<'_>) -> Result<Message<'_>, Invalid<'_>> {
         reply: true,
         reason: "message must be a JSON object",
     })?;
-    let (mut jsonrpc, mut id, mut method, mut params, mut result, mut error) =
-        (None, None, None, None, None, None);
+    // In this order in `slots`.
+    const KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+    let mut slots = [None; KEYS.len()];
     let mut duplicate = false;
     for (k, val) in members {
-        // Member names compare after unescaping (`"\u0069d"` is `id`).
+        // Member names compare after unescaping (`"\u0069d"` is `id`); byte by byte, as
+        // `bytes_eq` does (a `match` on strings would link `memcmp`: code size).
         let mut buf = [0u8; 8];
-        let slot = match k.text_in(&mut buf).unwrap_or("") {
-            "jsonrpc" => &mut jsonrpc,
-            "id" => &mut id,
-            "method" => &mut method,
-            "params" => &mut params,
-            "result" => &mut result,
-            "error" => &mut error,
-            _ => continue,
+        let text = k.text_in(&mut buf).unwrap_or("");
+        let Some(slot) = KEYS
+            .iter()
+            .position(|key| super::bytes_eq(key.as_bytes(), text.as_bytes()))
+            .and_then(|i| slots.get_mut(i))
+        else {
+            continue;
         };
         duplicate |= slot.is_some();
         *slot = Some(val);
     }
+    let [jsonrpc, id, method, params, result, error] = slots;
     let parsed_id = id.and_then(RequestId::from_json);
     let fail = |reason| Invalid {
         id: parsed_id,
@@ -403,11 +405,43 @@ pub fn frame_kind(frame: &[u8]) -> FrameKind {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+    use std::format;
+
     use super::*;
     use crate::wire::json::{parse, Limits};
 
     fn cls(s: &str) -> Result<Message<'_>, Invalid<'_>> {
         classify(parse(s.as_bytes(), Limits::default()).unwrap())
+    }
+
+    #[test]
+    fn member_names_compare_decoded_and_exactly() {
+        // Escaped names are the members they spell; near misses are other members.
+        assert!(matches!(
+            cls(r#"{"\u006asonrpc":"2.0","\u0069d":1,"met\u0068od":"ping"}"#),
+            Ok(Message::Request { .. })
+        ));
+        for other in [
+            r#""i""#,
+            r#""idd""#,
+            r#""ID""#,
+            r#""jsonrpc2""#,
+            r#""params\u0000""#,
+        ] {
+            let text = format!(r#"{{"jsonrpc":"2.0","method":"ping",{other}:1}}"#);
+            assert!(
+                matches!(cls(&text), Ok(Message::Notification { .. })),
+                "{text}"
+            );
+        }
+        // A name longer than the decode buffer is no member of ours.
+        assert!(matches!(
+            cls(r#"{"jsonrpc":"2.0","method":"ping","methodmethod":1}"#),
+            Ok(Message::Notification { .. })
+        ));
+        let e = cls(r#"{"jsonrpc":"2.0","id":1,"\u0069d":2,"method":"ping"}"#).unwrap_err();
+        assert_eq!(e.reason, "duplicate member in message");
     }
 
     #[test]

@@ -189,7 +189,9 @@ const NOTIFICATIONS: [(Notification, &str); 3] = [
 impl Method {
     /// The table row of a wire name.
     pub fn lookup(name: &str) -> Option<&'static Row> {
-        METHODS.iter().find(|r| r.name == name)
+        METHODS
+            .iter()
+            .find(|r| super::bytes_eq(r.name.as_bytes(), name.as_bytes()))
     }
     /// The table row of a method name as sent (escapes decoded; a name longer than any in
     /// the table matches nothing). The session dispatches with it and adapters peek with it
@@ -238,7 +240,7 @@ impl Notification {
     pub fn lookup(name: &str) -> Option<Notification> {
         NOTIFICATIONS
             .iter()
-            .find(|(_, n)| *n == name)
+            .find(|(_, n)| super::bytes_eq(n.as_bytes(), name.as_bytes()))
             .map(|(m, _)| *m)
     }
     /// The wire name.
@@ -286,7 +288,7 @@ impl ServerMethod {
     pub fn lookup(name: &str) -> Option<ServerMethod> {
         SERVER_METHODS
             .iter()
-            .find(|(_, n)| *n == name)
+            .find(|(_, n)| super::bytes_eq(n.as_bytes(), name.as_bytes()))
             .map(|(m, _)| *m)
     }
     /// The wire name.
@@ -352,7 +354,7 @@ impl ServerNotification {
     pub fn lookup(name: &str) -> Option<ServerNotification> {
         SERVER_NOTIFICATIONS
             .iter()
-            .find(|(_, n)| *n == name)
+            .find(|(_, n)| super::bytes_eq(n.as_bytes(), name.as_bytes()))
             .map(|(m, _)| *m)
     }
     /// The wire name.

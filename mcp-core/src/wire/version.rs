@@ -133,7 +133,10 @@ impl ProtocolVersion {
 
     /// Parses a wire version string; `None` if it is not one we speak.
     pub fn from_wire(s: &str) -> Option<ProtocolVersion> {
-        TABLE.iter().find(|row| row.1 == s).map(|row| row.0)
+        TABLE
+            .iter()
+            .find(|row| super::bytes_eq(row.1.as_bytes(), s.as_bytes()))
+            .map(|row| row.0)
     }
 
     /// Legacy negotiation: the requested revision if it is a legacy one we speak, otherwise

@@ -642,20 +642,14 @@ impl Digits {
         }
     }
 
-    /// Decimal digits without 64-bit division (which is a ~1 KiB library call on 32-bit
-    /// microcontrollers): shifts and adds above `u32::MAX`, native 32-bit division below.
+    /// Decimal digits without division: [`div10`]'s shifts and adds. (A 64-bit division is
+    /// a ~1 KiB library call on 32-bit microcontrollers, and a 32-bit one is too on the
+    /// Cortex-M0, which has no divide instruction: #21.)
     fn push_u64(&mut self, mut v: u64) {
-        while v > u64::from(u32::MAX) {
+        loop {
             let (q, r) = div10(v);
             self.push_byte(b'0' + r);
             v = q;
-        }
-        // The loop above leaves `v <= u32::MAX`.
-        let mut v = u32::try_from(v).unwrap_or(0);
-        loop {
-            // `v % 10` < 10, so the cast is lossless.
-            self.push_byte(b'0' + (v % 10) as u8);
-            v /= 10;
             if v == 0 {
                 break;
             }
