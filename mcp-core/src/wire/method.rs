@@ -20,8 +20,11 @@
 //! | `prompts/get` | both | refused | prompts | `name` |
 //! | `completion/complete` | both | refused | completions | — |
 //! | `skills/list` | both | refused | skills extension (with resources) | — |
-//! | `skills/get` | both | refused | skills extension (with resources) | `uri` |
-//! | `resources/directory/read` | both | refused | skills extension (with resources) | `uri` |
+//! | `skills/get` | both | refused | skills extension (with resources) | — |
+//! | `resources/directory/read` | both | refused | skills extension (with resources) | — |
+//!
+//! The extension's methods name no target: `Mcp-Name` is defined for the base protocol's
+//! methods only, and SDK clients (the TypeScript SDK 2.4) send none for them.
 //! | `subscriptions/listen` | modern | — | — | — |
 //!
 //! Notifications from the client: `notifications/initialized`, `notifications/cancelled`,
@@ -189,9 +192,9 @@ pub const METHODS: &[Row] = &[
     #[cfg(feature = "skills")]
     row(M::SkillsList, true, C::Skills, Target::None),
     #[cfg(feature = "skills")]
-    row(M::SkillsGet, true, C::Skills, Target::Uri),
+    row(M::SkillsGet, true, C::Skills, Target::None),
     #[cfg(feature = "skills")]
-    row(M::DirectoryRead, true, C::Skills, Target::Uri),
+    row(M::DirectoryRead, true, C::Skills, Target::None),
 ];
 
 const NOTIFICATIONS: [(Notification, &str); 3] = [

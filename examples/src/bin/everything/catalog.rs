@@ -21,7 +21,7 @@ use mcp_rs_tokio::{Context, ErrorReply, PromptOutput, PromptRequest};
 use crate::fixtures::{PNG, PROMPT_COMPLETIONS, STATIC_TEXT, TEMPLATE, TEMPLATE_IDS, WATCHED_TEXT};
 use crate::input::{self, Input, Outcome, Step, INPUT_PROMPT};
 
-const RESOURCES: [Resource<'static>; 3] = [
+const RESOURCES: [Resource<'static>; 4] = [
     Resource {
         title: Some("Static text"),
         description: Some("A static text resource"),
@@ -40,6 +40,7 @@ const RESOURCES: [Resource<'static>; 3] = [
         mime_type: Some("text/plain"),
         ..Resource::new("test://watched-resource", "watched-resource")
     },
+    crate::skills::SKILL_RESOURCE,
 ];
 
 const TEMPLATES: [ResourceTemplate<'static>; 1] = [ResourceTemplate {
@@ -102,6 +103,9 @@ impl ServerHandler for Catalog {
     fn completions(&mut self) -> Option<&mut dyn Completions> {
         Some(self)
     }
+    fn skills(&mut self) -> Option<&dyn mcp_rs_core::model::skills::SkillSet> {
+        Some(crate::skills::skills())
+    }
 }
 
 impl ResourceSet for Catalog {
@@ -143,10 +147,13 @@ impl ResourceSet for Catalog {
                     });
                     result.text(&uri, Some("application/json"), &data.to_string())
                 }
-                _ => {
-                    result.not_found();
-                    return Dispatch::Done;
-                }
+                _ => match crate::skills::file(&uri) {
+                    Some((mime, text)) => result.text(&uri, Some(mime), text),
+                    None => {
+                        result.not_found();
+                        return Dispatch::Done;
+                    }
+                },
             },
         };
         Dispatch::Done
