@@ -19,6 +19,10 @@
 # when a requirement set ran no scenario, or when the suite crashed or timed out. WARNINGs and
 # not-scored failures are reported but do not fail.
 #
+# Extension scenarios are in no requirement set: the server leg also runs those of the
+# extensions everything serves (`server_extensions` below, one `--scenario` run each, at the
+# suite's default version) and scores them like a requirement set named `extensions`.
+#
 #   MCP_CONFORMANCE_LEGS="server client" which legs to run (default both)
 #   MCP_EVERYTHING_CMD=/path/to/server  test another everything build (default: target/debug/everything)
 #   MCP_CONFORMANCE_URL=http://127.0.0.1:PORT/mcp
@@ -43,6 +47,8 @@ revisions=(2025-11-25 2026-07-28)
 # Scored client scenarios (name prefixes) whose feature has not landed on main yet: run and
 # reported, never counted as passed. Empty: every scored scenario counts.
 client_pending=()
+# Extension scenarios the server leg runs and scores (everything serves these extensions).
+server_extensions=(sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/mcp-rs/conformance
 run_timeout=${MCP_CONFORMANCE_TIMEOUT:-300}
 verbose=${MCP_CONFORMANCE_VERBOSE:-0}
@@ -158,6 +164,8 @@ server_leg() { # label cmd [args...]
   for rev in "${revisions[@]}"; do
     run_suite "server:$label" "$rev" --url "$url"
   done
+  # The extensions only `everything` serves (skills).
+  if [ "$label" = server ]; then run_extensions "$url"; fi
   if ! kill -0 "$server_pid" 2>/dev/null; then
     echo "conformance: the server exited during the run; its output:" >&2
     cat "$server_log" >&2
@@ -171,6 +179,24 @@ server_leg() { # label cmd [args...]
   server_pid=""
 }
 
+# The extension scenarios, one run each, into one results dir: $out/server-extensions.
+run_extensions() { # url
+  local dir=$out/server-extensions log=$out/server-extensions.log rc=0 one
+  step "suite: server --scenario ${server_extensions[*]}"
+  rm -rf "${dir:?}"
+  mkdir -p "$dir"
+  : >"$log"
+  for scenario in "${server_extensions[@]}"; do
+    one=0
+    (cd "$work" && timeout --kill-after=10 "$run_timeout" "$node" "$suite_dir/dist/index.js" \
+      server --url "$1" --scenario "$scenario" --output-dir "$dir") >>"$log" 2>&1 || one=$?
+    if [ "$one" -gt "$rc" ]; then rc=$one; fi
+  done
+  if [ "$verbose" = 1 ]; then cat "$log"; fi
+  echo "exit status $rc; $(find "$dir" -name checks.json | wc -l) scenario results in $dir"
+  runs+=("server|extensions|$rc|$dir|$log")
+}
+
 if has_leg server; then
   if [ -n "${MCP_CONFORMANCE_URL:-}" ]; then
     url=$MCP_CONFORMANCE_URL
@@ -178,6 +204,7 @@ if has_leg server; then
     for rev in "${revisions[@]}"; do
       run_suite server "$rev" --url "$url"
     done
+    run_extensions "$url"
   else
     server_leg server "${MCP_EVERYTHING_CMD:-$bin_dir/everything}"
   fi
@@ -247,7 +274,13 @@ for (const run of runs) {
   }
   const rc = Number(rcText);
   const problems = [];
-  const req = YAML.parse(fs.readFileSync(path.join(suiteDir, 'requirements', `${rev}.yaml`), 'utf8'));
+  // `extensions`: the extension scenarios of the script's list, each run on its own (one
+  // "Test Results:" block each instead of a summary).
+  const extensions = rev === 'extensions';
+  const req = extensions
+    ? { server: (process.env.MCP_CONFORMANCE_EXTENSIONS ?? '').split(' ').filter(Boolean) }
+    : YAML.parse(fs.readFileSync(path.join(suiteDir, 'requirements', `${rev}.yaml`), 'utf8'));
+  const summary = extensions ? /^Test Results:$/m : /^=== (SUITE )?SUMMARY ===$/m;
   const scored = req[leg] ?? [];
   const notScored = new Map((req.not_scored ?? []).filter((e) => e.leg === leg)
     .map((e) => [e.scenario, e.reason]));
@@ -323,7 +356,10 @@ for (const run of runs) {
       problems.push(`${m[1]}: the suite says ${m[2]} passed, ${m[3]} failed; checks.json says ${p} passed, ${f} failed`);
     }
   }
-  if (!/^=== (SUITE )?SUMMARY ===$/m.test(log)) problems.push('the suite printed no summary');
+  if (!summary.test(log)) problems.push('the suite printed no summary');
+  if (extensions && (log.match(/^Test Results:$/gm) ?? []).length !== scored.length) {
+    problems.push(`expected one "Test Results:" block per extension scenario (${scored.length})`);
+  }
   if (rc === 124 || rc === 137) problems.push(`the suite timed out (exit status ${rc})`);
   else if (rc !== 0 && rc !== 1) problems.push(`the suite crashed (exit status ${rc})`);
   else if (rc === 1 && s.failed === 0 && n.failed === 0 && p.failed === 0) problems.push('the suite exited 1 with no scored failure (an error of its own?)');
@@ -351,7 +387,7 @@ for (const run of runs) {
   if (problems.length) {
     console.log('  errors:');
     for (const p of problems) console.log(`    ${p}`);
-    if (!/^=== (SUITE )?SUMMARY ===$/m.test(log) || (rc !== 0 && rc !== 1)) {
+    if (!summary.test(log) || (rc !== 0 && rc !== 1)) {
       console.log("  last lines of the suite's output:");
       for (const l of log.trimEnd().split('\n').slice(-20)) console.log(`    | ${l}`);
     }
@@ -367,6 +403,6 @@ EOF
 
 step "results"
 status=0
-MCP_CONFORMANCE_PENDING="${client_pending[*]}" \
+MCP_CONFORMANCE_PENDING="${client_pending[*]}" MCP_CONFORMANCE_EXTENSIONS="${server_extensions[*]}" \
   "$node" "$work/report.mjs" "$suite_dir" "${runs[@]}" || status=$?
 exit "$status"

@@ -259,3 +259,62 @@ fn command_line() {
     let missing = everything(&["--listen"]).wait_with_output().expect("run");
     assert_eq!(missing.status.code(), Some(2));
 }
+
+/// The skills extension over stdio: declared in `initialize`, and every file of the
+/// `skills/list` manifest reads back with the listed size and `sha256:` digest (what a host
+/// verifies before it loads a skill); its directory lists SKILL.md and `references`.
+#[test]
+fn stdio_skills_manifest_matches_the_files() {
+    use sha2::{Digest, Sha256};
+    let (mut child, mut p) = pipes(LEGACY, json!({}));
+    let init = p.request(
+        "initialize",
+        json!({"protocolVersion": LEGACY, "capabilities": {},
+               "clientInfo": {"name": "everything-pipes", "version": "0"}}),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/skills"],
+        json!({"directoryRead": true})
+    );
+    p.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let list = p.request("skills/list", json!({}));
+    let skills = list["result"]["skills"].as_array().expect("skills").clone();
+    assert_eq!(skills.len(), 1, "{list}");
+    let entry = &skills[0];
+    assert_eq!(entry["uri"], "skill://everything/greeting/SKILL.md");
+    assert_eq!(entry["frontmatter"]["name"], "greeting");
+    let files = entry["resources"].as_array().expect("a manifest");
+    assert_eq!(files.len(), 2);
+    for f in files {
+        let uri = f["uri"].as_str().expect("uri");
+        let read = p.request("resources/read", json!({ "uri": uri }));
+        let text = read["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("text of {uri}: {read}"));
+        assert_eq!(f["size"], json!(text.len()), "{uri}");
+        let hex: String = Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(f["digest"], format!("sha256:{hex}"), "{uri}");
+    }
+    let got = p.request("skills/get", json!({"uri": entry["uri"]}));
+    assert_eq!(&got["result"]["skill"], entry);
+    let dir = p.request(
+        "resources/directory/read",
+        json!({"uri": "skill://everything/greeting"}),
+    );
+    let children: Vec<(&str, Option<&str>)> = dir["result"]["resources"]
+        .as_array()
+        .expect("children")
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap_or(""), c["mimeType"].as_str()))
+        .collect();
+    assert_eq!(
+        children,
+        [("SKILL.md", None), ("references", Some("inode/directory"))]
+    );
+    drop(p);
+    let status = child.wait().expect("exit");
+    assert!(status.success(), "exit status {status}");
+}

@@ -160,6 +160,9 @@ impl ServerHandler for Combined<'_> {
     fn completions(&mut self) -> Option<&mut dyn mcp_rs_core::model::completion::Completions> {
         self.provider()?.completions()
     }
+    fn skills(&mut self) -> Option<&dyn mcp_rs_core::model::skills::SkillSet> {
+        self.provider()?.skills()
+    }
 }
 
 /// Timeouts of a byte-stream connection (`None`: no limit), and how its accept loop sees it.

@@ -10,6 +10,8 @@ use crate::model::completion::Completions;
 use crate::model::prompts::PromptSet;
 #[cfg(feature = "resources")]
 use crate::model::resources::ResourceSet;
+#[cfg(feature = "skills")]
+use crate::model::skills::SkillSet;
 use crate::model::tools::ToolSet;
 
 /// What a server offers: one optional provider per capability. Every method defaults to
@@ -47,6 +49,12 @@ pub trait ServerHandler {
     /// Argument completion, if the server has the `completions` capability.
     #[cfg(feature = "completion")]
     fn completions(&mut self) -> Option<&mut dyn Completions> {
+        None
+    }
+    /// The skills (`io.modelcontextprotocol/skills` extension), served only together with
+    /// [`resources`](Self::resources), which serves the skills' files.
+    #[cfg(feature = "skills")]
+    fn skills(&mut self) -> Option<&dyn SkillSet> {
         None
     }
 }

@@ -12,6 +12,7 @@
 //! | [`prompts`] | prompt definitions and results (`PromptSet`) |
 //! | [`resources`] | resources, templates and reads (`ResourceSet`) |
 //! | [`completion`] | argument completion (`Completions`) |
+//! | [`skills`] | the skills extension: skill entries (`SkillSet`) |
 //! | [`handler`] | `ServerHandler`: one server's providers |
 //!
 //! Depends on the wire and token layers only; within the layer, each module uses only those
@@ -29,4 +30,6 @@ pub mod logging;
 pub mod prompts;
 #[cfg(feature = "resources")]
 pub mod resources;
+#[cfg(feature = "skills")]
+pub mod skills;
 pub mod tools;

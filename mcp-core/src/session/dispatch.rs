@@ -252,6 +252,8 @@ impl Session<'_> {
             Capability::Prompts => server.prompts().is_some(),
             #[cfg(feature = "completion")]
             Capability::Completions => server.completions().is_some(),
+            #[cfg(feature = "skills")]
+            Capability::Skills => server.skills().is_some() && server.resources().is_some(),
             #[allow(unreachable_patterns)]
             _ => false,
         }
@@ -391,6 +393,12 @@ impl Session<'_> {
             Method::Complete => self.complete_request(server, id, ctx, &p, text, w, incoming),
             #[cfg(feature = "listen")]
             Method::Listen => self.listen(server, id, &p, w, incoming),
+            #[cfg(feature = "skills")]
+            Method::SkillsList => self.skills_list(server, id, ctx, &p, w),
+            #[cfg(feature = "skills")]
+            Method::SkillsGet => self.skills_get(server, id, ctx, &p, w),
+            #[cfg(feature = "skills")]
+            Method::DirectoryRead => self.directory_read(server, id, ctx, &p, w),
             #[allow(unreachable_patterns)]
             _ => {
                 Err(Fault::new(code::METHOD_NOT_FOUND, "Method not found")

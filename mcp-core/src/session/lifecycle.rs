@@ -99,6 +99,22 @@ impl<'a> Session<'a> {
             caps_object(w, "completions", false, false);
         }
         caps_object(w, "logging", false, false);
+        // Extensions (SEP-2133): settings inline under the identifier.
+        #[cfg(feature = "skills")]
+        if let Some(directory_read) = server.skills().map(|s| s.directory_read()) {
+            if server.resources().is_some() {
+                w.key("extensions");
+                w.begin_object();
+                w.key(crate::model::skills::EXTENSION);
+                w.begin_object();
+                if directory_read {
+                    w.key("directoryRead");
+                    w.bool(true);
+                }
+                w.end_object();
+                w.end_object();
+            }
+        }
         w.end_object();
     }
 

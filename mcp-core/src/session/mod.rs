@@ -25,6 +25,8 @@ mod prompts;
 #[cfg(feature = "resources")]
 mod resources;
 mod rounds;
+#[cfg(feature = "skills")]
+mod skills;
 mod tools;
 
 use crate::model::common::ClientCaps;

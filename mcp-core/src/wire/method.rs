@@ -19,6 +19,12 @@
 //! | `prompts/list` | both | refused | prompts | — |
 //! | `prompts/get` | both | refused | prompts | `name` |
 //! | `completion/complete` | both | refused | completions | — |
+//! | `skills/list` | both | refused | skills extension (with resources) | — |
+//! | `skills/get` | both | refused | skills extension (with resources) | — |
+//! | `resources/directory/read` | both | refused | skills extension (with resources) | — |
+//!
+//! The extension's methods name no target: `Mcp-Name` is defined for the base protocol's
+//! methods only, and SDK clients (the TypeScript SDK 2.4) send none for them.
 //! | `subscriptions/listen` | modern | — | — | — |
 //!
 //! Notifications from the client: `notifications/initialized`, `notifications/cancelled`,
@@ -61,6 +67,12 @@ pub enum Method {
     Complete,
     /// `subscriptions/listen`
     Listen,
+    /// `skills/list` (skills extension)
+    SkillsList,
+    /// `skills/get` (skills extension)
+    SkillsGet,
+    /// `resources/directory/read` (skills extension)
+    DirectoryRead,
 }
 
 /// A notification method the server acts on.
@@ -103,6 +115,8 @@ pub enum Capability {
     Prompts,
     /// `completions`
     Completions,
+    /// The `io.modelcontextprotocol/skills` extension (it needs `resources` as well).
+    Skills,
 }
 
 /// Which request parameter names the method's target (mirrored by HTTP's `Mcp-Name`).
@@ -175,6 +189,12 @@ pub const METHODS: &[Row] = &[
     row(M::Complete, true, C::Completions, Target::None),
     #[cfg(feature = "listen")]
     row(M::Listen, true, C::None, Target::None),
+    #[cfg(feature = "skills")]
+    row(M::SkillsList, true, C::Skills, Target::None),
+    #[cfg(feature = "skills")]
+    row(M::SkillsGet, true, C::Skills, Target::None),
+    #[cfg(feature = "skills")]
+    row(M::DirectoryRead, true, C::Skills, Target::None),
 ];
 
 const NOTIFICATIONS: [(Notification, &str); 3] = [
@@ -231,6 +251,9 @@ impl Method {
             Method::PromptsGet => "prompts/get",
             Method::Complete => "completion/complete",
             Method::Listen => "subscriptions/listen",
+            Method::SkillsList => "skills/list",
+            Method::SkillsGet => "skills/get",
+            Method::DirectoryRead => "resources/directory/read",
         }
     }
 }

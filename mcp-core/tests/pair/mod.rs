@@ -316,6 +316,7 @@ impl Pair {
             resources: Some(TestResources::default()),
             prompts: Some(TestPrompts),
             completions: Some(TestCompletions),
+            skills: None,
         };
     }
 
@@ -564,6 +565,8 @@ pub(crate) struct Extras {
     pub resources: Option<TestResources>,
     pub prompts: Option<TestPrompts>,
     pub completions: Option<TestCompletions>,
+    /// Skills (served only with `resources`).
+    pub skills: Option<&'static [mcp_rs_core::model::skills::Skill<'static>]>,
 }
 
 /// The server `Pair` hands to `Session::handle`.
@@ -590,6 +593,12 @@ impl ServerHandler for Serve<'_> {
             .completions
             .as_mut()
             .map(|c| c as &mut dyn Completions)
+    }
+    fn skills(&mut self) -> Option<&dyn mcp_rs_core::model::skills::SkillSet> {
+        self.ext
+            .skills
+            .as_ref()
+            .map(|s| s as &dyn mcp_rs_core::model::skills::SkillSet)
     }
 }
 

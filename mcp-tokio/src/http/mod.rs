@@ -60,6 +60,7 @@
 
 pub mod auth;
 use crate::budget;
+pub mod card;
 mod front;
 pub mod headers;
 #[cfg(feature = "jwt")]
@@ -146,6 +147,10 @@ pub struct HttpConfig {
     /// The legacy HTTP+SSE transport of 2024-11-05 beside Streamable HTTP (default `None`:
     /// off); see [`LegacySse`].
     pub legacy_sse: Option<LegacySse>,
+    /// The server card at `<path>/server-card` and the catalogs pointing at it at
+    /// `/.well-known/ai-catalog.json` and `/.well-known/mcp/catalog.json` (default `true`;
+    /// public, see [`card`]).
+    pub server_card: bool,
     /// Bytes held at once, over every client, in buffers whose size clients decide (default
     /// 256 MiB): request bodies being read, frames queued for responses and streams (SSE
     /// streams, GET and `subscriptions/listen` streams, the HTTP+SSE stream), JSON answers
@@ -229,6 +234,7 @@ impl Default for HttpConfig {
             sse_keep_alive: Some(Duration::from_secs(15)),
             auth: None,
             response_headers: hyper::HeaderMap::new(),
+            server_card: true,
             legacy_sse: None,
             memory_budget: 256 << 20,
             max_json_answer: 64 << 20,
@@ -767,6 +773,11 @@ where
     let auth = state.config.auth.as_ref();
     let path = parts.uri.path();
     let endpoint = state.endpoint.as_deref();
+    if state.config.server_card {
+        if let Some(r) = card::respond(&state.server.inner.info, &parts, endpoint.unwrap_or("")) {
+            return r;
+        }
+    }
     let legacy = state.config.legacy_sse.as_ref().and_then(|l| {
         if path == l.sse_path {
             Some(true)

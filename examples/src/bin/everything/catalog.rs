@@ -17,10 +17,18 @@ use mcp_rs_core::ServerHandler;
 use mcp_rs_tokio::{Context, ErrorReply, PromptOutput, PromptRequest};
 
 use crate::fixtures::{
-    BASE_PROMPTS, PNG, PROMPT_COMPLETIONS, RESOURCES, STATIC_TEXT, TEMPLATE, TEMPLATES,
+    BASE_PROMPTS, PNG, PROMPT_COMPLETIONS, RESOURCES as BASE_RESOURCES, STATIC_TEXT, TEMPLATE, TEMPLATES,
     TEMPLATE_IDS, WATCHED_TEXT,
 };
 use crate::input::{self, Input, Outcome, Step, INPUT_PROMPT};
+
+/// The fixtures' resources and the skill's files' entry point (skills are read as resources).
+const RESOURCES: [Resource<'static>; 4] = [
+    BASE_RESOURCES[0],
+    BASE_RESOURCES[1],
+    BASE_RESOURCES[2],
+    crate::skills::SKILL_RESOURCE,
+];
 
 const PROMPTS: [Prompt<'static>; 5] = [
     BASE_PROMPTS[0],
@@ -49,6 +57,9 @@ impl ServerHandler for Catalog {
     }
     fn completions(&mut self) -> Option<&mut dyn Completions> {
         Some(self)
+    }
+    fn skills(&mut self) -> Option<&dyn mcp_rs_core::model::skills::SkillSet> {
+        Some(crate::skills::skills())
     }
 }
 
@@ -91,10 +102,13 @@ impl ResourceSet for Catalog {
                     });
                     result.text(&uri, Some("application/json"), &data.to_string())
                 }
-                _ => {
-                    result.not_found();
-                    return Dispatch::Done;
-                }
+                _ => match crate::skills::file(&uri) {
+                    Some((mime, text)) => result.text(&uri, Some(mime), text),
+                    None => {
+                        result.not_found();
+                        return Dispatch::Done;
+                    }
+                },
             },
         };
         Dispatch::Done

@@ -31,6 +31,7 @@ mod auth;
 mod catalog;
 use mcp_examples::fixtures;
 mod input;
+mod skills;
 mod tools;
 
 const USAGE: &str = "\
