@@ -63,18 +63,21 @@ pub(super) fn write_fault(
     f: &Fault<'_>,
 ) -> Option<usize> {
     let before = w.checkpoint();
-    write_fault_full(w, id, f, true);
-    let needed = w.len().saturating_sub(before.len());
-    if !w.overflowed() {
-        return None;
+    let mut needed = 0;
+    // The full reply, then without the detail, then without the id: the first that fits.
+    for (echo, detailed) in [(id, true), (id, false), (None, false)] {
+        w.rewind(before);
+        write_fault_full(w, echo, f, detailed);
+        if detailed {
+            needed = w.len().saturating_sub(before.len());
+        }
+        if !w.overflowed() {
+            if echo.is_some() {
+                return None;
+            }
+            break;
+        }
     }
-    w.rewind(before);
-    write_fault_full(w, id, f, false);
-    if !w.overflowed() {
-        return None;
-    }
-    w.rewind(before);
-    write_fault_full(w, None, f, false);
     if w.overflowed() {
         w.rewind(before);
         let message = [
@@ -86,53 +89,47 @@ pub(super) fn write_fault(
     id.map(|_| before.len() + needed)
 }
 
+// Out of line: inlined into the loop above, it is larger on Thumb-2 (#21: size).
+#[inline(never)]
 fn write_fault_full(w: &mut JsonWriter<'_>, id: Option<&str>, f: &Fault<'_>, detailed: bool) {
     let detail = f.detail;
-    let data = |w: &mut JsonWriter<'_>| match detail {
-        Detail::Version(requested) => {
-            w.begin_object();
-            w.key("supported");
-            write_supported_versions(w);
-            w.key("requested");
-            let (head, _) = truncate_escaped(requested, 32);
-            w.string_raw_escaped(head);
-            w.end_object();
+    // Called only when `has_data` (below): the detail kinds without `data` never reach it.
+    // One object around every kind, and the keyed numbers share their writer (#21: size).
+    let data = |w: &mut JsonWriter<'_>| {
+        w.begin_object();
+        match detail {
+            Detail::Version(requested) => {
+                w.key("supported");
+                write_supported_versions(w);
+                w.key("requested");
+                let (head, _) = truncate_escaped(requested, 32);
+                w.string_raw_escaped(head);
+            }
+            Detail::Caps(ref caps) => {
+                w.key("requiredCapabilities");
+                caps.write(w);
+            }
+            Detail::Limit(n) | Detail::Required(n) => {
+                w.key(if matches!(detail, Detail::Limit(_)) {
+                    "limit"
+                } else {
+                    "required"
+                });
+                w.u64(n as u64);
+            }
+            Detail::Scan(e) => {
+                w.key("reason");
+                w.string_parts(&e.message_parts());
+            }
+            #[cfg(feature = "resources")]
+            Detail::Uri(uri) => {
+                w.key("uri");
+                let (head, _) = truncate_escaped(uri.raw(), 256);
+                w.string_raw_escaped(head);
+            }
+            _ => {}
         }
-        Detail::Caps(ref caps) => {
-            w.begin_object();
-            w.key("requiredCapabilities");
-            caps.write(w);
-            w.end_object();
-        }
-        Detail::Limit(n) => {
-            w.begin_object();
-            w.key("limit");
-            w.u64(n as u64);
-            w.end_object();
-        }
-        Detail::Required(n) => {
-            w.begin_object();
-            w.key("required");
-            w.u64(n as u64);
-            w.end_object();
-        }
-        Detail::Scan(e) => {
-            w.begin_object();
-            w.key("reason");
-            w.string_parts(&e.message_parts());
-            w.end_object();
-        }
-        #[cfg(feature = "resources")]
-        Detail::Uri(uri) => {
-            w.begin_object();
-            w.key("uri");
-            let (head, _) = truncate_escaped(uri.raw(), 256);
-            w.string_raw_escaped(head);
-            w.end_object();
-        }
-        #[cfg(feature = "prompts")]
-        Detail::Text(_) => w.null(),
-        Detail::None | Detail::Name(_) => w.null(),
+        w.end_object();
     };
     #[cfg(feature = "prompts")]
     let has_data = !matches!(detail, Detail::None | Detail::Name(_) | Detail::Text(_));
@@ -157,16 +154,14 @@ fn write_fault_full(w: &mut JsonWriter<'_>, id: Option<&str>, f: &Fault<'_>, det
             push(StrPart::Text(": "));
             push(StrPart::Text(t.as_str()));
         }
-        Detail::Name(name) => {
-            let (head, cut) = truncate_escaped(name.raw(), 64);
-            push(StrPart::Text(": "));
-            push(StrPart::Escaped(head));
-            if cut {
-                push(StrPart::Text("..."));
-            }
-        }
-        Detail::Version(v) => {
-            let (head, cut) = truncate_escaped(v, 32);
+        // A name (up to 64 characters) or a version (up to 32), cut by one call.
+        Detail::Name(_) | Detail::Version(_) => {
+            let (raw, max) = match shown {
+                Detail::Name(name) => (name.raw(), 64),
+                Detail::Version(v) => (v, 32),
+                _ => ("", 0),
+            };
+            let (head, cut) = truncate_escaped(raw, max);
             push(StrPart::Text(": "));
             push(StrPart::Escaped(head));
             if cut {

@@ -341,17 +341,19 @@ impl<'b> JsonWriter<'b> {
     }
     /// An unsigned integer value.
     pub fn u64(&mut self, v: u64) {
-        self.before_value();
-        let mut digits = Digits::new();
-        digits.push_u64(v);
-        self.emit(digits.as_bytes());
+        self.integer(false, v);
     }
     /// A signed integer value.
     pub fn i64(&mut self, v: i64) {
+        self.integer(v < 0, v.unsigned_abs());
+    }
+    /// The one integer writer behind [`u64`](Self::u64) and [`i64`](Self::i64) (#21: one
+    /// copy of the digit loop and its zeroed buffer).
+    fn integer(&mut self, negative: bool, magnitude: u64) {
         self.before_value();
         let mut digits = Digits::new();
-        digits.push_u64(v.unsigned_abs());
-        if v < 0 {
+        digits.push_u64(magnitude);
+        if negative {
             digits.push_byte(b'-');
         }
         self.emit(digits.as_bytes());
