@@ -76,6 +76,9 @@ const SESSIONS: usize = 4;
 const SOCKET_BUF: usize = 1024;
 /// The overflow socket's buffers (it only answers 503).
 const OVERFLOW_BUF: usize = 256;
+/// Ethernet frames (1,514 bytes each) queued between the W5500 driver and the stack, each
+/// way (embassy's examples take 8: 24 KiB).
+const ETH_FRAMES: usize = 4;
 /// The TCP port served.
 const PORT: u16 = 80;
 /// A peer silent for this long while data waits for its ACK (or a keep-alive probe) loses
@@ -122,15 +125,12 @@ bind_interrupts!(struct Irqs {
     DMA_IRQ_0 => dma::InterruptHandler<DMA_CH0>, dma::InterruptHandler<DMA_CH1>;
 });
 
-/// Every slot's memory, zeroed (`.bss`), taken once.
-static SLOT_MEMORY: ConstStaticCell<[HttpSlot; SLOTS]> =
-    ConstStaticCell::new([const { HttpSlot::new() }; SLOTS]);
 /// What the overflow socket knows of each slot (idle or not).
 static SLOT_STATES: ConstStaticCell<[SlotState; SLOTS]> =
     ConstStaticCell::new([const { SlotState::new() }; SLOTS]);
-/// The legacy sessions' call storage.
-static SESSION_MEMORY: ConstStaticCell<[[CallSlot; CALLS]; SESSIONS]> =
-    ConstStaticCell::new([[CallSlot::EMPTY; CALLS]; SESSIONS]);
+/// The legacy sessions' call storage, filled at start-up (`.bss`: an empty `CallSlot` is
+/// not all zero bytes, so a `const` initializer would put it in `.data`, in flash too).
+static SESSION_MEMORY: StaticCell<[[CallSlot; CALLS]; SESSIONS]> = StaticCell::new();
 /// Slot tasks whose socket exists (the overflow socket is created after them, so that
 /// embassy-net offers it a connection only when no slot socket listens).
 static SOCKETS_READY: AtomicUsize = AtomicUsize::new(0);
@@ -166,7 +166,8 @@ async fn main(spawner: Spawner) {
     let int = Input::new(p.PIN_21, Pull::Up);
     let rst = Output::new(p.PIN_20, Level::High);
 
-    static ETH_STATE: StaticCell<embassy_net_wiznet::State<8, 8>> = StaticCell::new();
+    static ETH_STATE: StaticCell<embassy_net_wiznet::State<ETH_FRAMES, ETH_FRAMES>> =
+        StaticCell::new();
     let state = ETH_STATE.init(embassy_net_wiznet::State::new());
     let (device, eth_runner) =
         match embassy_net_wiznet::new::<_, _, W5500, _, _, _>(mac, state, spi, int, rst).await {
@@ -207,15 +208,21 @@ async fn main(spawner: Spawner) {
         ..Config::new(SecretKey(key))
     };
     let server: &'static McpServer = SERVER.init(
-        Server::new(&INFO, config, Device { tools: DeviceTools::new() })
-            .with_http(HttpConfig::new().allowed_hosts(hosts))
-            .with_clock(board::uptime_ms)
-            .with_sessions(SESSION_MEMORY.take()),
+        Server::new(
+            &INFO,
+            config,
+            Device {
+                tools: DeviceTools::new(),
+            },
+        )
+        .with_http(HttpConfig::new().allowed_hosts(hosts))
+        .with_clock(board::uptime_ms)
+        .with_sessions(SESSION_MEMORY.init([[CallSlot::EMPTY; CALLS]; SESSIONS])),
     );
 
     let states: &'static [SlotState; SLOTS] = SLOT_STATES.take();
-    for (slot, state) in SLOT_MEMORY.take().iter_mut().zip(states) {
-        spawner.spawn(spawned(slot_task(stack, server, slot, state)));
+    for state in states {
+        spawner.spawn(spawned(slot_task(stack, server, state)));
     }
     while SOCKETS_READY.load(Ordering::Acquire) < SLOTS {
         yield_now().await;
@@ -232,21 +239,26 @@ async fn main(spawner: Spawner) {
             continue;
         }
         let evicted = states.iter().any(SlotState::evict);
-        defmt::warn!("every slot busy: 503 (an idle connection closed: {})", evicted);
+        defmt::warn!(
+            "every slot busy: 503 (an idle connection closed: {})",
+            evicted
+        );
         let _ = server.refuse_busy(&mut socket).await;
         finish(&mut socket).await;
     }
 }
 
 /// One connection slot: accepts a connection on its own socket and serves it with its own
-/// [`Slot`], then the next.
+/// [`Slot`], then the next. The slot and the socket buffers are locals of the task, so they
+/// live in its pool's static future (`.bss`): a `static` slot would be `.data` (an empty
+/// `CallSlot` is not all zero bytes), in flash as well as RAM.
 #[embassy_executor::task(pool_size = SLOTS)]
 async fn slot_task(
     stack: Stack<'static>,
     server: &'static McpServer,
-    slot: &'static mut HttpSlot,
     state: &'static SlotState,
 ) -> ! {
+    let mut slot = HttpSlot::new();
     let mut rx = [0u8; SOCKET_BUF];
     let mut tx = [0u8; SOCKET_BUF];
     let mut socket = TcpSocket::new(stack, &mut rx, &mut tx);
@@ -258,7 +270,7 @@ async fn slot_task(
             reset(&mut socket).await;
             continue;
         }
-        let ended = server.serve_with(slot, state, &mut socket).await;
+        let ended = server.serve_with(&mut slot, state, &mut socket).await;
         defmt::debug!("connection ended: {}", defmt::Debug2Format(&ended));
         finish(&mut socket).await;
     }
