@@ -145,16 +145,18 @@ async fn main(spawner: Spawner) {
         Output::new(p.PIN_15, Level::Low),
     ]);
 
-    // The key of cursors and session ids: this image's build-time secret mixed with the
-    // ring oscillator's random bits (a weak source alone, but it differs per boot).
+    // This image's build-time secret (build.rs).
     let mut key: [u8; 16] = include!(concat!(env!("OUT_DIR"), "/key.rs"));
+    // A locally administered MAC address, fixed per image (so DHCP leases stay put): the
+    // W5500 has none of its own.
+    let mac = [0x02, b'm', b'c', key[0], key[1], key[2]];
+    // The key of cursors and session ids: the secret mixed with the ring oscillator's
+    // random bits (a weak source alone, but it differs per boot).
     let mut rosc = [0u8; 16];
     RoscRng.fill_bytes(&mut rosc);
     for (k, r) in key.iter_mut().zip(rosc) {
         *k ^= r;
     }
-    // A locally administered MAC address, fixed per image (so DHCP leases stay put).
-    let mac = [0x02, b'm', b'c', key[0], key[1], key[2]];
 
     let mut spi_config = spi::Config::default();
     spi_config.frequency = 50_000_000;
