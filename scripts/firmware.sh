@@ -29,6 +29,10 @@ mps2-an386	examples/firmware	thumbv7em-none-eabihf	mcp-firmware	mps2-an386	32768
 mps2-an386-embassy	examples/firmware-embassy	thumbv7em-none-eabihf	mcp-firmware-embassy	mps2-an386	-	-
 microbit	examples/firmware	thumbv6m-none-eabi	mcp-firmware	microbit	32768	8192
 riscv	examples/firmware	riscv32imac-unknown-none-elf	mcp-firmware	sifive_e	36096	8192"
+# Real hardware (issue #22): a Raspberry Pi Pico (RP2040) with a WIZnet W5500 (W5500-EVB-Pico),
+# MCP over Streamable HTTP (embassy-net). No QEMU machine ("-"): `size` and `elf` only; its
+# footprint is checked by scripts/test-firmware-w5500.sh.
+BOARDS+=$'\n'"pico-w5500	examples/firmware-w5500	thumbv6m-none-eabi	mcp-firmware-w5500	-	-	-"
 
 usage() {
   echo "usage: scripts/firmware.sh run BOARD | size BOARD... | elf BOARD | boards" >&2
@@ -86,6 +90,11 @@ case "$cmd" in
   run)
     [ $# -eq 1 ] || usage
     lookup "$1"
+    if [ "$MACHINE" = "-" ]; then
+      echo "firmware.sh: board '$1' is real hardware, not runnable in QEMU: flash the image from" >&2
+      echo "  scripts/firmware.sh elf $1   (e.g. probe-rs run --chip RP2040 <elf>)" >&2
+      exit 4
+    fi
     cd "$ROOT/$CRATE"
     # cargo builds the image if needed (its messages go to stderr), then the crate's runner
     # for the target starts QEMU with the UART on stdio.
