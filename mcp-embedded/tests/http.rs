@@ -1078,3 +1078,21 @@ fn deferred_requests_run_on_the_slot_and_stream_their_progress() {
     assert_eq!(rs[2].header("content-type"), Some("application/json"));
     assert_eq!(rs[2].json()["result"]["content"][0]["text"], "done");
 }
+
+#[test]
+fn a_listen_request_from_a_json_only_client_gets_406() {
+    let body = modern_body(
+        4,
+        "subscriptions/listen",
+        r#""notifications":{"toolsListChanged":true}"#,
+    );
+    let req = post(&body, "Mcp-Method: subscriptions/listen\r\n")
+        .replace("application/json, text/event-stream", "application/json");
+    let (ended, rs) = exchange(req.as_bytes());
+    assert_eq!(ended, Ended::Closed);
+    assert_eq!(rs.len(), 1);
+    assert_eq!(rs[0].status, 406);
+    let v = rs[0].json();
+    assert_eq!(v["id"], 4);
+    assert_eq!(v["error"]["code"], -32600);
+}

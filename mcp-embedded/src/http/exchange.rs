@@ -357,6 +357,23 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                 return Ok(Posted::Answered(keep));
             }
         }
+        let is_listen = matches!(peeked, Peek::Request(r) if r.method() == Some(Method::Listen));
+        if is_listen && !head.accepts("text/event-stream") {
+            // A stream and nothing else: a JSON-only client cannot receive it.
+            let why = "subscriptions/listen is answered with a text/event-stream response";
+            self.refuse_with(
+                socket,
+                tx,
+                406,
+                request_id,
+                code::INVALID_REQUEST,
+                why,
+                keep,
+                Extra::default(),
+            )
+            .await?;
+            return Ok(Posted::Answered(keep));
+        }
         let now = self.now();
         let version = head.text("mcp-protocol-version");
         let known = version.is_none_or(|v| ProtocolVersion::ALL.iter().any(|p| p.as_str() == v));
@@ -412,8 +429,7 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
             }
         }
         let creating = entry.is_some() && session_id.is_none();
-        let listen = matches!(peeked, Peek::Request(r) if r.method() == Some(Method::Listen))
-            && head.accepts("text/event-stream");
+        let listen = is_listen;
         let mut local = Session::from_slots(self.info, self.config, calls);
         let access = Access {
             server: self,

@@ -35,6 +35,7 @@
 //! | a slot is free ([`Server::refuse_busy`], called by the acceptor) | 503, -32603 |
 //! | a session entry is free for `initialize` | 503, -32603 |
 //! | `Accept` admits `text/event-stream` on a GET | 406, -32600 |
+//! | `Accept` admits `text/event-stream` on a `subscriptions/listen` POST (a stream and nothing else) | 406, -32600 (with the request's id) |
 //!
 //! A refusal made before the body was read closes the connection (the body is not
 //! skipped); others keep it open when the client asked to.
