@@ -165,6 +165,8 @@ mod calls;
 mod checks;
 mod exchange;
 mod head;
+#[cfg(feature = "requests")]
+mod mailbox;
 mod respond;
 mod sessions;
 mod wait;
@@ -178,6 +180,8 @@ use mcp_rs_core::wire::json::Limits;
 use mcp_rs_core::wire::jsonrpc::code;
 use mcp_rs_core::{CallSlot, Config, ListKind, ServerHandler, ServerInfo, Session, MIN_OUTPUT};
 
+#[cfg(feature = "requests")]
+pub use calls::{Answer, RequestFailed};
 pub use calls::{CallContext, CallRunner};
 pub use checks::{MAX_PARAM_HEADER, MODERN};
 pub use head::MAX_HEADERS;
@@ -453,7 +457,30 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                     state: State::Free,
                     last_ms: 0,
                     stream: false,
+                    #[cfg(feature = "requests")]
+                    mail: mailbox::Mailbox::default(),
                 });
+            }
+        }
+        self
+    }
+
+    /// With a mailbox of `N` bytes per legacy session (call after
+    /// [`with_sessions`](Self::with_sessions); feature `requests`): the client's response
+    /// to a request a running call sent ([`CallContext::request`]) arrives in a POST that
+    /// any slot may serve, which keeps it there for the call's slot. A session's mailbox
+    /// holds one response at a time (a second one arriving before the call took the first
+    /// is dropped and counted in [`HttpStats::dropped`]); a response longer than `N` bytes
+    /// reaches the call as [`RequestFailed::TooLarge`]. Without mailboxes, every response
+    /// is dropped.
+    #[cfg(feature = "requests")]
+    #[must_use]
+    pub fn with_responses<const N: usize>(self, storage: &'a mut [[u8; N]; SESSIONS]) -> Self {
+        if let Ok(mut table) = self.legacy.try_borrow_mut() {
+            for (entry, buf) in table.entries.iter_mut().zip(storage.iter_mut()) {
+                if let Some(e) = entry {
+                    e.mail.buf = buf;
+                }
             }
         }
         self

@@ -4,8 +4,9 @@
 //! written into stack buffers or straight into the result.
 //!
 //! Fixtures that report while they run (progress, log messages) are deferred and run by
-//! [`Runner`] on the connection's slot; those that need the client's answers (sampling,
-//! elicitation, roots, `input_required` rounds) are deferred and not taken yet: -32603.
+//! [`Runner`] on the connection's slot, and so are those that ask the client while they
+//! run in legacy sessions (sampling, elicitation: [`crate::asks`]); the 2026-07-28
+//! `input_required` rounds are not served yet: -32603.
 
 use core::fmt::{self, Write as _};
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -228,19 +229,19 @@ static TOOLS: [Tool<'static>; 28] = [
 ];
 
 /// A fixed buffer that `write!` fills (an error once it is full).
-struct Buf<const N: usize> {
+pub(crate) struct Buf<const N: usize> {
     bytes: [u8; N],
     len: usize,
 }
 
 impl<const N: usize> Buf<N> {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Buf {
             bytes: [0; N],
             len: 0,
         }
     }
-    fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         core::str::from_utf8(self.bytes.get(..self.len).unwrap_or_default()).unwrap_or("")
     }
 }
@@ -534,9 +535,9 @@ impl Completions for Fixtures {
     }
 }
 
-/// Runs the deferred fixtures that report while they run (progress, log messages) on the
-/// connection's slot; the others (sampling, elicitation, roots, `input_required`) are not
-/// taken and get -32603.
+/// Runs the deferred fixtures that report while they run (progress, log messages) or ask
+/// the client (legacy sampling and elicitation) on the connection's slot; the others
+/// (`input_required`) are not taken and get -32603.
 #[derive(Debug, Default)]
 pub(crate) struct Runner;
 
@@ -548,11 +549,15 @@ const RUNS: [&str; 3] = [
 
 impl<T: embedded_io_async::Write> CallRunner<T> for Runner {
     fn takes(&self, call: &Call<'_>) -> bool {
-        RUNS.iter().any(|name| call.name().eq_str(name))
+        RUNS.iter()
+            .chain(&crate::asks::ASKS)
+            .any(|name| call.name().eq_str(name))
     }
 
     async fn run<'c>(&'c mut self, call: Call<'c>, ctx: &'c mut CallContext<'_, T>) {
-        if call.name().eq_str("test_tool_with_progress") {
+        if crate::asks::ASKS.iter().any(|n| call.name().eq_str(n)) {
+            crate::asks::run(&call, ctx).await;
+        } else if call.name().eq_str("test_tool_with_progress") {
             for p in [0.0, 50.0, 100.0] {
                 ctx.progress(p, Some(100.0), None).await;
             }
