@@ -6,7 +6,7 @@
 //! Fixtures that report while they run (progress, log messages) are deferred and run by
 //! [`Runner`] on the connection's slot, and so are those that ask the client while they
 //! run in legacy sessions (sampling, elicitation: [`crate::asks`]); the 2026-07-28
-//! `input_required` rounds are not served yet: -32603.
+//! `input_required` rounds are answered inline ([`crate::mrtr`]).
 
 use core::fmt::{self, Write as _};
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -292,6 +292,11 @@ impl ToolSet for Fixtures {
         let Some(tool) = TOOLS.get(request.tool_index()) else {
             return Dispatch::Defer;
         };
+        if request.version().is_modern()
+            && crate::mrtr::step(request.name(), request.input(), request.client_caps(), r)
+        {
+            return Dispatch::Done;
+        }
         match tool.name {
             "test_simple_text" => {
                 r.text(SIMPLE_TEXT);
@@ -427,12 +432,27 @@ impl ResourceSet for Fixtures {
     }
 }
 
+/// `everything`'s prompts: the base ones and the one that needs input.
+static PROMPTS: [Prompt<'static>; 5] = [
+    BASE_PROMPTS[0],
+    BASE_PROMPTS[1],
+    BASE_PROMPTS[2],
+    BASE_PROMPTS[3],
+    Prompt {
+        requires: ClientCaps::ELICITATION,
+        ..Prompt::new(
+            crate::mrtr::INPUT_PROMPT,
+            "A prompt that asks the user for context first",
+        )
+    },
+];
+
 impl PromptSet for Fixtures {
     fn len(&self) -> usize {
-        BASE_PROMPTS.len()
+        PROMPTS.len()
     }
     fn get(&self, index: usize) -> Option<Prompt<'_>> {
-        BASE_PROMPTS.get(index).copied()
+        PROMPTS.get(index).copied()
     }
     fn get_prompt(
         &mut self,
@@ -440,7 +460,15 @@ impl PromptSet for Fixtures {
         result: &mut PromptResult<'_, '_>,
     ) -> Dispatch {
         let text = |t: &'static str| Content::Text(t);
-        match BASE_PROMPTS.get(request.prompt_index()).map(|p| p.name) {
+        let name = PROMPTS.get(request.prompt_index()).map(|p| p.name);
+        if name == Some(crate::mrtr::INPUT_PROMPT) && request.version().is_modern() {
+            let input = request.input();
+            let caps = request.client_caps();
+            if crate::mrtr::step(request.name(), input, caps, result) {
+                return Dispatch::Done;
+            }
+        }
+        match name {
             Some("test_simple_prompt") => {
                 result.message(Role::User, &text("This is a simple prompt for testing."));
             }
@@ -536,8 +564,7 @@ impl Completions for Fixtures {
 }
 
 /// Runs the deferred fixtures that report while they run (progress, log messages) or ask
-/// the client (legacy sampling and elicitation) on the connection's slot; the others
-/// (`input_required`) are not taken and get -32603.
+/// the client (legacy sampling and elicitation) on the connection's slot.
 #[derive(Debug, Default)]
 pub(crate) struct Runner;
 

@@ -20,6 +20,7 @@
 mod alloc_count;
 mod asks;
 mod handler;
+mod mrtr;
 mod net;
 
 use std::io::Write as _;
