@@ -67,8 +67,13 @@
 //! ([`Server::serve_calls`]): their progress and log messages go out as SSE events of the
 //! POST's response, then the result. Without a runner ([`Server::serve`],
 //! [`Server::serve_with`]) a request a handler defers is answered -32603
-//! [`crate::DEFERRED_CALL_MESSAGE`]. Requests to the client from a running call (sampling,
-//! elicitation, roots) are not supported yet: their answers arrive on other connections.
+//! [`crate::DEFERRED_CALL_MESSAGE`].
+//!
+//! A running call of a legacy session can ask the client (sampling, elicitation, roots;
+//! feature `requests`): [`CallContext::request`] sends the request on the POST's SSE
+//! response and waits; the client answers with a POST of its own, which any slot serves
+//! (202) and which leaves the answer in the session's mailbox
+//! ([`Server::with_responses`]) for the call's slot.
 //!
 //! # Example
 //!
