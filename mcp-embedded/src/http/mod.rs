@@ -70,10 +70,10 @@
 //! [`crate::DEFERRED_CALL_MESSAGE`].
 //!
 //! A running call of a legacy session can ask the client (sampling, elicitation, roots;
-//! feature `requests`): [`CallContext::request`] sends the request on the POST's SSE
+//! feature `requests`): `CallContext::request` sends the request on the POST's SSE
 //! response and waits; the client answers with a POST of its own, which any slot serves
-//! (202) and which leaves the answer in the session's mailbox
-//! ([`Server::with_responses`]) for the call's slot.
+//! (202) and which leaves the answer in the session's mailbox (`Server::with_responses`)
+//! for the call's slot.
 //!
 //! # Example
 //!
