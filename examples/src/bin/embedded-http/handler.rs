@@ -293,7 +293,13 @@ impl ToolSet for Fixtures {
             return Dispatch::Defer;
         };
         if request.version().is_modern()
-            && crate::mrtr::step(request.name(), request.input(), request.client_caps(), r)
+            && crate::mrtr::step(
+                request.name(),
+                Some(request.args()),
+                request.input(),
+                request.client_caps(),
+                r,
+            )
         {
             return Dispatch::Done;
         }
@@ -464,7 +470,7 @@ impl PromptSet for Fixtures {
         if name == Some(crate::mrtr::INPUT_PROMPT) && request.version().is_modern() {
             let input = request.input();
             let caps = request.client_caps();
-            if crate::mrtr::step(request.name(), input, caps, result) {
+            if crate::mrtr::step(request.name(), None, input, caps, result) {
                 return Dispatch::Done;
             }
         }

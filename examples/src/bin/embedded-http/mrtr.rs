@@ -11,6 +11,10 @@ use mcp_rs_core::model::prompts::PromptResult;
 use mcp_rs_core::wire::json::{JsonStr, JsonWriter, RawJson};
 use mcp_rs_core::{ClientCaps, Content, Role, ToolResult};
 
+use mcp_examples::fixtures::{
+    ELICIT_FORM, SEP1034_FORM, SEP1034_MESSAGE, SEP1330_FORM, SEP1330_MESSAGE,
+};
+
 use crate::handler::Buf;
 
 /// The prompt that needs input.
@@ -183,6 +187,7 @@ impl fmt::Display for Uris<'_> {
 /// `input_required`. `false` when `name` is not one of them.
 pub(crate) fn step(
     name: JsonStr<'_>,
+    args: Option<RawJson<'_>>,
     input: &InputContext<'_>,
     caps: ClientCaps,
     out: &mut dyn Out,
@@ -197,8 +202,61 @@ pub(crate) fn step(
         message: "What is your name?",
         form: NAME_FORM,
     };
-    let mut params = [0u8; 512];
-    if name.eq_str("test_input_required_result_elicitation") {
+    let mut params = [0u8; 1024];
+    let mut arg_buf = [0u8; 512];
+    let elicitation_report = |out: &mut dyn Out, prefix: &str| match input.elicited("elicitation") {
+        Some((action, content)) => {
+            let content = content.map_or("{}", |c| c.as_str());
+            out.text(format_args!("{prefix}: action={action}, content={content}"));
+            true
+        }
+        None => false,
+    };
+    if name.eq_str("test_sampling") {
+        match input.sampled("sampling") {
+            Some(t) => out.text(format_args!("LLM response: {t}")),
+            None => {
+                let params = sampling(&mut params, arg(args, "prompt", &mut arg_buf), 100);
+                out.ask(
+                    None,
+                    &[Ask::Sample {
+                        key: "sampling",
+                        params,
+                    }],
+                );
+            }
+        }
+    } else if name.eq_str("test_elicitation") {
+        if !elicitation_report(out, "User response") {
+            let message = arg(args, "message", &mut arg_buf);
+            let (key, form) = ("elicitation", ELICIT_FORM);
+            out.ask(None, &[Ask::Elicit { key, message, form }]);
+        }
+    } else if name.eq_str("test_elicitation_sep1034_defaults")
+        || name.eq_str("test_elicitation_sep1330_enums")
+    {
+        if !elicitation_report(out, "Elicitation completed") {
+            let (message, form) = if name.eq_str("test_elicitation_sep1034_defaults") {
+                (SEP1034_MESSAGE, SEP1034_FORM)
+            } else {
+                (SEP1330_MESSAGE, SEP1330_FORM)
+            };
+            let key = "elicitation";
+            out.ask(None, &[Ask::Elicit { key, message, form }]);
+        }
+    } else if name.eq_str("test_streaming_elicitation") {
+        match input.accepted_str("user_input", "value") {
+            Some(v) => out.text(format_args!("Streaming elicitation complete: {v}")),
+            None => out.ask(
+                None,
+                &[Ask::Elicit {
+                    key: "user_input",
+                    message: "Streaming elicitation: please provide a value",
+                    form: VALUE_FORM,
+                }],
+            ),
+        }
+    } else if name.eq_str("test_input_required_result_elicitation") {
         match input.accepted_str("user_name", "name") {
             Some(n) => out.text(format_args!("Hello, {n}!")),
             None => out.ask(None, &[name_request]),
@@ -376,6 +434,14 @@ pub(crate) fn step(
         return false;
     }
     true
+}
+
+/// A string argument, decoded into `buf` (empty when absent or too long).
+fn arg<'b>(args: Option<RawJson<'_>>, key: &str, buf: &'b mut [u8]) -> &'b str {
+    match args.and_then(|a| a.get(key)).and_then(|v| v.as_string()) {
+        Some(s) => s.decode_into(buf).unwrap_or(""),
+        None => "",
+    }
 }
 
 /// Keys joined with commas.
