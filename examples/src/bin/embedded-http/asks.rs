@@ -10,7 +10,7 @@ use mcp_examples::fixtures::{
 };
 use mcp_rs_core::wire::json::{JsonWriter, RawJson};
 use mcp_rs_core::{Call, ClientMethod};
-use mcp_rs_embedded::http::{Answer, CallContext};
+use mcp_rs_embedded::http::{Answer, CallContext, RequestFailed};
 
 use crate::handler::Buf;
 
@@ -162,4 +162,182 @@ fn accepted(result: RawJson<'_>) -> Option<RawJson<'_>> {
         return None;
     }
     result.get("content")
+}
+
+/// The rounds [`drive`] runs before giving up (a client that keeps declining).
+const MAX_ROUNDS: usize = 10;
+
+/// A range of a [`Recorder`]'s arena.
+type Span = (usize, usize);
+
+/// What one round of a fixture asked for, copied out of its step.
+struct Recorder {
+    arena: [u8; 4096],
+    used: usize,
+    /// (method, key, params) as ranges of `arena`.
+    asks: [(ClientMethod, Span, Span); 3],
+    n: usize,
+    state: Buf<300>,
+    has_state: bool,
+    text: Buf<1024>,
+    done: bool,
+    overflow: bool,
+}
+
+impl Recorder {
+    fn new() -> Self {
+        Recorder {
+            arena: [0; 4096],
+            used: 0,
+            asks: [(ClientMethod::ListRoots, (0, 0), (0, 0)); 3],
+            n: 0,
+            state: Buf::new(),
+            has_state: false,
+            text: Buf::new(),
+            done: false,
+            overflow: false,
+        }
+    }
+    fn keep(&mut self, s: &str) -> Span {
+        let start = self.used;
+        match self.arena.get_mut(start..start + s.len()) {
+            Some(dst) => {
+                dst.copy_from_slice(s.as_bytes());
+                self.used += s.len();
+            }
+            None => self.overflow = true,
+        }
+        (start, s.len())
+    }
+    fn get(&self, (start, len): Span) -> &str {
+        core::str::from_utf8(self.arena.get(start..start + len).unwrap_or_default()).unwrap_or("")
+    }
+}
+
+impl crate::mrtr::Out for Recorder {
+    fn text(&mut self, text: core::fmt::Arguments<'_>) {
+        self.done = true;
+        self.overflow |= self.text.write_fmt(text).is_err();
+    }
+    fn ask(&mut self, state: Option<&str>, asks: &[crate::mrtr::Ask<'_>]) {
+        use crate::mrtr::Ask;
+        if let Some(s) = state {
+            self.has_state = true;
+            self.overflow |= self.state.write_str(s).is_err();
+        }
+        for a in asks.iter().take(self.asks.len()) {
+            let key = self.keep(a.key());
+            let (method, params) = match *a {
+                Ask::Elicit { message, form, .. } => {
+                    let mut buf = [0u8; 2048];
+                    let mut w = JsonWriter::new(&mut buf);
+                    w.begin_object();
+                    w.key("message");
+                    w.string(message);
+                    w.key("requestedSchema");
+                    w.raw_value(form);
+                    w.end_object();
+                    let n = w.finish().unwrap_or(0);
+                    let p = core::str::from_utf8(&buf[..n]).unwrap_or("{}");
+                    (ClientMethod::Elicit, self.keep(p))
+                }
+                Ask::Sample { params, .. } => (ClientMethod::CreateMessage, self.keep(params)),
+                Ask::Roots { .. } => (ClientMethod::ListRoots, self.keep("{}")),
+            };
+            if let Some(slot) = self.asks.get_mut(self.n) {
+                *slot = (method, key, params);
+                self.n += 1;
+            }
+        }
+    }
+}
+
+/// Runs an `input_required` fixture (or [`INPUT_PROMPT`](crate::mrtr::INPUT_PROMPT)'s
+/// tools) for a legacy client, as `everything`'s `input::drive`: every round's requests go
+/// out one at a time with [`CallContext::request`] and their answers feed the next round.
+pub(crate) async fn drive<T: embedded_io_async::Write>(
+    call: &Call<'_>,
+    ctx: &mut CallContext<'_, T>,
+) {
+    let Some(tool) = call.tool() else {
+        return;
+    };
+    let caps = tool.client_caps();
+    let mut responses = [0u8; 4096];
+    let mut responses_len = 0;
+    let mut state = Buf::<300>::new();
+    let mut has_state = false;
+    for _ in 0..MAX_ROUNDS {
+        let mut rec = Recorder::new();
+        {
+            let answers = responses.get(..responses_len).unwrap_or_default();
+            let input = crate::mrtr::Input {
+                responses: mcp_rs_core::wire::json::parse(answers, Default::default()).ok(),
+                state: has_state.then(|| state.as_str()),
+                caps,
+            };
+            crate::mrtr::step_with(call.name(), Some(call.args()), &input, &mut rec);
+        }
+        if rec.overflow {
+            ctx.complete(|r| {
+                r.fail(format_args!("The fixture's round is too large"));
+            })
+            .await;
+            return;
+        }
+        if rec.done {
+            ctx.complete(|r| {
+                r.text(rec.text.as_str());
+            })
+            .await;
+            return;
+        }
+        state = Buf::new();
+        has_state = rec.has_state;
+        let _ = state.write_str(rec.state.as_str());
+        let mut w = JsonWriter::new(&mut responses);
+        w.begin_object();
+        for &(method, key, params) in rec.asks.iter().take(rec.n) {
+            let mut answer = [0u8; 2048];
+            let said = ctx
+                .request(method, rec.get(params), TIMEOUT_MS, &mut answer)
+                .await;
+            let m = method.as_str();
+            match said {
+                Ok(Answer::Result(r)) => {
+                    w.key(rec.get(key));
+                    w.raw_value(r.as_str());
+                }
+                Ok(Answer::Error { message, .. }) => {
+                    ctx.complete(|r| {
+                        r.fail(format_args!("The client refused {m}: {message}"));
+                    })
+                    .await;
+                    return;
+                }
+                Err(RequestFailed::Refused(mcp_rs_core::CallError::ClientCapability)) => {
+                    ctx.complete(|r| {
+                        r.fail(format_args!(
+                            "{m} needs a client capability the client did not declare"
+                        ));
+                    })
+                    .await;
+                    return;
+                }
+                Err(e) => {
+                    ctx.complete(|r| {
+                        r.fail(format_args!("{m} failed: {e:?}"));
+                    })
+                    .await;
+                    return;
+                }
+            }
+        }
+        w.end_object();
+        responses_len = w.finish().unwrap_or(0);
+    }
+    ctx.complete(|r| {
+        r.fail(format_args!("no usable answer after {MAX_ROUNDS} rounds"));
+    })
+    .await;
 }

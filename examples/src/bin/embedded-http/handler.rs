@@ -585,11 +585,14 @@ impl<T: embedded_io_async::Write> CallRunner<T> for Runner {
         RUNS.iter()
             .chain(&crate::asks::ASKS)
             .any(|name| call.name().eq_str(name))
+            || call.name().raw().starts_with("test_input_required_result_")
     }
 
     async fn run<'c>(&'c mut self, call: Call<'c>, ctx: &'c mut CallContext<'_, T>) {
         if crate::asks::ASKS.iter().any(|n| call.name().eq_str(n)) {
             crate::asks::run(&call, ctx).await;
+        } else if call.name().raw().starts_with("test_input_required_result_") {
+            crate::asks::drive(&call, ctx).await;
         } else if call.name().eq_str("test_tool_with_progress") {
             for p in [0.0, 50.0, 100.0] {
                 ctx.progress(p, Some(100.0), None).await;

@@ -39,6 +39,13 @@ pub(crate) enum Ask<'a> {
 }
 
 impl Ask<'_> {
+    /// The key its answer goes under.
+    pub(crate) fn key(&self) -> &str {
+        match *self {
+            Ask::Elicit { key, .. } | Ask::Sample { key, .. } | Ask::Roots { key } => key,
+        }
+    }
+
     fn write(&self, r: &mut InputRequests<'_, '_>) {
         match *self {
             Ask::Elicit { key, message, form } => r.elicit(key, message, form),
@@ -124,10 +131,10 @@ fn sampling<'b>(buf: &'b mut [u8], text: &str, max_tokens: u64) -> &'b str {
 }
 
 /// What the client answered so far, and the state this fixture chose last round.
-struct Input<'i> {
-    responses: Option<RawJson<'i>>,
-    state: Option<&'i str>,
-    caps: ClientCaps,
+pub(crate) struct Input<'i> {
+    pub(crate) responses: Option<RawJson<'i>>,
+    pub(crate) state: Option<&'i str>,
+    pub(crate) caps: ClientCaps,
 }
 
 impl<'i> Input<'i> {
@@ -197,6 +204,16 @@ pub(crate) fn step(
         state: input.state(),
         caps,
     };
+    step_with(name, args, &input, out)
+}
+
+/// [`step`] with the answers gathered by the caller (a legacy call's driver).
+pub(crate) fn step_with(
+    name: JsonStr<'_>,
+    args: Option<RawJson<'_>>,
+    input: &Input<'_>,
+    out: &mut dyn Out,
+) -> bool {
     let name_request = Ask::Elicit {
         key: "user_name",
         message: "What is your name?",
