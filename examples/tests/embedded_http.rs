@@ -502,6 +502,58 @@ fn client_input_rounds_allocate_nothing() {
         done["result"]["content"][0]["text"], "LLM response: Hi!",
         "{rest}"
     );
+    // An input_required fixture in the legacy session: driven with server-to-client
+    // requests; this session declared sampling only, so its roots request is refused.
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_input_required_result_list_roots","arguments":{}}}"#;
+    s.write_all(legacy(call, Some(&sid)).as_bytes()).unwrap();
+    let (status, _, body) = read_response(&mut s, None);
+    assert_eq!(status, 200);
+    assert_eq!(last_frame(&body)["result"]["isError"], true, "{body}");
+    drop(s);
+    connections += 1;
+    // A session with roots: the fixture asks roots/list, the answer comes on another
+    // connection.
+    let mut s = server.connect();
+    let init = init.replace(r#"{"sampling":{}}"#, r#"{"roots":{}}"#);
+    s.write_all(legacy(&init, None).as_bytes()).unwrap();
+    let (_, headers, _) = read_response(&mut s, None);
+    let sid = headers
+        .iter()
+        .find(|(k, _)| k == "mcp-session-id")
+        .unwrap()
+        .1
+        .clone();
+    s.write_all(legacy(initialized, Some(&sid)).as_bytes())
+        .unwrap();
+    assert_eq!(read_response(&mut s, None).0, 202);
+    s.write_all(legacy(call, Some(&sid)).as_bytes()).unwrap();
+    let (_, _, asked) = read_response(&mut s, Some("\n\n"));
+    let request = last_frame(asked.lines().find(|l| l.starts_with("data: ")).unwrap());
+    assert_eq!(request["method"], "roots/list", "{asked}");
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"roots":[{{"uri":"file:///a"}},{{"uri":"file:///b"}}]}}}}"#,
+        request["id"]
+    );
+    let mut other = server.connect();
+    other
+        .write_all(legacy(&answer, Some(&sid)).as_bytes())
+        .unwrap();
+    assert_eq!(read_response(&mut other, None).0, 202);
+    drop(other);
+    connections += 1;
+    let mut rest = Vec::new();
+    while !String::from_utf8_lossy(&rest).contains("\r\n0\r\n\r\n") {
+        let mut chunk = [0u8; 1024];
+        let n = s.read(&mut chunk).unwrap();
+        assert!(n > 0, "{}", String::from_utf8_lossy(&rest));
+        rest.extend_from_slice(&chunk[..n]);
+    }
+    let rest = String::from_utf8(rest).unwrap();
+    assert_eq!(
+        last_frame(&rest)["result"]["content"][0]["text"],
+        "Found 2 root(s): file:///a, file:///b",
+        "{rest}"
+    );
     drop(s);
     connections += 1;
     let (allocations, seen) = server.report(connections);
