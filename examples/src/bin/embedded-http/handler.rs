@@ -5,8 +5,9 @@
 //!
 //! Fixtures that report while they run (progress, log messages) are deferred and run by
 //! [`Runner`] on the connection's slot, and so are those that ask the client while they
-//! run in legacy sessions (sampling, elicitation: [`crate::asks`]); the 2026-07-28
-//! `input_required` rounds are answered inline ([`crate::mrtr`]).
+//! run in legacy sessions (sampling, elicitation, the `input_required` fixtures driven round
+//! by round: [`crate::asks`]); 2026-07-28 calls of those fixtures are answered inline with
+//! `input_required` ([`crate::mrtr`]).
 
 use core::fmt::{self, Write as _};
 use core::sync::atomic::{AtomicU8, Ordering};
