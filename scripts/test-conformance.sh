@@ -32,11 +32,10 @@
 #   MCP_CONFORMANCE_OUT=dir             keep the suite's results (checks.json per scenario) in dir
 #   MCP_CONFORMANCE_TIMEOUT=seconds     bound on one requirement set's run (default 300)
 #   MCP_CONFORMANCE_VERBOSE=1           also print the suite's own output and the server's stderr
-#   MCP_CONFORMANCE_EMBEDDED=1          also run the server leg against embedded-http
-#                                       (mcp-embedded's heap-free HTTP server, reported as
-#                                       "server-embedded"), and fail unless it allocated
-#                                       nothing after start-up. Off by default until deferred
-#                                       calls reach that server (README, Conformance).
+#   MCP_CONFORMANCE_EMBEDDED=0          do not also run the server leg against embedded-http
+#                                       (default 1: mcp-embedded's heap-free HTTP server, reported
+#                                       as "server-embedded", side by side with everything's leg;
+#                                       fails unless it allocated nothing after start-up)
 set -euo pipefail
 caller_dir=$(pwd)
 cd "$(dirname "$0")/.."
@@ -58,11 +57,17 @@ die() { echo "conformance: $*" >&2; exit 1; }
 
 work=$(mktemp -d)
 server_pid=""
+# Server legs running in the background (each stops its own server when it ends).
+leg_pids=()
 cleanup() {
   if [ -n "$server_pid" ]; then
     kill "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true
   fi
+  for pid in "${leg_pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -105,7 +110,7 @@ to_build=()
 if has_leg server && [ -z "${MCP_CONFORMANCE_URL:-}" ] && [ -z "${MCP_EVERYTHING_CMD:-}" ]; then
   to_build+=(--bin everything)
 fi
-embedded=${MCP_CONFORMANCE_EMBEDDED:-0}
+embedded=${MCP_CONFORMANCE_EMBEDDED:-1}
 if has_leg server && [ "$embedded" = 1 ]; then
   to_build+=(--bin embedded-http)
 fi
@@ -119,7 +124,10 @@ fi
 
 out=$(cd "$caller_dir" && realpath -m "${MCP_CONFORMANCE_OUT:-$work/results}")
 mkdir -p "$out"
-runs=()
+# One line per run (legs in the background append here too), read back for the report.
+runs_file=$work/runs
+: >"$runs_file"
+record() { echo "$1" >>"$runs_file"; }
 
 # One run per leg and requirement set, each into its own results dir: $out/<leg>-<rev>.
 run_suite() { # leg[:label] rev args...
@@ -134,7 +142,7 @@ run_suite() { # leg[:label] rev args...
     "$leg" "$@" --requirements "$rev" --output-dir "$dir") >"$log" 2>&1 || rc=$?
   if [ "$verbose" = 1 ]; then cat "$log"; fi
   echo "exit status $rc; $(find "$dir" -name checks.json | wc -l) scenario results in $dir"
-  runs+=("$leg|$rev|$rc|$dir|$log|$label")
+  record "$leg|$rev|$rc|$dir|$log|$label"
 }
 
 # Starts `cmd --http 127.0.0.1:0 [args]`, runs every requirement set of the server leg
@@ -169,7 +177,7 @@ server_leg() { # label cmd [args...]
   if ! kill -0 "$server_pid" 2>/dev/null; then
     echo "conformance: the server exited during the run; its output:" >&2
     cat "$server_log" >&2
-    runs+=("server-died|||||$label")
+    record "server-died|||||$label"
   elif [ "$verbose" = 1 ]; then
     step "server stderr"
     cat "$server_log"
@@ -194,10 +202,28 @@ run_extensions() { # url
   done
   if [ "$verbose" = 1 ]; then cat "$log"; fi
   echo "exit status $rc; $(find "$dir" -name checks.json | wc -l) scenario results in $dir"
-  runs+=("server|extensions|$rc|$dir|$log")
+  record "server|extensions|$rc|$dir|$log|server"
 }
 
 if has_leg server; then
+  if [ "$embedded" = 1 ]; then
+    # The same suite against mcp-embedded's HTTP server, side by side with the other leg
+    # (its own server, port and results dirs; its output is printed once it ends). Its
+    # counting allocator reports the allocations made after start-up to a file.
+    (
+      server_pid=""
+      trap 'if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi' EXIT
+      trap 'exit 130' INT TERM
+      alloc_report=$work/embedded-http.allocations
+      server_leg server-embedded "$bin_dir/embedded-http" --report "$alloc_report"
+      allocations=$(sed -n 's/^allocations_after_start=//p' "$alloc_report" 2>/dev/null || true)
+      step "embedded-http: ${allocations:-no report} allocations after start-up"
+      if [ "${allocations:-x}" != 0 ]; then
+        record "embedded-allocations|||||server-embedded"
+      fi
+    ) >"$work/embedded-leg.out" 2>&1 &
+    leg_pids+=($!)
+  fi
   if [ -n "${MCP_CONFORMANCE_URL:-}" ]; then
     url=$MCP_CONFORMANCE_URL
     step "server under test: $url (MCP_CONFORMANCE_URL; not built or started here)"
@@ -209,15 +235,9 @@ if has_leg server; then
     server_leg server "${MCP_EVERYTHING_CMD:-$bin_dir/everything}"
   fi
   if [ "$embedded" = 1 ]; then
-    # The same suite against mcp-embedded's HTTP server; its counting allocator reports
-    # the allocations made after start-up (after each connection) to a file.
-    alloc_report=$work/embedded-http.allocations
-    server_leg server-embedded "$bin_dir/embedded-http" --report "$alloc_report"
-    allocations=$(sed -n 's/^allocations_after_start=//p' "$alloc_report" 2>/dev/null || true)
-    step "embedded-http: ${allocations:-no report} allocations after start-up"
-    if [ "${allocations:-x}" != 0 ]; then
-      runs+=("embedded-allocations|||||server-embedded")
-    fi
+    wait "${leg_pids[@]}" || true
+    leg_pids=()
+    cat "$work/embedded-leg.out"
   fi
 fi
 
@@ -403,6 +423,7 @@ EOF
 
 step "results"
 status=0
+mapfile -t runs < <(sort -s -t"|" -k6,6 "$runs_file")
 MCP_CONFORMANCE_PENDING="${client_pending[*]}" MCP_CONFORMANCE_EXTENSIONS="${server_extensions[*]}" \
   "$node" "$work/report.mjs" "$suite_dir" "${runs[@]}" || status=$?
 exit "$status"

@@ -404,3 +404,159 @@ fn stalled_peers_hold_only_their_slots_and_the_rest_get_503() {
     again.write_all(call(9).as_bytes()).unwrap();
     assert_eq!(read_response(&mut again, None).0, 200);
 }
+
+/// The data of the last SSE event of `body`, or `body` itself (a JSON response).
+fn last_frame(body: &str) -> Value {
+    let last = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .next_back()
+        .unwrap_or(body);
+    json(last)
+}
+
+#[test]
+fn client_input_rounds_allocate_nothing() {
+    let server = start("input");
+    let mut connections = 0;
+    // 2026-07-28: three rounds of test_input_required_result_multi_round on one connection,
+    // the sealed state carried by the client.
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;
+    let tool = "test_input_required_result_multi_round";
+    let mut s = server.connect();
+    let mut extra = String::new();
+    let answers = [
+        r#""step1":{"action":"accept","content":{"name":"Ada"}}"#,
+        r#""step2":{"action":"accept","content":{"color":"teal"}}"#,
+    ];
+    for round in 0..3 {
+        let params = format!(r#""name":"{tool}","arguments":{{}}{extra}"#);
+        let req = modern_with(round, "tools/call", Some(tool), &params, meta);
+        s.write_all(req.as_bytes()).unwrap();
+        let (status, _, body) = read_response(&mut s, None);
+        assert_eq!(status, 200, "{body}");
+        let result = &last_frame(&body)["result"];
+        if round == 2 {
+            assert_eq!(
+                result["content"][0]["text"], "Multi-round complete for Ada who likes teal",
+                "{body}"
+            );
+            break;
+        }
+        assert_eq!(result["resultType"], "input_required", "{body}");
+        let state = result["requestState"].as_str().expect("a sealed state");
+        extra = format!(
+            r#","inputResponses":{{{}}},"requestState":"{state}""#,
+            answers[round as usize]
+        );
+    }
+    drop(s);
+    connections += 1;
+    // Legacy: test_sampling asks the client on its SSE response; the answer comes on
+    // another connection (202) and the call ends with what the model said.
+    let mut s = server.connect();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
+    s.write_all(legacy(init, None).as_bytes()).unwrap();
+    let (_, headers, _) = read_response(&mut s, None);
+    let sid = headers
+        .iter()
+        .find(|(k, _)| k == "mcp-session-id")
+        .unwrap()
+        .1
+        .clone();
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    s.write_all(legacy(initialized, Some(&sid)).as_bytes())
+        .unwrap();
+    assert_eq!(read_response(&mut s, None).0, 202);
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_sampling","arguments":{"prompt":"Say hi"}}}"#;
+    s.write_all(legacy(call, Some(&sid)).as_bytes()).unwrap();
+    let (status, _, asked) = read_response(&mut s, Some("\n\n"));
+    assert_eq!(status, 200);
+    let request = last_frame(asked.lines().find(|l| l.starts_with("data: ")).unwrap());
+    assert_eq!(request["method"], "sampling/createMessage", "{asked}");
+    assert_eq!(
+        request["params"]["messages"][0]["content"]["text"],
+        "Say hi"
+    );
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"role":"assistant","content":{{"type":"text","text":"Hi!"}},"model":"m"}}}}"#,
+        request["id"]
+    );
+    let mut other = server.connect();
+    other
+        .write_all(legacy(&answer, Some(&sid)).as_bytes())
+        .unwrap();
+    assert_eq!(read_response(&mut other, None).0, 202);
+    drop(other);
+    connections += 1;
+    let mut rest = Vec::new();
+    while !String::from_utf8_lossy(&rest).contains("\r\n0\r\n\r\n") {
+        let mut chunk = [0u8; 1024];
+        let n = s.read(&mut chunk).unwrap();
+        assert!(n > 0, "{}", String::from_utf8_lossy(&rest));
+        rest.extend_from_slice(&chunk[..n]);
+    }
+    let rest = String::from_utf8(rest).unwrap();
+    let done = last_frame(&rest);
+    assert_eq!(
+        done["result"]["content"][0]["text"], "LLM response: Hi!",
+        "{rest}"
+    );
+    // An input_required fixture in the legacy session: driven with server-to-client
+    // requests; this session declared sampling only, so its roots request is refused.
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_input_required_result_list_roots","arguments":{}}}"#;
+    s.write_all(legacy(call, Some(&sid)).as_bytes()).unwrap();
+    let (status, _, body) = read_response(&mut s, None);
+    assert_eq!(status, 200);
+    assert_eq!(last_frame(&body)["result"]["isError"], true, "{body}");
+    drop(s);
+    connections += 1;
+    // A session with roots: the fixture asks roots/list, the answer comes on another
+    // connection.
+    let mut s = server.connect();
+    let init = init.replace(r#"{"sampling":{}}"#, r#"{"roots":{}}"#);
+    s.write_all(legacy(&init, None).as_bytes()).unwrap();
+    let (_, headers, _) = read_response(&mut s, None);
+    let sid = headers
+        .iter()
+        .find(|(k, _)| k == "mcp-session-id")
+        .unwrap()
+        .1
+        .clone();
+    s.write_all(legacy(initialized, Some(&sid)).as_bytes())
+        .unwrap();
+    assert_eq!(read_response(&mut s, None).0, 202);
+    s.write_all(legacy(call, Some(&sid)).as_bytes()).unwrap();
+    let (_, _, asked) = read_response(&mut s, Some("\n\n"));
+    let request = last_frame(asked.lines().find(|l| l.starts_with("data: ")).unwrap());
+    assert_eq!(request["method"], "roots/list", "{asked}");
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"roots":[{{"uri":"file:///a"}},{{"uri":"file:///b"}}]}}}}"#,
+        request["id"]
+    );
+    let mut other = server.connect();
+    other
+        .write_all(legacy(&answer, Some(&sid)).as_bytes())
+        .unwrap();
+    assert_eq!(read_response(&mut other, None).0, 202);
+    drop(other);
+    connections += 1;
+    let mut rest = Vec::new();
+    while !String::from_utf8_lossy(&rest).contains("\r\n0\r\n\r\n") {
+        let mut chunk = [0u8; 1024];
+        let n = s.read(&mut chunk).unwrap();
+        assert!(n > 0, "{}", String::from_utf8_lossy(&rest));
+        rest.extend_from_slice(&chunk[..n]);
+    }
+    let rest = String::from_utf8(rest).unwrap();
+    assert_eq!(
+        last_frame(&rest)["result"]["content"][0]["text"],
+        "Found 2 root(s): file:///a, file:///b",
+        "{rest}"
+    );
+    drop(s);
+    connections += 1;
+    let (allocations, seen) = server.report(connections);
+    assert!(seen >= connections);
+    assert_eq!(allocations, 0, "allocations while serving");
+}

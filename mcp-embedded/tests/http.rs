@@ -1078,3 +1078,158 @@ fn deferred_requests_run_on_the_slot_and_stream_their_progress() {
     assert_eq!(rs[2].header("content-type"), Some("application/json"));
     assert_eq!(rs[2].json()["result"]["content"][0]["text"], "done");
 }
+
+#[test]
+fn a_listen_request_from_a_json_only_client_gets_406() {
+    let body = modern_body(
+        4,
+        "subscriptions/listen",
+        r#""notifications":{"toolsListChanged":true}"#,
+    );
+    let req = post(&body, "Mcp-Method: subscriptions/listen\r\n")
+        .replace("application/json, text/event-stream", "application/json");
+    let (ended, rs) = exchange(req.as_bytes());
+    assert_eq!(ended, Ended::Closed);
+    assert_eq!(rs.len(), 1);
+    assert_eq!(rs[0].status, 406);
+    let v = rs[0].json();
+    assert_eq!(v["id"], 4);
+    assert_eq!(v["error"]["code"], -32600);
+}
+
+// ---- requests to the client from a running call (legacy sessions) --------------------
+
+/// Asks the client's model (`sampling/createMessage`) and answers with what it said.
+struct Asker;
+
+impl<T: embedded_io_async::Write> mcp_rs_embedded::http::CallRunner<T> for Asker {
+    async fn run<'c>(
+        &'c mut self,
+        _: mcp_rs_core::Call<'c>,
+        ctx: &'c mut mcp_rs_embedded::http::CallContext<'_, T>,
+    ) {
+        use mcp_rs_embedded::http::Answer;
+        let params = r#"{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}"#;
+        let method = mcp_rs_core::ClientMethod::CreateMessage;
+        let mut buf = [0u8; 256];
+        let said = ctx.request(method, params, 60_000, &mut buf).await;
+        let mut text = [0u8; 300];
+        let n = match said {
+            Ok(Answer::Result(r)) => {
+                let t = r.get("content").and_then(|c| c.get("text")).unwrap();
+                copy(&mut text, t.as_string().unwrap().raw())
+            }
+            Ok(Answer::Error { code, message }) => {
+                copy(&mut text, &format!("error {code}: {message}"))
+            }
+            Err(e) => copy(&mut text, &format!("{e:?}")),
+        };
+        let text = std::str::from_utf8(&text[..n]).unwrap();
+        ctx.complete(|r| {
+            r.text(text);
+        })
+        .await;
+    }
+}
+
+fn copy(dst: &mut [u8], s: &str) -> usize {
+    dst[..s.len()].copy_from_slice(s.as_bytes());
+    s.len()
+}
+
+/// One request on a fresh connection of `server` (closed after it).
+fn one_on<H: ServerHandler>(server: &Server<'static, H, 2>, input: &str) -> Response {
+    let sock = Sock::with(input.as_bytes());
+    sock.close();
+    let mut slot = Box::new(TestSlot::new());
+    let mut s = sock.clone();
+    let mut fut = Box::pin(server.serve(&mut slot, &mut s));
+    poll_steps(fut.as_mut(), 100_000).expect("the connection ends");
+    responses(&sock.take_output()).pop().expect("a response")
+}
+
+/// A legacy session that declared sampling, on a server with 64-byte mailboxes: its id.
+fn sampling_session() -> (Server<'static, Slow, 2>, String) {
+    let storage = Box::leak(Box::new([[mcp_rs_core::CallSlot::EMPTY; 2]; 2]));
+    let mail = Box::leak(Box::new([[0u8; 128]; 2]));
+    let server = Server::new(&INFO, Config::new(SecretKey([3; 16])), Slow)
+        .with_clock(clock)
+        .with_sessions(storage)
+        .with_responses(mail);
+    let init = INIT.replace(r#""capabilities":{}"#, r#""capabilities":{"sampling":{}}"#);
+    let r = one_on(&server, &legacy_post(&init, ""));
+    let id = r.header("mcp-session-id").unwrap().to_string();
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let sid = format!("Mcp-Session-Id: {id}\r\n");
+    assert_eq!(one_on(&server, &legacy_post(initialized, &sid)).status, 202);
+    (server, id)
+}
+
+/// Runs a call that asks the client on slot A, answers it with `answer` (a JSON-RPC
+/// response body with `{id}` for the request's id) through slot B: the call's SSE events
+/// and the answer POST's response.
+fn ask_and_answer(answer: &str) -> (Vec<Value>, Response, Server<'static, Slow, 2>) {
+    let (server, id) = sampling_session();
+    let sid = format!("Mcp-Session-Id: {id}\r\n");
+    let call =
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}"#;
+    let sock = Sock::with(legacy_post(call, &sid).as_bytes());
+    let mut slot = Box::new(TestSlot::new());
+    let state = mcp_rs_embedded::http::SlotState::new();
+    let mut s = sock.clone();
+    let mut runner = Asker;
+    let mut a = Box::pin(server.serve_calls(&mut slot, &state, &mut s, &mut runner));
+    assert!(poll_steps(a.as_mut(), 1000).is_none(), "the call waits");
+    let out = String::from_utf8(sock.take_output()).unwrap();
+    assert!(
+        out.starts_with("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream"),
+        "{out}"
+    );
+    let asked: Value = out
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .map(|d| serde_json::from_str(d).unwrap())
+        .expect("the request to the client");
+    assert_eq!(asked["method"], "sampling/createMessage");
+    let reply = answer.replace("{id}", &asked["id"].to_string());
+    let b = one_on(&server, &legacy_post(&reply, &sid));
+    sock.close();
+    assert_eq!(poll_steps(a.as_mut(), 1000), Some(Ended::Closed));
+    drop(a);
+    let events = String::from_utf8(sock.take_output())
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect();
+    (events, b, server)
+}
+
+#[test]
+fn a_call_gets_the_clients_answer_from_another_slot() {
+    let answer = r#"{"jsonrpc":"2.0","id":{id},"result":{"role":"assistant","content":{"type":"text","text":"hello there"},"model":"m"}}"#;
+    let (events, b, server) = ask_and_answer(answer);
+    assert_eq!(b.status, 202);
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["id"], 2);
+    assert_eq!(events[0]["result"]["content"][0]["text"], "hello there");
+    assert_eq!(server.stats().dropped, 0);
+}
+
+#[test]
+fn a_clients_error_and_an_oversized_answer_reach_the_call() {
+    let error = r#"{"jsonrpc":"2.0","id":{id},"error":{"code":-1,"message":"User rejected"}}"#;
+    let (events, b, _) = ask_and_answer(error);
+    assert_eq!(b.status, 202);
+    assert_eq!(
+        events[0]["result"]["content"][0]["text"],
+        "error -1: User rejected"
+    );
+    let long = "x".repeat(200);
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":{{id}},"result":{{"role":"assistant","content":{{"type":"text","text":"{long}"}},"model":"m"}}}}"#
+    );
+    let (events, b, _) = ask_and_answer(&big);
+    assert_eq!(b.status, 202);
+    assert_eq!(events[0]["result"]["content"][0]["text"], "TooLarge");
+}

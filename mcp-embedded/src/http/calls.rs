@@ -56,6 +56,52 @@ impl<T: Write> CallRunner<T> for () {
 /// legacy table is never borrowed across an await).
 pub(super) trait SessionAccess {
     fn with(&self, f: &mut dyn FnMut(&mut Session<'_>));
+
+    /// The answer the session's mailbox holds for `token`, copied into `out` and taken;
+    /// `None` when none can come (no legacy session, or it ended).
+    #[cfg(feature = "requests")]
+    fn take_answer(
+        &self,
+        token: CallToken,
+        out: &mut [u8],
+        waker: &core::task::Waker,
+    ) -> core::task::Poll<Option<super::mailbox::Held>>;
+}
+
+/// The client's answer to a request of [`CallContext::request`], in the caller's buffer.
+#[cfg(feature = "requests")]
+#[derive(Clone, Copy, Debug)]
+pub enum Answer<'b> {
+    /// `result` (a `CreateMessageResult`, `ElicitResult` or `ListRootsResult`).
+    Result(mcp_rs_core::wire::json::RawJson<'b>),
+    /// `error`: the client refused or failed.
+    Error {
+        /// The error code.
+        code: i64,
+        /// The message, escaped as on the wire (without quotes).
+        message: &'b str,
+    },
+}
+
+/// Why [`CallContext::request`] got no answer.
+#[cfg(feature = "requests")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RequestFailed {
+    /// The session refused to send it (2026-07-28 calls ask with `input_required`
+    /// results; the client lacks the capability; params that are not a JSON object; the
+    /// call's previous request is unanswered).
+    Refused(CallError),
+    /// The POST's response cannot carry it (the client accepts no `text/event-stream`, or
+    /// the connection failed), or the call was cancelled.
+    NotSent,
+    /// The session ended (or it is not a legacy session): no answer can come.
+    SessionEnded,
+    /// The answer is longer than the session's mailbox ([`Server::with_responses`]) or
+    /// the buffer given, or is not valid JSON.
+    ///
+    /// [`Server::with_responses`]: super::Server::with_responses
+    TooLarge,
 }
 
 /// How a runner answers its request: each method runs one session command and writes the
@@ -137,6 +183,69 @@ impl<T: Write> CallContext<'_, T> {
     pub async fn complete(&mut self, write: impl FnOnce(&mut ToolResult<'_, '_>)) -> bool {
         let token = self.token;
         self.command(|s, tx| s.complete(token, tx, write)).await
+    }
+
+    /// Sends a request to the client (legacy sessions, feature `requests`) on the POST's
+    /// SSE response and waits for its answer, which the client POSTs separately (any slot
+    /// serves it; see [`Server::with_responses`](super::Server::with_responses)); the
+    /// answer is copied into `answer`. The wait has no timeout of its own (the session's
+    /// `timeout_ms` deadline is checked only when the session next handles a message):
+    /// bound it with the runner's timer (`select` with embassy's `Timer`).
+    #[cfg(feature = "requests")]
+    pub async fn request<'b>(
+        &mut self,
+        method: mcp_rs_core::ClientMethod,
+        params: &str,
+        timeout_ms: u64,
+        answer: &'b mut [u8],
+    ) -> Result<Answer<'b>, RequestFailed> {
+        use super::mailbox::Held;
+        if self.failed.is_some() {
+            return Err(RequestFailed::NotSent);
+        }
+        let token = self.token;
+        let mut made = None;
+        let tx = &mut *self.tx;
+        self.access.with(&mut |s| {
+            if made.is_none() {
+                made = Some(s.request(token, method, params, timeout_ms, tx));
+            }
+        });
+        let t = match made {
+            Some(Ok(Some(t))) => t,
+            Some(Err(e)) => return Err(RequestFailed::Refused(e)),
+            Some(Ok(None)) => return Err(RequestFailed::NotSent),
+            None => return Err(RequestFailed::SessionEnded),
+        };
+        let frame = self.tx.get(..t.len).unwrap_or_default();
+        match self.reply.send(self.socket, frame).await {
+            Ok(true) => {}
+            Ok(false) => return Err(RequestFailed::NotSent),
+            Err(e) => {
+                self.failed = Some(e);
+                return Err(RequestFailed::NotSent);
+            }
+        }
+        let access = self.access;
+        let held = {
+            let out = &mut *answer;
+            core::future::poll_fn(|cx| access.take_answer(token, out, cx.waker())).await
+        };
+        match held {
+            None => Err(RequestFailed::SessionEnded),
+            Some(Held::TooLarge) => Err(RequestFailed::TooLarge),
+            Some(Held::Result(n)) => {
+                let text = answer.get(..n).unwrap_or_default();
+                mcp_rs_core::wire::json::parse(text, mcp_rs_core::wire::json::Limits::default())
+                    .map(Answer::Result)
+                    .map_err(|_| RequestFailed::TooLarge)
+            }
+            Some(Held::Error(code, n)) => {
+                let message = answer.get(..n).unwrap_or_default();
+                let message = core::str::from_utf8(message).map_err(|_| RequestFailed::TooLarge)?;
+                Ok(Answer::Error { code, message })
+            }
+        }
     }
 
     /// Answers the request with a JSON-RPC error.

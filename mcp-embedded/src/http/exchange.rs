@@ -357,6 +357,23 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                 return Ok(Posted::Answered(keep));
             }
         }
+        let is_listen = matches!(peeked, Peek::Request(r) if r.method() == Some(Method::Listen));
+        if is_listen && !head.accepts("text/event-stream") {
+            // A stream and nothing else: a JSON-only client cannot receive it.
+            let why = "subscriptions/listen is answered with a text/event-stream response";
+            self.refuse_with(
+                socket,
+                tx,
+                406,
+                request_id,
+                code::INVALID_REQUEST,
+                why,
+                keep,
+                Extra::default(),
+            )
+            .await?;
+            return Ok(Posted::Answered(keep));
+        }
         let now = self.now();
         let version = head.text("mcp-protocol-version");
         let known = version.is_none_or(|v| ProtocolVersion::ALL.iter().any(|p| p.as_str() == v));
@@ -412,8 +429,7 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
             }
         }
         let creating = entry.is_some() && session_id.is_none();
-        let listen = matches!(peeked, Peek::Request(r) if r.method() == Some(Method::Listen))
-            && head.accepts("text/event-stream");
+        let listen = is_listen;
         let mut local = Session::from_slots(self.info, self.config, calls);
         let access = Access {
             server: self,
@@ -479,6 +495,20 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                 }
                 Ok(Some(Output::Listen(token))) => {
                     stream = Some(token);
+                    continue;
+                }
+                #[cfg(feature = "requests")]
+                Ok(Some(Output::Response(response))) => {
+                    // For a call running on another slot (or on this one, pipelined).
+                    let delivered = entry.is_some_and(|i| {
+                        self.legacy.try_borrow_mut().is_ok_and(|mut t| {
+                            t.entry(i)
+                                .is_some_and(|e| e.mail.deliver(response.call, &response.outcome))
+                        })
+                    });
+                    if !delivered {
+                        self.count(|s| s.dropped = s.dropped.saturating_add(1));
+                    }
                     continue;
                 }
                 Ok(Some(_)) => continue,
@@ -620,6 +650,51 @@ impl<S: ServerHandler, const N: usize, const W: usize> SessionAccess
     fn with(&self, f: &mut dyn FnMut(&mut Session<'_>)) {
         if let Ok(mut target) = self.target.try_borrow_mut() {
             self.server.on_session(&mut target, |s| f(s));
+        }
+    }
+
+    #[cfg(feature = "requests")]
+    fn take_answer(
+        &self,
+        token: CallToken,
+        out: &mut [u8],
+        waker: &core::task::Waker,
+    ) -> core::task::Poll<Option<super::mailbox::Held>> {
+        use super::mailbox::Held;
+        use core::task::Poll;
+        let Ok(target) = self.target.try_borrow() else {
+            return Poll::Ready(None);
+        };
+        let Target::Table(i) = *target else {
+            return Poll::Ready(None); // No session outlives the POST: nothing can answer.
+        };
+        let Ok(mut table) = self.server.legacy.try_borrow_mut() else {
+            waker.wake_by_ref();
+            return Poll::Pending;
+        };
+        let Some(e) = table.entry(i).filter(|e| e.state == State::Live) else {
+            return Poll::Ready(None);
+        };
+        match e.mail.held {
+            Some((call, held)) if call == token => {
+                e.mail.held = None;
+                let len = match held {
+                    Held::Result(n) | Held::Error(_, n) => n,
+                    Held::TooLarge => 0,
+                };
+                let copied = match (out.get_mut(..len), e.mail.buf.get(..len)) {
+                    (Some(dst), Some(src)) => {
+                        dst.copy_from_slice(src);
+                        held
+                    }
+                    _ => Held::TooLarge,
+                };
+                Poll::Ready(Some(copied))
+            }
+            _ => {
+                e.mail.waker = Some(waker.clone());
+                Poll::Pending
+            }
         }
     }
 }

@@ -35,6 +35,7 @@
 //! | a slot is free ([`Server::refuse_busy`], called by the acceptor) | 503, -32603 |
 //! | a session entry is free for `initialize` | 503, -32603 |
 //! | `Accept` admits `text/event-stream` on a GET | 406, -32600 |
+//! | `Accept` admits `text/event-stream` on a `subscriptions/listen` POST (a stream and nothing else) | 406, -32600 (with the request's id) |
 //!
 //! A refusal made before the body was read closes the connection (the body is not
 //! skipped); others keep it open when the client asked to.
@@ -66,8 +67,13 @@
 //! ([`Server::serve_calls`]): their progress and log messages go out as SSE events of the
 //! POST's response, then the result. Without a runner ([`Server::serve`],
 //! [`Server::serve_with`]) a request a handler defers is answered -32603
-//! [`crate::DEFERRED_CALL_MESSAGE`]. Requests to the client from a running call (sampling,
-//! elicitation, roots) are not supported yet: their answers arrive on other connections.
+//! [`crate::DEFERRED_CALL_MESSAGE`].
+//!
+//! A running call of a legacy session can ask the client (sampling, elicitation, roots;
+//! feature `requests`): `CallContext::request` sends the request on the POST's SSE
+//! response and waits; the client answers with a POST of its own, which any slot serves
+//! (202) and which leaves the answer in the session's mailbox (`Server::with_responses`)
+//! for the call's slot.
 //!
 //! # Example
 //!
@@ -164,6 +170,8 @@ mod calls;
 mod checks;
 mod exchange;
 mod head;
+#[cfg(feature = "requests")]
+mod mailbox;
 mod respond;
 mod sessions;
 mod wait;
@@ -177,6 +185,8 @@ use mcp_rs_core::wire::json::Limits;
 use mcp_rs_core::wire::jsonrpc::code;
 use mcp_rs_core::{CallSlot, Config, ListKind, ServerHandler, ServerInfo, Session, MIN_OUTPUT};
 
+#[cfg(feature = "requests")]
+pub use calls::{Answer, RequestFailed};
 pub use calls::{CallContext, CallRunner};
 pub use checks::{MAX_PARAM_HEADER, MODERN};
 pub use head::MAX_HEADERS;
@@ -452,7 +462,30 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                     state: State::Free,
                     last_ms: 0,
                     stream: false,
+                    #[cfg(feature = "requests")]
+                    mail: mailbox::Mailbox::default(),
                 });
+            }
+        }
+        self
+    }
+
+    /// With a mailbox of `N` bytes per legacy session (call after
+    /// [`with_sessions`](Self::with_sessions); feature `requests`): the client's response
+    /// to a request a running call sent ([`CallContext::request`]) arrives in a POST that
+    /// any slot may serve, which keeps it there for the call's slot. A session's mailbox
+    /// holds one response at a time (a second one arriving before the call took the first
+    /// is dropped and counted in [`HttpStats::dropped`]); a response longer than `N` bytes
+    /// reaches the call as [`RequestFailed::TooLarge`]. Without mailboxes, every response
+    /// is dropped.
+    #[cfg(feature = "requests")]
+    #[must_use]
+    pub fn with_responses<const N: usize>(self, storage: &'a mut [[u8; N]; SESSIONS]) -> Self {
+        if let Ok(mut table) = self.legacy.try_borrow_mut() {
+            for (entry, buf) in table.entries.iter_mut().zip(storage.iter_mut()) {
+                if let Some(e) = entry {
+                    e.mail.buf = buf;
+                }
             }
         }
         self

@@ -24,6 +24,9 @@ pub(super) struct Entry<'a> {
     pub(super) last_ms: u64,
     /// A GET stream is open (the session does not expire meanwhile).
     pub(super) stream: bool,
+    /// Client responses on their way to the session's calls.
+    #[cfg(feature = "requests")]
+    pub(super) mail: super::mailbox::Mailbox<'a>,
 }
 
 #[derive(Debug)]
@@ -98,6 +101,8 @@ fn free(e: &mut Entry<'_>) {
     e.state = State::Free;
     e.stream = false;
     e.session.reset();
+    #[cfg(feature = "requests")]
+    e.mail.clear();
 }
 
 /// 128 bits of SipHash under the server's secret key over a counter and the time: ids are

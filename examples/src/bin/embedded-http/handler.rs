@@ -4,8 +4,10 @@
 //! written into stack buffers or straight into the result.
 //!
 //! Fixtures that report while they run (progress, log messages) are deferred and run by
-//! [`Runner`] on the connection's slot; those that need the client's answers (sampling,
-//! elicitation, roots, `input_required` rounds) are deferred and not taken yet: -32603.
+//! [`Runner`] on the connection's slot, and so are those that ask the client while they
+//! run in legacy sessions (sampling, elicitation, the `input_required` fixtures driven round
+//! by round: [`crate::asks`]); 2026-07-28 calls of those fixtures are answered inline with
+//! `input_required` ([`crate::mrtr`]).
 
 use core::fmt::{self, Write as _};
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -228,19 +230,19 @@ static TOOLS: [Tool<'static>; 28] = [
 ];
 
 /// A fixed buffer that `write!` fills (an error once it is full).
-struct Buf<const N: usize> {
+pub(crate) struct Buf<const N: usize> {
     bytes: [u8; N],
     len: usize,
 }
 
 impl<const N: usize> Buf<N> {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Buf {
             bytes: [0; N],
             len: 0,
         }
     }
-    fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         core::str::from_utf8(self.bytes.get(..self.len).unwrap_or_default()).unwrap_or("")
     }
 }
@@ -291,6 +293,17 @@ impl ToolSet for Fixtures {
         let Some(tool) = TOOLS.get(request.tool_index()) else {
             return Dispatch::Defer;
         };
+        if request.version().is_modern()
+            && crate::mrtr::step(
+                request.name(),
+                Some(request.args()),
+                request.input(),
+                request.client_caps(),
+                r,
+            )
+        {
+            return Dispatch::Done;
+        }
         match tool.name {
             "test_simple_text" => {
                 r.text(SIMPLE_TEXT);
@@ -426,12 +439,27 @@ impl ResourceSet for Fixtures {
     }
 }
 
+/// `everything`'s prompts: the base ones and the one that needs input.
+static PROMPTS: [Prompt<'static>; 5] = [
+    BASE_PROMPTS[0],
+    BASE_PROMPTS[1],
+    BASE_PROMPTS[2],
+    BASE_PROMPTS[3],
+    Prompt {
+        requires: ClientCaps::ELICITATION,
+        ..Prompt::new(
+            crate::mrtr::INPUT_PROMPT,
+            "A prompt that asks the user for context first",
+        )
+    },
+];
+
 impl PromptSet for Fixtures {
     fn len(&self) -> usize {
-        BASE_PROMPTS.len()
+        PROMPTS.len()
     }
     fn get(&self, index: usize) -> Option<Prompt<'_>> {
-        BASE_PROMPTS.get(index).copied()
+        PROMPTS.get(index).copied()
     }
     fn get_prompt(
         &mut self,
@@ -439,7 +467,15 @@ impl PromptSet for Fixtures {
         result: &mut PromptResult<'_, '_>,
     ) -> Dispatch {
         let text = |t: &'static str| Content::Text(t);
-        match BASE_PROMPTS.get(request.prompt_index()).map(|p| p.name) {
+        let name = PROMPTS.get(request.prompt_index()).map(|p| p.name);
+        if name == Some(crate::mrtr::INPUT_PROMPT) && request.version().is_modern() {
+            let input = request.input();
+            let caps = request.client_caps();
+            if crate::mrtr::step(request.name(), None, input, caps, result) {
+                return Dispatch::Done;
+            }
+        }
+        match name {
             Some("test_simple_prompt") => {
                 result.message(Role::User, &text("This is a simple prompt for testing."));
             }
@@ -534,9 +570,8 @@ impl Completions for Fixtures {
     }
 }
 
-/// Runs the deferred fixtures that report while they run (progress, log messages) on the
-/// connection's slot; the others (sampling, elicitation, roots, `input_required`) are not
-/// taken and get -32603.
+/// Runs the deferred fixtures that report while they run (progress, log messages) or ask
+/// the client (legacy sampling and elicitation) on the connection's slot.
 #[derive(Debug, Default)]
 pub(crate) struct Runner;
 
@@ -548,11 +583,18 @@ const RUNS: [&str; 3] = [
 
 impl<T: embedded_io_async::Write> CallRunner<T> for Runner {
     fn takes(&self, call: &Call<'_>) -> bool {
-        RUNS.iter().any(|name| call.name().eq_str(name))
+        RUNS.iter()
+            .chain(&crate::asks::ASKS)
+            .any(|name| call.name().eq_str(name))
+            || call.name().raw().starts_with("test_input_required_result_")
     }
 
     async fn run<'c>(&'c mut self, call: Call<'c>, ctx: &'c mut CallContext<'_, T>) {
-        if call.name().eq_str("test_tool_with_progress") {
+        if crate::asks::ASKS.iter().any(|n| call.name().eq_str(n)) {
+            crate::asks::run(&call, ctx).await;
+        } else if call.name().raw().starts_with("test_input_required_result_") {
+            crate::asks::drive(&call, ctx).await;
+        } else if call.name().eq_str("test_tool_with_progress") {
             for p in [0.0, 50.0, 100.0] {
                 ctx.progress(p, Some(100.0), None).await;
             }

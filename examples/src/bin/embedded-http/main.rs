@@ -18,7 +18,9 @@
 //! legacy sessions, [`RX`]/[`TX`] bytes per request and frame.
 
 mod alloc_count;
+mod asks;
 mod handler;
+mod mrtr;
 mod net;
 
 use std::io::Write as _;
@@ -32,6 +34,9 @@ use mcp_rs_embedded::http::{HttpConfig, Server, Slot};
 /// Connection slots (connections served at once). Clients keep connections and GET streams
 /// open: idle ones are evicted for new connections.
 pub(crate) const SLOTS: usize = 16;
+/// Bytes of a legacy session's mailbox for the client's answers (sampling, elicitation,
+/// roots) to a running call.
+pub(crate) const MAILBOX: usize = 4096;
 /// Legacy sessions kept at once (the conformance suite opens one per scenario and ends
 /// none; they expire after 10 idle minutes).
 pub(crate) const SESSIONS: usize = 128;
@@ -118,7 +123,8 @@ fn main() {
         Server::new(&INFO, Config::new(key), handler::Fixtures)
             .with_http(HttpConfig::new())
             .with_clock(clock)
-            .with_sessions(storage),
+            .with_sessions(storage)
+            .with_responses(Box::leak(Box::new([[0u8; MAILBOX]; SESSIONS]))),
     ));
     let slots: &'static mut [HttpSlot] = Box::leak(
         (0..SLOTS)
