@@ -2,6 +2,7 @@
 //! of [`MAX_HEADERS`] headers, and what the server reads from them.
 
 use httparse::{Header, Status};
+use mcp_rs_core::wire::authority;
 
 /// Most headers a request may carry; one more is answered 431.
 pub const MAX_HEADERS: usize = 32;
@@ -239,64 +240,15 @@ fn parse_decimal(v: &[u8]) -> Option<u64> {
     })
 }
 
-/// The host of an authority (`host[:port]`, `[v6][:port]`), or `None` when it is not a
-/// plain one (userinfo, a path, an empty or malformed host).
-fn host_of(authority: &str) -> Option<&str> {
-    if authority.contains(['@', '/', '?', '#', '\\']) {
-        return None;
-    }
-    let (host, port) = match authority.strip_prefix('[') {
-        Some(rest) => {
-            let (host, after) = rest.split_once(']')?;
-            let port = match after {
-                "" => None,
-                a => Some(a.strip_prefix(':')?),
-            };
-            (host, port)
-        }
-        None => match authority.split_once(':') {
-            Some((h, p)) => (h, Some(p)),
-            None => (authority, None),
-        },
-    };
-    let port_ok = port.is_none_or(|p| p.bytes().all(|b| b.is_ascii_digit()));
-    (!host.is_empty() && port_ok).then_some(host)
-}
-
-/// Whether `authority`'s host is a loopback name or one of `extra`.
-fn allowed(authority: &str, extra: &[&str]) -> bool {
-    host_of(authority).is_some_and(|host| {
-        ["localhost", "127.0.0.1", "::1"]
-            .iter()
-            .chain(extra)
-            .any(|h| h.eq_ignore_ascii_case(host))
-    })
-}
-
 /// DNS-rebinding protection: `Err(reason)` when `Host` (or the authority of an
 /// absolute-form target) or `Origin` names a host that is not allowed, is ambiguous
 /// (repeated, userinfo) or missing.
 pub(super) fn check_host(head: &Head<'_, '_>, extra: &[&str]) -> Result<(), &'static str> {
-    let host = head
-        .single("host")
-        .map_err(|e| e.0)?
-        .ok_or("missing Host header")?;
-    if !allowed(host, extra) {
-        return Err("Host not allowed");
-    }
-    if head.authority.is_some_and(|a| !allowed(a, extra)) {
-        return Err("request target host not allowed");
-    }
-    if let Some(origin) = head.single("origin").map_err(|e| e.0)? {
-        let authority = origin
-            .strip_prefix("http://")
-            .or_else(|| origin.strip_prefix("https://"))
-            .ok_or("Origin not allowed")?;
-        if !allowed(authority, extra) {
-            return Err("Origin not allowed");
-        }
-    }
-    Ok(())
+    let host = head.single("host").map_err(|e| e.0)?;
+    let origin = head.single("origin").map_err(|e| e.0)?;
+    authority::check(host, head.authority, origin, |h| {
+        extra.iter().any(|e| e.eq_ignore_ascii_case(h))
+    })
 }
 
 #[cfg(test)]

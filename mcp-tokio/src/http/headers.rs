@@ -19,42 +19,10 @@
 use hyper::header::HeaderMap;
 use mcp_rs_core::wire::json::JsonStr;
 use mcp_rs_core::wire::peek::{Peek, Request};
-use mcp_rs_core::wire::{Eras, Method, Target};
+use mcp_rs_core::wire::{authority, Eras, Method, Target};
 
 /// The revision whose requests carry their own version and need no session.
 pub const MODERN: &str = "2026-07-28";
-
-/// The host of an authority (`host[:port]`, `[v6][:port]`), or `None` when it is not a
-/// plain one (userinfo, a path, an empty or malformed host).
-fn host_of(authority: &str) -> Option<&str> {
-    if authority.contains(['@', '/', '?', '#', '\\']) {
-        return None;
-    }
-    let (host, port) = match authority.strip_prefix('[') {
-        Some(rest) => {
-            let (host, after) = rest.split_once(']')?;
-            let port = match after {
-                "" => None,
-                a => Some(a.strip_prefix(':')?),
-            };
-            (host, port)
-        }
-        None => match authority.split_once(':') {
-            Some((h, p)) => (h, Some(p)),
-            None => (authority, None),
-        },
-    };
-    let port_ok = port.is_none_or(|p| p.is_empty() || p.bytes().all(|b| b.is_ascii_digit()));
-    (!host.is_empty() && port_ok).then_some(host)
-}
-
-/// Whether `host` (without port) is allowed: loopback names, or one of `extra`.
-fn allowed(host: &str, extra: &[String]) -> bool {
-    ["localhost", "127.0.0.1", "::1"]
-        .iter()
-        .any(|h| h.eq_ignore_ascii_case(host))
-        || extra.iter().any(|h| h.eq_ignore_ascii_case(host))
-}
 
 /// The one value of a header that must not repeat: `Ok(None)` when absent, `Err` when sent
 /// more than once or not visible ASCII.
@@ -80,25 +48,12 @@ pub fn check_host(
     target: Option<&str>,
     extra: &[String],
 ) -> Result<(), String> {
-    let host = single(headers, "host")?.ok_or("missing Host header")?;
-    if !host_of(host).is_some_and(|h| allowed(h, extra)) {
-        return Err("Host not allowed".into());
-    }
-    if let Some(authority) = target {
-        if !host_of(authority).is_some_and(|h| allowed(h, extra)) {
-            return Err("request target host not allowed".into());
-        }
-    }
-    if let Some(origin) = single(headers, "origin")? {
-        let authority = origin
-            .strip_prefix("http://")
-            .or_else(|| origin.strip_prefix("https://"))
-            .ok_or("Origin not allowed")?;
-        if !host_of(authority).is_some_and(|h| allowed(h, extra)) {
-            return Err("Origin not allowed".into());
-        }
-    }
-    Ok(())
+    let host = single(headers, "host")?;
+    let origin = single(headers, "origin")?;
+    authority::check(host, target, origin, |h| {
+        extra.iter().any(|e| e.eq_ignore_ascii_case(h))
+    })
+    .map_err(String::from)
 }
 
 /// A header's value as text, surrounding optional white space removed (first value).

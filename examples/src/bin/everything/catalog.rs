@@ -17,8 +17,8 @@ use mcp_rs_core::ServerHandler;
 use mcp_rs_tokio::{Context, ErrorReply, PromptOutput, PromptRequest};
 
 use crate::fixtures::{
-    BASE_PROMPTS, PNG, PROMPT_COMPLETIONS, RESOURCES as BASE_RESOURCES, STATIC_TEXT, TEMPLATE, TEMPLATES,
-    TEMPLATE_IDS, WATCHED_TEXT,
+    BASE_PROMPTS, PNG, PROMPT_COMPLETIONS, RESOURCES as BASE_RESOURCES, STATIC_TEXT, TEMPLATE,
+    TEMPLATES, TEMPLATE_IDS, WATCHED_TEXT,
 };
 use crate::input::{self, Input, Outcome, Step, INPUT_PROMPT};
 
