@@ -10,6 +10,8 @@ Which server to launch:
     MCP_TRANSPORT        stdio (default: the binary run with no arguments) or http (run with
                          `--http 127.0.0.1:0`, one server per test, the SDK's Streamable HTTP
                          client on its /mcp URL)
+    MCP_EXPECT_SERVER_NAME  the serverInfo.name to expect (default: mcp-rs-everything; the
+                         script sets it for embedded-http, which serves the same fixtures)
 
 Each test starts a fresh server. Tests taking the ``conn`` fixture run in both protocol
 eras the SDK speaks: ``handshake`` (``Client(mode="legacy")``, the ``initialize`` handshake
@@ -83,7 +85,7 @@ def anyio_backend() -> str:
 
 # ---- the fixture contract ------------------------------------------------------------------
 
-SERVER_NAME = "mcp-rs-everything"
+SERVER_NAME = os.environ.get("MCP_EXPECT_SERVER_NAME") or "mcp-rs-everything"
 
 TOOLS = [  # §2: one page, this order, in both eras
     "test_simple_text",
