@@ -8,7 +8,9 @@
 # devDependencies), and the
 # Python SDK against everything's authorization (test_auth.py, bearer JWTs over HTTP) and
 # against the axum example, the MCP service mounted at /api/mcp of an axum app (test_axum.py,
-# both eras). And our
+# both eras), and the everything suites over Streamable HTTP against embedded-http (the same
+# fixtures from mcp-embedded's heap-free HTTP server; its server name expected, and by exact
+# name the tests of the two features it lacks deselected, listed and printed below). And our
 # client (interop-client) drives the SDKs' reference servers (interop/REFERENCE.md: Python mcp,
 # TypeScript SDK 1.x and 2.x, rmcp; each era and transport they serve). Run from anywhere; scripts/test.sh runs it. Needs only
 # cargo, node/npm (20+) and python3 (3.10+); installs the SDKs into interop/ts/node_modules and
@@ -19,6 +21,7 @@
 #   MCP_SERVER_CMD=/path/to/server      test another calculator build (default: target/debug/calculator)
 #   MCP_EVERYTHING_CMD=/path/to/server  test another everything build (default: target/debug/everything)
 #   MCP_AXUM_CMD=/path/to/server        test another axum example build (default: target/debug/axum)
+#   MCP_EMBEDDED_HTTP_CMD=/path/to/server  test another embedded-http build (default: target/debug/embedded-http)
 #   MCP_INTEROP_VERBOSE=1               also print the servers' stderr logs (TypeScript suites)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -130,6 +130,8 @@ RESOURCES = [
     ("test://watched-resource", "watched-resource", "text/plain"),
 ]
 TEMPLATE = "test://template/{id}/data"
+SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+SKILL_RESOURCE = ("skill://everything/greeting/SKILL.md", "greeting", "text/markdown")
 
 # §10: the conformance suite's own constant (json-schema-2020-12 scenario), which must come
 # back from tools/list unchanged.
@@ -852,7 +854,13 @@ def _unsolicited(c: Conn) -> list[dict[str, Any]]:
 async def test_list_resources_and_templates(conn: Conn) -> None:
     listed = await conn.client.list_resources()
     assert listed.next_cursor is None
-    assert [(str(r.uri), r.name, r.mime_type) for r in listed.resources] == RESOURCES
+    # A server declaring the skills extension (everything; not embedded-http) also lists its
+    # skill's SKILL.md, after the fixtures.
+    caps = conn.client.server_capabilities
+    skills = caps is not None and SKILLS_EXTENSION in (caps.extensions or {})
+    assert [(str(r.uri), r.name, r.mime_type) for r in listed.resources] == RESOURCES + (
+        [SKILL_RESOURCE] if skills else []
+    )
     for r in listed.resources:
         assert r.description, r.uri
     templates = await conn.client.list_resource_templates()

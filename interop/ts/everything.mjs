@@ -57,6 +57,8 @@ const SERVER_CMD =
   path.resolve(here, '../../target/debug/everything');
 const TRANSPORT = process.env.MCP_TRANSPORT ?? 'stdio'; // stdio, or http (everything --http, one server per test)
 
+const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
+const SKILL_RESOURCE = ['skill://everything/greeting/SKILL.md', 'greeting', 'text/markdown'];
 const RESOURCE_NOT_FOUND = -32002; // handshake-era code (2026-07-28 uses -32602)
 
 // ---- the fixture contract -------------------------------------------------------------------
@@ -460,7 +462,13 @@ describe(`mcp-rs everything over ${TRANSPORT} via @modelcontextprotocol/sdk (${p
   test('resources/list and resources/templates/list', async () => {
     const listed = await c.client.listResources();
     assert.equal(listed.nextCursor, undefined);
-    assert.deepEqual(listed.resources.map((r) => [r.uri, r.name, r.mimeType]), RESOURCES);
+    // A server declaring the skills extension (everything; not embedded-http) also lists its
+    // skill's SKILL.md, after the fixtures.
+    const skills = Boolean(c.client.getServerCapabilities()?.extensions?.[SKILLS_EXTENSION]);
+    assert.deepEqual(
+      listed.resources.map((r) => [r.uri, r.name, r.mimeType]),
+      [...RESOURCES, ...(skills ? [SKILL_RESOURCE] : [])],
+    );
     for (const r of listed.resources) assert.ok(r.description, `${r.uri}: description`);
     const templates = await c.client.listResourceTemplates();
     assert.deepEqual(templates.resourceTemplates.map((t) => [t.uriTemplate, t.name, t.mimeType]), [[TEMPLATE, 'template', 'application/json']]);
