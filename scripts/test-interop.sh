@@ -112,7 +112,8 @@ suites=()
 suite_tag=""
 
 ts_suite() { # $1 = file in interop/ts, $2 = transport (stdio or http), $3 = the SDK package it uses
-  local transport=${2:-stdio} sdk=${3:-@modelcontextprotocol/sdk} log="$logs/ts-$1-$transport$suite_tag.log"
+  local transport=${2:-stdio} sdk=${3:-@modelcontextprotocol/sdk}
+  local log="$logs/ts-$1-$transport$suite_tag.log"
   step "TypeScript suite: node --test interop/ts/$1 over $transport$suite_tag"
   (cd interop/ts && MCP_TRANSPORT=$transport timeout --kill-after=10 300 \
     node --test --test-reporter=spec "$1") 2>&1 \
@@ -121,7 +122,8 @@ ts_suite() { # $1 = file in interop/ts, $2 = transport (stdio or http), $3 = the
 }
 
 py_suite() { # $1 = file in interop/py, $2 = transport (stdio or http; default stdio), then extra pytest arguments
-  local file=$1 transport=${2:-stdio} log="$logs/py-$1-${2:-stdio}$suite_tag.log"
+  local file=$1 transport=${2:-stdio}
+  local log="$logs/py-$file-$transport$suite_tag.log"
   shift $(($# < 2 ? $# : 2))
   step "Python suite: pytest interop/py/$file over $transport$suite_tag"
   (cd interop/py && MCP_TRANSPORT=$transport PYTHONDONTWRITEBYTECODE=1 timeout --kill-after=10 300 \
