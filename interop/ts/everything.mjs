@@ -48,7 +48,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { sleep, waitFor } from './util.mjs';
-import { ELICIT_ANSWERS, SAMPLING_ANSWERS, DEFAULT_SAMPLING_ANSWER, ROOTS, TOOL_LOGS, SEP1034_MESSAGE, SEP1330_MESSAGE, oneField, textOf, TOOLS, PROMPTS, RESOURCES, TEMPLATE, JSON_SCHEMA_2020_12, ELICITATION_SCHEMA } from './fixtures.mjs';
+import { ELICIT_ANSWERS, SAMPLING_ANSWERS, DEFAULT_SAMPLING_ANSWER, ROOTS, TOOL_LOGS, SEP1034_MESSAGE, SEP1330_MESSAGE, oneField, textOf, TOOLS, PROMPTS, RESOURCES, SKILLS_EXTENSION, SKILL_RESOURCE, TEMPLATE, JSON_SCHEMA_2020_12, ELICITATION_SCHEMA } from './fixtures.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SERVER_CMD =
@@ -57,8 +57,6 @@ const SERVER_CMD =
   path.resolve(here, '../../target/debug/everything');
 const TRANSPORT = process.env.MCP_TRANSPORT ?? 'stdio'; // stdio, or http (everything --http, one server per test)
 
-const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
-const SKILL_RESOURCE = ['skill://everything/greeting/SKILL.md', 'greeting', 'text/markdown'];
 const RESOURCE_NOT_FOUND = -32002; // handshake-era code (2026-07-28 uses -32602)
 
 // ---- the fixture contract -------------------------------------------------------------------
