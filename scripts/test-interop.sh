@@ -8,7 +8,9 @@
 # devDependencies), and the
 # Python SDK against everything's authorization (test_auth.py, bearer JWTs over HTTP) and
 # against the axum example, the MCP service mounted at /api/mcp of an axum app (test_axum.py,
-# both eras). And our
+# both eras), and the everything suites over Streamable HTTP against embedded-http (the same
+# fixtures from mcp-embedded's heap-free HTTP server; its server name expected, and by exact
+# name the tests of the two features it lacks deselected, listed and printed below). And our
 # client (interop-client) drives the SDKs' reference servers (interop/REFERENCE.md: Python mcp,
 # TypeScript SDK 1.x and 2.x, rmcp; each era and transport they serve). Run from anywhere; scripts/test.sh runs it. Needs only
 # cargo, node/npm (20+) and python3 (3.10+); installs the SDKs into interop/ts/node_modules and
@@ -19,6 +21,7 @@
 #   MCP_SERVER_CMD=/path/to/server      test another calculator build (default: target/debug/calculator)
 #   MCP_EVERYTHING_CMD=/path/to/server  test another everything build (default: target/debug/everything)
 #   MCP_AXUM_CMD=/path/to/server        test another axum example build (default: target/debug/axum)
+#   MCP_EMBEDDED_HTTP_CMD=/path/to/server  test another embedded-http build (default: target/debug/embedded-http)
 #   MCP_INTEROP_VERBOSE=1               also print the servers' stderr logs (TypeScript suites)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,13 +51,14 @@ install_python3_venv() {
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv
 }
 
-step "build the calculator and everything"
+step "build the example servers (calculator, everything, embedded-http, axum, interop-client)"
 cargo build -q -p mcp-examples --bins
 bin_dir=$(realpath -m "${CARGO_TARGET_DIR:-$root/target}")/debug
 export MCP_SERVER_CMD="${MCP_SERVER_CMD:-$bin_dir/calculator}"
 export MCP_SERVER_ARGS='["--extra-tools","120"]'
 export MCP_EVERYTHING_CMD="${MCP_EVERYTHING_CMD:-$bin_dir/everything}"
 export MCP_AXUM_CMD="${MCP_AXUM_CMD:-$bin_dir/axum}"
+MCP_EMBEDDED_HTTP_CMD="${MCP_EMBEDDED_HTTP_CMD:-$bin_dir/embedded-http}"
 
 step "TypeScript SDK (interop/ts)"
 (
@@ -104,22 +108,28 @@ status=0
 # One entry per suite: "label|log file", in run order.
 suites=()
 
+# $suite_tag names the server in the labels and logs when it is not the default (embedded-http).
+suite_tag=""
+
 ts_suite() { # $1 = file in interop/ts, $2 = transport (stdio or http), $3 = the SDK package it uses
   local transport=${2:-stdio} sdk=${3:-@modelcontextprotocol/sdk}
-  step "TypeScript suite: node --test interop/ts/$1 over $transport"
+  local log="$logs/ts-$1-$transport$suite_tag.log"
+  step "TypeScript suite: node --test interop/ts/$1 over $transport$suite_tag"
   (cd interop/ts && MCP_TRANSPORT=$transport timeout --kill-after=10 300 \
     node --test --test-reporter=spec "$1") 2>&1 \
-    | tee "$logs/ts-$1-$transport.log" || status=1
-  suites+=("typescript $1 over $transport ($sdk)|$logs/ts-$1-$transport.log")
+    | tee "$log" || status=1
+  suites+=("typescript $1 over $transport$suite_tag ($sdk)|$log")
 }
 
-py_suite() { # $1 = file in interop/py, $2 = transport (stdio or http; default stdio)
-  local transport=${2:-stdio}
-  step "Python suite: pytest interop/py/$1 over $transport"
+py_suite() { # $1 = file in interop/py, $2 = transport (stdio or http; default stdio), then extra pytest arguments
+  local file=$1 transport=${2:-stdio}
+  local log="$logs/py-$file-$transport$suite_tag.log"
+  shift $(($# < 2 ? $# : 2))
+  step "Python suite: pytest interop/py/$file over $transport$suite_tag"
   (cd interop/py && MCP_TRANSPORT=$transport PYTHONDONTWRITEBYTECODE=1 timeout --kill-after=10 300 \
-    .venv/bin/python -m pytest -q -rfEs -p no:cacheprovider "$1") 2>&1 \
-    | tee "$logs/py-$1-$transport.log" || status=1
-  suites+=("python $1 over $transport (mcp)|$logs/py-$1-$transport.log")
+    .venv/bin/python -m pytest -q -rfEs -p no:cacheprovider "$file" "$@") 2>&1 \
+    | tee "$log" || status=1
+  suites+=("python $file over $transport$suite_tag (mcp)|$log")
 }
 
 ts_suite client.mjs
@@ -133,6 +143,45 @@ py_suite test_everything.py
 py_suite test_everything.py http
 py_suite test_auth.py http
 py_suite test_axum.py http
+
+# embedded-http (examples/src/bin/embedded-http/: the same conformance fixtures through
+# mcp-embedded's heap-free HTTP server) under the everything suites over Streamable HTTP, the
+# Python suite in both eras, the TypeScript one in the handshake era (SDK 1.x). Its server name
+# differs, and the tests of two features it does not have are deselected by exact name (never
+# skipped: a deselected test neither runs nor counts; an unknown name fails the suite):
+# - stream resumption (the `test_reconnection` fixture tool over a resumed stream): embedded-http
+#   replays nothing on `Last-Event-ID` (README, limits of mcp-rs-embedded's HTTP server, row
+#   "legacy GET stream"; README "Conformance and interop").
+# - a legacy-session prompt that asks the client (`test_input_required_result_prompt` in the
+#   handshake era): `CallContext` completes tools only, so embedded-http answers it -32603
+#   (README "Conformance and interop" and "Design note: a heap-free HTTP server"); the
+#   2026-07-28 form (answered inline with `input_required`) still runs.
+py_embedded_deselect=(
+  "test_everything.py::test_reconnection_over_stdio[handshake]"
+  "test_everything.py::test_reconnection_over_stdio[modern]"
+  "test_everything.py::test_mrtr_prompt[handshake]"
+)
+ts_embedded_deselect=(
+  "test_reconnection answers"
+  "test_input_required_result_prompt: prompts/get asks the client for the context"
+)
+printf '\ninterop: deselected for embedded-http (features it lacks; see the comment in scripts/test-interop.sh):\n'
+printf '  python: %s\n' "${py_embedded_deselect[@]}"
+printf '  typescript: %s\n' "${ts_embedded_deselect[@]}"
+suite_tag=" against embedded-http"
+MCP_EVERYTHING_CMD="$MCP_EMBEDDED_HTTP_CMD" MCP_EXPECT_SERVER_NAME=mcp-rs-embedded-http \
+  MCP_DESELECT=$(printf '%s\n' "${ts_embedded_deselect[@]}") \
+  ts_suite everything.mjs http
+py_args=()
+for id in "${py_embedded_deselect[@]}"; do py_args+=(--deselect "$id"); done
+MCP_EVERYTHING_CMD="$MCP_EMBEDDED_HTTP_CMD" MCP_EXPECT_SERVER_NAME=mcp-rs-embedded-http \
+  py_suite test_everything.py http "${py_args[@]}"
+# pytest ignores a --deselect id that names no test: check that each one matched.
+if ! grep -Eq "\b${#py_embedded_deselect[@]} deselected\b" "${suites[-1]#*|}"; then
+  echo "interop: expected ${#py_embedded_deselect[@]} deselected tests in the embedded-http Python run" >&2
+  status=1
+fi
+suite_tag=""
 
 # Our client (examples/src/bin/interop-client.rs) against the official SDKs' reference servers
 # (interop/REFERENCE.md): every era and transport each one serves in full.

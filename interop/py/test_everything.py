@@ -10,6 +10,8 @@ Which server to launch:
     MCP_TRANSPORT        stdio (default: the binary run with no arguments) or http (run with
                          `--http 127.0.0.1:0`, one server per test, the SDK's Streamable HTTP
                          client on its /mcp URL)
+    MCP_EXPECT_SERVER_NAME  the serverInfo.name to expect (default: mcp-rs-everything; the
+                         script sets it for embedded-http, which serves the same fixtures)
 
 Each test starts a fresh server. Tests taking the ``conn`` fixture run in both protocol
 eras the SDK speaks: ``handshake`` (``Client(mode="legacy")``, the ``initialize`` handshake
@@ -83,7 +85,7 @@ def anyio_backend() -> str:
 
 # ---- the fixture contract ------------------------------------------------------------------
 
-SERVER_NAME = "mcp-rs-everything"
+SERVER_NAME = os.environ.get("MCP_EXPECT_SERVER_NAME") or "mcp-rs-everything"
 
 TOOLS = [  # §2: one page, this order, in both eras
     "test_simple_text",
@@ -128,6 +130,8 @@ RESOURCES = [
     ("test://watched-resource", "watched-resource", "text/plain"),
 ]
 TEMPLATE = "test://template/{id}/data"
+SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+SKILL_RESOURCE = ("skill://everything/greeting/SKILL.md", "greeting", "text/markdown")
 
 # §10: the conformance suite's own constant (json-schema-2020-12 scenario), which must come
 # back from tools/list unchanged.
@@ -850,7 +854,13 @@ def _unsolicited(c: Conn) -> list[dict[str, Any]]:
 async def test_list_resources_and_templates(conn: Conn) -> None:
     listed = await conn.client.list_resources()
     assert listed.next_cursor is None
-    assert [(str(r.uri), r.name, r.mime_type) for r in listed.resources] == RESOURCES
+    # A server declaring the skills extension (everything; not embedded-http) also lists its
+    # skill's SKILL.md, after the fixtures.
+    caps = conn.client.server_capabilities
+    skills = caps is not None and SKILLS_EXTENSION in (caps.extensions or {})
+    assert [(str(r.uri), r.name, r.mime_type) for r in listed.resources] == RESOURCES + (
+        [SKILL_RESOURCE] if skills else []
+    )
     for r in listed.resources:
         assert r.description, r.uri
     templates = await conn.client.list_resource_templates()

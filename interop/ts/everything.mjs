@@ -12,6 +12,11 @@
 //   MCP_EVERYTHING_CMD  the everything binary (default: <repo>/target/debug/everything), run
 //                       with no arguments. When the file is run directly (`node everything.mjs PATH`),
 //                       argv[2] wins.
+//   MCP_EXPECT_SERVER_NAME  the serverInfo.name to expect (default: mcp-rs-everything; the
+//                       script sets it for embedded-http, which serves the same fixtures)
+//   MCP_DESELECT        test names not to register, one per line (exact names; each must
+//                       exist). scripts/test-interop.sh uses it for embedded-http's missing
+//                       features; every deselected name is printed, and never counted as skipped.
 //   MCP_SERVER_STDERR   "inherit" to stream the server's stderr log (default: captured, and
 //                       printed at the end when MCP_INTEROP_VERBOSE is set)
 //
@@ -22,7 +27,7 @@
 // exact requests the server sent. The SDK's Zod parsing drops keys it does not model before
 // a handler sees a request.
 
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test as nodeTest } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -43,7 +48,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { sleep, waitFor } from './util.mjs';
-import { ELICIT_ANSWERS, SAMPLING_ANSWERS, DEFAULT_SAMPLING_ANSWER, ROOTS, TOOL_LOGS, SEP1034_MESSAGE, SEP1330_MESSAGE, oneField, textOf, TOOLS, PROMPTS, RESOURCES, TEMPLATE, JSON_SCHEMA_2020_12, ELICITATION_SCHEMA } from './fixtures.mjs';
+import { ELICIT_ANSWERS, SAMPLING_ANSWERS, DEFAULT_SAMPLING_ANSWER, ROOTS, TOOL_LOGS, SEP1034_MESSAGE, SEP1330_MESSAGE, oneField, textOf, TOOLS, PROMPTS, RESOURCES, SKILLS_EXTENSION, SKILL_RESOURCE, TEMPLATE, JSON_SCHEMA_2020_12, ELICITATION_SCHEMA } from './fixtures.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SERVER_CMD =
@@ -56,7 +61,19 @@ const RESOURCE_NOT_FOUND = -32002; // handshake-era code (2026-07-28 uses -32602
 
 // ---- the fixture contract -------------------------------------------------------------------
 
-const SERVER_NAME = 'mcp-rs-everything';
+const SERVER_NAME = process.env.MCP_EXPECT_SERVER_NAME || 'mcp-rs-everything';
+
+// MCP_DESELECT: exact test names left unregistered (not skipped: they do not run or count).
+const DESELECT = new Set((process.env.MCP_DESELECT ?? '').split('\n').map((n) => n.trim()).filter(Boolean));
+const deselected = new Set();
+function test(name, ...rest) {
+  if (DESELECT.has(name)) {
+    deselected.add(name);
+    console.log(`deselected (MCP_DESELECT): ${name}`);
+    return;
+  }
+  nodeTest(name, ...rest);
+}
 
 const SEP1034_SCHEMA = {
   type: 'object',
@@ -373,11 +390,14 @@ describe(`mcp-rs everything over ${TRANSPORT} via @modelcontextprotocol/sdk (${p
     await rejectsWith(c.client.callTool({ name: 'no_such_tool', arguments: {} }), ErrorCode.InvalidParams);
   });
 
-  test('test_reconnection, json_schema_2020_12_tool and test_custom_header answer', async () => {
+  test('test_reconnection answers', async () => {
     assert.equal(
       textOf(await c.client.callTool({ name: 'test_reconnection', arguments: {} })),
       'Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.',
     );
+  });
+
+  test('json_schema_2020_12_tool and test_custom_header answer', async () => {
     const args = { name: 'Ada', contactMethod: 'phone', phone: '+44 20 7946 0000' };
     const r = await c.client.callTool({ name: 'json_schema_2020_12_tool', arguments: args });
     assert.deepEqual(jsonAfter(textOf(r), 'JSON Schema 2020-12 tool called with: '), args);
@@ -440,7 +460,13 @@ describe(`mcp-rs everything over ${TRANSPORT} via @modelcontextprotocol/sdk (${p
   test('resources/list and resources/templates/list', async () => {
     const listed = await c.client.listResources();
     assert.equal(listed.nextCursor, undefined);
-    assert.deepEqual(listed.resources.map((r) => [r.uri, r.name, r.mimeType]), RESOURCES);
+    // A server declaring the skills extension (everything; not embedded-http) also lists its
+    // skill's SKILL.md, after the fixtures.
+    const skills = Boolean(c.client.getServerCapabilities()?.extensions?.[SKILLS_EXTENSION]);
+    assert.deepEqual(
+      listed.resources.map((r) => [r.uri, r.name, r.mimeType]),
+      [...RESOURCES, ...(skills ? [SKILL_RESOURCE] : [])],
+    );
     for (const r of listed.resources) assert.ok(r.description, `${r.uri}: description`);
     const templates = await c.client.listResourceTemplates();
     assert.deepEqual(templates.resourceTemplates.map((t) => [t.uriTemplate, t.name, t.mimeType]), [[TEMPLATE, 'template', 'application/json']]);
@@ -685,22 +711,25 @@ describe(`mcp-rs everything over ${TRANSPORT} via @modelcontextprotocol/sdk (${p
     }
   });
 
-  test('test_input_required_result_capabilities, _prompt, test_streaming_elicitation, test_missing_capability', async () => {
+  test('test_input_required_result_capabilities, test_streaming_elicitation, test_missing_capability', async () => {
     assert.equal(
       textOf(await c.client.callTool({ name: 'test_input_required_result_capabilities', arguments: {} })),
       'capabilities-ok: received elicit_input,sample_input',
     );
+    assert.equal(
+      textOf(await c.client.callTool({ name: 'test_streaming_elicitation', arguments: {} })),
+      'Streaming elicitation complete: streamed',
+    );
+    assert.equal(textOf(await c.client.callTool({ name: 'test_missing_capability', arguments: {} })), 'Success');
+  });
+
+  test('test_input_required_result_prompt: prompts/get asks the client for the context', async () => {
     const before = c.asked.length;
     const prompt = await c.client.getPrompt({ name: 'test_input_required_result_prompt' });
     assert.deepEqual(prompt.messages, [{ role: 'user', content: { type: 'text', text: 'Prompt with context: test context' } }]);
     assert.deepEqual(c.asked.slice(before).map((a) => [a.raw.params.message, a.raw.params.requestedSchema]), [
       ['What context should the prompt use?', oneField('context', 'string')],
     ]);
-    assert.equal(
-      textOf(await c.client.callTool({ name: 'test_streaming_elicitation', arguments: {} })),
-      'Streaming elicitation complete: streamed',
-    );
-    assert.equal(textOf(await c.client.callTool({ name: 'test_missing_capability', arguments: {} })), 'Success');
   });
 
   test('a client without sampling/elicitation/roots: the tools report an error and ask nothing', async () => {
@@ -749,4 +778,8 @@ describe(`mcp-rs everything over ${TRANSPORT} via @modelcontextprotocol/sdk (${p
     const unexpected = c.sdkErrors.filter((e) => !/progress notification for an unknown token/.test(e));
     assert.deepEqual(unexpected, []);
   });
+
+  // A name in MCP_DESELECT that matches no test is a typo or a renamed test: fail loudly.
+  const unknown = [...DESELECT].filter((n) => !deselected.has(n));
+  if (unknown.length) throw new Error(`MCP_DESELECT names no test: ${unknown.join('; ')}`);
 });

@@ -63,6 +63,10 @@ export const RESOURCES = [
   ['test://static-binary', 'static-binary', 'image/png'],
   ['test://watched-resource', 'watched-resource', 'text/plain'],
 ];
+// The skills extension (SEP-2640) everything declares, and the SKILL.md of its one skill, which
+// its resources/list gives after the fixtures (embedded-http serves no skills).
+export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
+export const SKILL_RESOURCE = ['skill://everything/greeting/SKILL.md', 'greeting', 'text/markdown'];
 export const TEMPLATE = 'test://template/{id}/data';
 // §10: the conformance suite's constant, which must come back from tools/list unchanged.
 export const JSON_SCHEMA_2020_12 = {

@@ -41,7 +41,7 @@ import {
   SUBSCRIPTION_ID_META_KEY,
 } from '@modelcontextprotocol/client';
 import { sleep, waitFor } from './util.mjs';
-import { ELICIT_ANSWERS, SAMPLING_ANSWERS, DEFAULT_SAMPLING_ANSWER, ROOTS, TOOL_LOGS, SEP1034_MESSAGE, SEP1330_MESSAGE, oneField, textOf, TOOLS, PROMPTS, RESOURCES, TEMPLATE, JSON_SCHEMA_2020_12, ELICITATION_SCHEMA } from './fixtures.mjs';
+import { ELICIT_ANSWERS, SAMPLING_ANSWERS, DEFAULT_SAMPLING_ANSWER, ROOTS, TOOL_LOGS, SEP1034_MESSAGE, SEP1330_MESSAGE, oneField, textOf, TOOLS, PROMPTS, RESOURCES as FIXTURE_RESOURCES, SKILLS_EXTENSION, SKILL_RESOURCE, TEMPLATE, JSON_SCHEMA_2020_12, ELICITATION_SCHEMA } from './fixtures.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SERVER_CMD =
@@ -70,7 +70,10 @@ const CAPABILITIES = {
   prompts: { listChanged: true },
   completions: {},
   logging: {},
+  extensions: { [SKILLS_EXTENSION]: { directoryRead: true } },
 };
+// everything's resources/list: the fixtures, then its skill's SKILL.md.
+const RESOURCES = [...FIXTURE_RESOURCES, SKILL_RESOURCE];
 const SUPPORTED_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 
 // ---- helpers ---------------------------------------------------------------------------------
@@ -1217,7 +1220,7 @@ describe('pagination (--page-size 4): the SDK walks every page of every list', {
     await rejectsWith(c.client.listTools({ cursor: 'AAAA' }), INVALID_PARAMS);
   });
 
-  test('prompts/list (5 in 2 pages), resources/list (3), resources/templates/list (1)', async () => {
+  test('prompts/list (5 in 2 pages), resources/list (4), resources/templates/list (1)', async () => {
     let since = c.exchanges('prompts/list').length;
     assert.deepEqual((await c.client.listPrompts()).prompts.map((p) => p.name), PROMPTS);
     await c.settled();
