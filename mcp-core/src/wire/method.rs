@@ -22,10 +22,10 @@
 //! | `skills/list` | both | refused | skills extension (with resources) | — |
 //! | `skills/get` | both | refused | skills extension (with resources) | — |
 //! | `resources/directory/read` | both | refused | skills extension (with resources) | — |
-//!
-//! The extension's methods name no target: `Mcp-Name` is defined for the base protocol's
-//! methods only, and SDK clients (the TypeScript SDK 2.4) send none for them.
 //! | `subscriptions/listen` | modern | — | — | — |
+//!
+//! The skills extension's methods name no target: `Mcp-Name` is defined for the base
+//! protocol's methods only, and SDK clients (the TypeScript SDK 2.4) send none for them.
 //!
 //! Notifications from the client: `notifications/initialized`, `notifications/cancelled`,
 //! `notifications/roots/list_changed` (all others are ignored, as the spec asks).
