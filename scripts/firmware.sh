@@ -60,8 +60,22 @@ elf_path() {
   echo "$(realpath -m "$dir")/$TARGET/release/$BIN"
 }
 
+# Panic locations are file paths in .rodata (embassy, embassy-net, smoltcp and our own
+# crates outside the image's workspace), so an image's size would depend on where the
+# checkout and the cargo home sit: the pico-w5500 image is 276 B larger cloned under
+# /check/work/main than under /work/main. Every build maps both to fixed prefixes (cargo
+# joins a `--config` array with the crate's own rustflags), so a footprint is the same on
+# every machine. Debuggers then show /mcp-rs/... and /cargo/... for source paths.
+remap() {
+  local home="${CARGO_HOME:-$HOME/.cargo}"
+  printf '%s\n' --config \
+    "target.$TARGET.rustflags = ['--remap-path-prefix=$ROOT=/mcp-rs', '--remap-path-prefix=$home/registry/src=/cargo']"
+}
+
 build() {
-  (cd "$ROOT/$CRATE" && cargo build --release --quiet --target "$TARGET" --bin "$BIN")
+  local flags
+  mapfile -t flags < <(remap)
+  (cd "$ROOT/$CRATE" && cargo "${flags[@]}" build --release --quiet --target "$TARGET" --bin "$BIN")
 }
 
 size_tool() {
@@ -98,7 +112,8 @@ case "$cmd" in
     cd "$ROOT/$CRATE"
     # cargo builds the image if needed (its messages go to stderr), then the crate's runner
     # for the target starts QEMU with the UART on stdio.
-    exec cargo run --release --quiet --target "$TARGET" --bin "$BIN"
+    mapfile -t flags < <(remap)
+    exec cargo "${flags[@]}" run --release --quiet --target "$TARGET" --bin "$BIN"
     ;;
   size)
     [ $# -ge 1 ] || usage
