@@ -185,6 +185,20 @@ impl<T: Write> CallContext<'_, T> {
         self.command(|s, tx| s.complete(token, tx, write)).await
     }
 
+    /// Completes a deferred `prompts/get` (feature `prompts`): `write` fills the result
+    /// (its messages, or `fail`/`invalid_arguments` for an error reply). A prompt that
+    /// needs the client's input in a legacy session asks with [`request`](Self::request)
+    /// first, as a tool does.
+    #[cfg(feature = "prompts")]
+    pub async fn complete_prompt(
+        &mut self,
+        write: impl FnOnce(&mut mcp_rs_core::model::prompts::PromptResult<'_, '_>),
+    ) -> bool {
+        let token = self.token;
+        self.command(|s, tx| s.complete_prompt(token, tx, write))
+            .await
+    }
+
     /// Sends a request to the client (legacy sessions, feature `requests`) on the POST's
     /// SSE response and waits for its answer, which the client POSTs separately (any slot
     /// serves it; see [`Server::with_responses`](super::Server::with_responses)); the
