@@ -15,9 +15,10 @@ use super::body::{BodyError, Inbox};
 use super::calls::{CallContext, CallRunner, SessionAccess};
 use super::checks::{self, MODERN};
 use super::head::{self, Framing, Head, Verb, MAX_HEADERS};
+use super::replay::{self, Kept, Resume};
 use super::respond::{self, Extra};
 use super::sessions::{State, SESSION_ID_LEN};
-use super::wait::{select, Either, KINDS};
+use super::wait::{select, Either, EVENTS, KINDS};
 use super::{Ended, Server, SlotState};
 use crate::DEFERRED_CALL_MESSAGE;
 
@@ -46,6 +47,20 @@ enum Bodyless {
     Answered,
     /// Open the GET stream of the legacy session at this entry.
     Stream(usize),
+    /// Resume stream `.1` of the legacy session at entry `.0` after event `.2`.
+    Resume(usize, u32, u32),
+}
+
+/// What a resumed stream does next.
+enum Step {
+    /// Send the event with this `seq`, copied to the transmit buffer (this long).
+    Send(u32, usize),
+    /// Skip the event with this `seq` (longer than the transmit buffer).
+    Skip(u32),
+    /// Wait for the next one.
+    Wait,
+    /// The stream is complete (or the session ended, or events were lost).
+    End,
 }
 
 impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
@@ -120,6 +135,17 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                         None => Bodyless::Answered,
                     }
                 };
+                if let Bodyless::Resume(i, stream, seq) = decided {
+                    let end = head_len.min(inbox.filled);
+                    inbox.buf.copy_within(end..inbox.filled, 0);
+                    inbox.filled -= end;
+                    self.resume(socket, inbox, tx, i, stream, seq).await?;
+                    return if plan.keep_alive {
+                        Ok(0)
+                    } else {
+                        Err(Ended::Done(200))
+                    };
+                }
                 if let Bodyless::Stream(i) = decided {
                     let end = head_len.min(inbox.filled);
                     inbox.buf.copy_within(end..inbox.filled, 0);
@@ -298,6 +324,28 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
             respond::empty(socket, 200, keep, Extra::default()).await?;
             return Ok(Bodyless::Answered);
         }
+        if let Some(last) = head.text("last-event-id") {
+            let resume = self
+                .legacy
+                .try_borrow_mut()
+                .ok()
+                .and_then(|mut t| Some(t.entry(i)?.ring.resume(last)));
+            match resume {
+                Some(Resume::From { stream, seq }) => {
+                    self.count(|s| s.streams = s.streams.saturating_add(1));
+                    respond::sse_head(socket, keep, Extra::default()).await?;
+                    return Ok(Bodyless::Resume(i, stream, seq));
+                }
+                Some(Resume::Lost) => {
+                    let why = "Last-Event-ID is older than the events this session keeps";
+                    self.refuse(socket, tx, 400, why, keep).await?;
+                    return Ok(Bodyless::Answered);
+                }
+                // Not one of this session's stream ids: the session's GET stream, as
+                // without the header (mcp-tokio does the same).
+                Some(Resume::Unknown) | None => {}
+            }
+        }
         let taken = self.legacy.try_borrow_mut().ok().and_then(|mut t| {
             let e = t.entry(i)?;
             let was = e.stream;
@@ -448,6 +496,9 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
             modern: plan.modern,
             sessionless: entry.is_none() || creating,
             session: None,
+            resumable: entry.is_some() && !creating,
+            stream: None,
+            closed: false,
         };
         let mut stream = None;
         loop {
@@ -533,7 +584,7 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                 reply.session = id;
             }
             let frame = tx.get(..len).unwrap_or_default();
-            if !reply.send(socket, frame).await? {
+            if !reply.send(socket, &access, frame).await? {
                 self.count(|s| s.dropped = s.dropped.saturating_add(1));
             }
         }
@@ -549,7 +600,13 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
             }
             _ => {
                 if reply.sse && reply.started {
-                    respond::sse_end(socket).await?;
+                    if let Some(s) = reply.stream {
+                        // The end of the stream, for a client that resumes it.
+                        access.keep(s, b"");
+                    }
+                    if !reply.closed {
+                        respond::sse_end(socket).await?;
+                    }
                 } else if !reply.replied {
                     respond::empty(socket, 202, keep, Extra::default()).await?;
                 }
@@ -638,6 +695,76 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
     }
 }
 
+impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
+    Server<'_, S, SESSIONS, WAITERS>
+{
+    /// A resumed stream (`GET` with `Last-Event-ID`): stream `stream` of the legacy session
+    /// at entry `i`, its kept events after `seq`, then the next ones as they are kept,
+    /// until the end of its response. The stream also ends when the session does, when
+    /// events it has not sent were dropped from the ring meanwhile (the client resumes
+    /// again and learns it), or when the client sends its next request.
+    #[allow(clippy::too_many_arguments)]
+    async fn resume<T: Read + Write>(
+        &self,
+        socket: &mut T,
+        inbox: &mut Inbox<'_>,
+        tx: &mut [u8],
+        i: usize,
+        stream: u32,
+        mut seq: u32,
+    ) -> Result<(), Ended> {
+        let mut seen = self.changes.now();
+        loop {
+            loop {
+                let step = self.legacy.try_borrow_mut().ok().and_then(|mut t| {
+                    let e = t.entry(i).filter(|e| e.state == State::Live)?;
+                    Some(match e.ring.next(stream, seq) {
+                        Ok(Some(Kept::Event { seq, start, len })) => match tx.get_mut(..len) {
+                            Some(dst) => {
+                                dst.copy_from_slice(e.ring.frame(start, len));
+                                Step::Send(seq, len)
+                            }
+                            None => Step::Skip(seq),
+                        },
+                        Ok(None) => Step::Wait,
+                        Ok(Some(Kept::End)) | Err(()) => Step::End,
+                    })
+                });
+                match step {
+                    Some(Step::Send(n, len)) => {
+                        seq = n;
+                        let mut id = [0u8; 24];
+                        let id_len = replay::event_id(stream, n, &mut id);
+                        let frame = tx.get(..len).unwrap_or_default();
+                        respond::sse_event(socket, id.get(..id_len), frame).await?;
+                    }
+                    Some(Step::Skip(n)) => {
+                        seq = n;
+                        self.count(|s| s.dropped = s.dropped.saturating_add(1));
+                    }
+                    Some(Step::Wait) => break,
+                    Some(Step::End) | None => {
+                        respond::sse_end(socket).await?;
+                        return Ok(());
+                    }
+                }
+            }
+            let spare = inbox.buf.get_mut(inbox.filled..).unwrap_or_default();
+            if spare.is_empty() || inbox.filled > 0 {
+                // The client sent more: end the stream so the next request is served.
+                respond::sse_end(socket).await?;
+                return Ok(());
+            }
+            match select(socket.read(spare), self.changes.wait(seen)).await {
+                Either::First(Ok(0)) => return Err(Ended::Closed),
+                Either::First(Ok(n)) => inbox.filled += n,
+                Either::First(Err(e)) => return Err(Ended::Read(e.kind())),
+                Either::Second(now) => seen = now,
+            }
+        }
+    }
+}
+
 /// The session a POST's body goes to, lent one command at a time.
 struct Access<'r, 'a, 'x, 's, S: ServerHandler, const N: usize, const W: usize> {
     server: &'r Server<'a, S, N, W>,
@@ -651,6 +778,32 @@ impl<S: ServerHandler, const N: usize, const W: usize> SessionAccess
         if let Ok(mut target) = self.target.try_borrow_mut() {
             self.server.on_session(&mut target, |s| f(s));
         }
+    }
+
+    fn open_stream(&self) -> Option<(u32, u32)> {
+        let Target::Table(i) = *self.target.try_borrow().ok()? else {
+            return None;
+        };
+        self.server
+            .legacy
+            .try_borrow_mut()
+            .ok()?
+            .entry(i)?
+            .ring
+            .open()
+    }
+
+    fn keep(&self, stream: u32, frame: &[u8]) -> Option<u32> {
+        let Target::Table(i) = *self.target.try_borrow().ok()? else {
+            return None;
+        };
+        let seq = {
+            let mut table = self.server.legacy.try_borrow_mut().ok()?;
+            let e = table.entry(i)?;
+            e.ring.on().then(|| e.ring.push(stream, frame))?
+        };
+        self.server.changes.bump_index(EVENTS);
+        Some(seq)
     }
 
     #[cfg(feature = "requests")]
@@ -725,6 +878,12 @@ pub(super) struct Reply {
     sessionless: bool,
     /// The id of the session this response created.
     session: Option<[u8; SESSION_ID_LEN]>,
+    /// A legacy session's: an SSE response is resumable when the session keeps events.
+    resumable: bool,
+    /// The resumable stream's number, once its head is written.
+    stream: Option<u32>,
+    /// Ended early ([`CallContext::close_stream`]): its events are only kept.
+    closed: bool,
 }
 
 impl Reply {
@@ -733,6 +892,7 @@ impl Reply {
     pub(super) async fn send<T: Write>(
         &mut self,
         socket: &mut T,
+        access: &dyn SessionAccess,
         frame: &[u8],
     ) -> Result<bool, Ended> {
         let extra = Extra {
@@ -740,11 +900,18 @@ impl Reply {
             session: self.session.as_ref().map(|id| &id[..]),
         };
         if self.sse {
-            if !self.started {
-                respond::sse_head(socket, self.keep_alive, extra).await?;
-                self.started = true;
+            self.start(socket, access).await?;
+            let Some(stream) = self.stream else {
+                respond::sse_event(socket, None, frame).await?;
+                return Ok(true);
+            };
+            let seq = access.keep(stream, frame);
+            if self.closed {
+                return Ok(seq.is_some());
             }
-            respond::sse_event(socket, None, frame).await?;
+            let mut id = [0u8; 24];
+            let id_len = seq.map(|n| replay::event_id(stream, n, &mut id));
+            respond::sse_event(socket, id_len.and_then(|n| id.get(..n)), frame).await?;
             return Ok(true);
         }
         // A JSON response carries the one response: notifications and requests cannot go
@@ -756,6 +923,51 @@ impl Reply {
         let status = status_for(frame, self.modern, self.sessionless);
         respond::json(socket, status, frame, self.keep_alive, extra).await?;
         self.replied = true;
+        Ok(true)
+    }
+}
+
+impl Reply {
+    /// Writes the SSE head (and a resumable stream's priming event) unless written.
+    async fn start<T: Write>(
+        &mut self,
+        socket: &mut T,
+        access: &dyn SessionAccess,
+    ) -> Result<(), Ended> {
+        if self.started {
+            return Ok(());
+        }
+        let extra = Extra {
+            allow: None,
+            session: self.session.as_ref().map(|id| &id[..]),
+        };
+        respond::sse_head(socket, self.keep_alive, extra).await?;
+        self.started = true;
+        if let Some((stream, seq)) = self.resumable.then(|| access.open_stream()).flatten() {
+            self.stream = Some(stream);
+            let mut id = [0u8; 24];
+            let n = replay::event_id(stream, seq, &mut id);
+            respond::sse_priming(socket, id.get(..n).unwrap_or_default()).await?;
+        }
+        Ok(())
+    }
+
+    /// Ends a resumable SSE response early (see [`CallContext::close_stream`]); `false`
+    /// when the response is not one.
+    pub(super) async fn close<T: Write>(
+        &mut self,
+        socket: &mut T,
+        access: &dyn SessionAccess,
+    ) -> Result<bool, Ended> {
+        if !self.sse || self.closed || !self.resumable {
+            return Ok(false);
+        }
+        self.start(socket, access).await?;
+        if self.stream.is_none() {
+            return Ok(false);
+        }
+        respond::sse_end(socket).await?;
+        self.closed = true;
         Ok(true)
     }
 }

@@ -172,6 +172,7 @@ mod exchange;
 mod head;
 #[cfg(feature = "requests")]
 mod mailbox;
+mod replay;
 mod respond;
 mod sessions;
 mod wait;
@@ -462,6 +463,7 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                     state: State::Free,
                     last_ms: 0,
                     stream: false,
+                    ring: replay::Ring::default(),
                     #[cfg(feature = "requests")]
                     mail: mailbox::Mailbox::default(),
                 });
@@ -485,6 +487,28 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
             for (entry, buf) in table.entries.iter_mut().zip(storage.iter_mut()) {
                 if let Some(e) = entry {
                     e.mail.buf = buf;
+                }
+            }
+        }
+        self
+    }
+
+    /// With `N` bytes per legacy session to keep the events of its SSE responses (call
+    /// after [`with_sessions`](Self::with_sessions)), for stream resumption: each event of
+    /// a legacy POST's SSE response then carries an id (`<stream>-<seq>`, as mcp-tokio's),
+    /// the response opens with a priming event (an id and `retry`), and a client that lost
+    /// the stream reconnects with `GET` and `Last-Event-ID` and gets the stream's events
+    /// after that id, then the rest as they come, until its response. The oldest events
+    /// make room for new ones (a frame longer than `N - 12` bytes is not kept); a
+    /// `Last-Event-ID` older than the events kept is answered 400 (-32600), and one that
+    /// names no stream of the session opens the session's GET stream as without it.
+    /// Without this, nothing is kept and events carry no ids.
+    #[must_use]
+    pub fn with_replay<const N: usize>(self, storage: &'a mut [[u8; N]; SESSIONS]) -> Self {
+        if let Ok(mut table) = self.legacy.try_borrow_mut() {
+            for (entry, buf) in table.entries.iter_mut().zip(storage.iter_mut()) {
+                if let Some(e) = entry {
+                    e.ring.buf = buf;
                 }
             }
         }

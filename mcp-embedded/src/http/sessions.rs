@@ -24,6 +24,8 @@ pub(super) struct Entry<'a> {
     pub(super) last_ms: u64,
     /// A GET stream is open (the session does not expire meanwhile).
     pub(super) stream: bool,
+    /// The events of the session's SSE responses, kept for resumption.
+    pub(super) ring: super::replay::Ring<'a>,
     /// Client responses on their way to the session's calls.
     #[cfg(feature = "requests")]
     pub(super) mail: super::mailbox::Mailbox<'a>,
@@ -101,6 +103,7 @@ fn free(e: &mut Entry<'_>) {
     e.state = State::Free;
     e.stream = false;
     e.session.reset();
+    e.ring.clear();
     #[cfg(feature = "requests")]
     e.mail.clear();
 }

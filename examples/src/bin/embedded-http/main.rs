@@ -15,7 +15,8 @@
 //!
 //! Prints `listening on ADDR` on stdout and stderr once it accepts connections (the
 //! conformance script and the interop suites read it). Limits: [`SLOTS`] connections at once (the next one is answered 503), [`SESSIONS`]
-//! legacy sessions, [`RX`]/[`TX`] bytes per request and frame.
+//! legacy sessions, [`RX`]/[`TX`] bytes per request and frame, [`REPLAY`] bytes of events kept
+//! per legacy session for resumption.
 
 mod alloc_count;
 mod asks;
@@ -37,6 +38,9 @@ pub(crate) const SLOTS: usize = 16;
 /// Bytes of a legacy session's mailbox for the client's answers (sampling, elicitation,
 /// roots) to a running call.
 pub(crate) const MAILBOX: usize = 4096;
+/// Bytes of a legacy session's replay ring (the events of its SSE responses, for
+/// resumption with `Last-Event-ID`).
+pub(crate) const REPLAY: usize = 8192;
 /// Legacy sessions kept at once (the conformance suite opens one per scenario and ends
 /// none; they expire after 10 idle minutes).
 pub(crate) const SESSIONS: usize = 128;
@@ -124,7 +128,8 @@ fn main() {
             .with_http(HttpConfig::new())
             .with_clock(clock)
             .with_sessions(storage)
-            .with_responses(Box::leak(Box::new([[0u8; MAILBOX]; SESSIONS]))),
+            .with_responses(Box::leak(Box::new([[0u8; MAILBOX]; SESSIONS])))
+            .with_replay(Box::leak(Box::new([[0u8; REPLAY]; SESSIONS]))),
     ));
     let slots: &'static mut [HttpSlot] = Box::leak(
         (0..SLOTS)
