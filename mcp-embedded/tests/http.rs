@@ -1233,3 +1233,155 @@ fn a_clients_error_and_an_oversized_answer_reach_the_call() {
     assert_eq!(b.status, 202);
     assert_eq!(events[0]["result"]["content"][0]["text"], "TooLarge");
 }
+
+// ---- stream resumption (legacy sessions) ---------------------------------------------
+
+/// Ends the POST's stream at once (`close_stream`), then answers with the tool's name
+/// `closed=<whether it closed>`, padded by 100 bytes for `forgotten` (to fill the ring).
+struct Closer;
+
+impl<T: embedded_io_async::Write> mcp_rs_embedded::http::CallRunner<T> for Closer {
+    async fn run<'c>(
+        &'c mut self,
+        call: mcp_rs_core::Call<'c>,
+        ctx: &'c mut mcp_rs_embedded::http::CallContext<'_, T>,
+    ) {
+        let closed = ctx.close_stream().await;
+        let pad = if call.name().eq_str("forgotten") {
+            100
+        } else {
+            0
+        };
+        ctx.complete(|r| {
+            r.text_fmt(format_args!("closed={closed} {}", "x".repeat(pad)));
+        })
+        .await;
+    }
+}
+
+/// A legacy session on a server with 256-byte replay rings: the server and its id.
+fn replay_session() -> (Server<'static, Slow, 2>, String) {
+    let storage = Box::leak(Box::new([[mcp_rs_core::CallSlot::EMPTY; 2]; 2]));
+    let rings = Box::leak(Box::new([[0u8; 256]; 2]));
+    let server = Server::new(&INFO, Config::new(SecretKey([3; 16])), Slow)
+        .with_clock(clock)
+        .with_sessions(storage)
+        .with_replay(rings);
+    let id = one_on(&server, &legacy_post(INIT, ""))
+        .header("mcp-session-id")
+        .unwrap()
+        .to_string();
+    (server, id)
+}
+
+/// Runs `input` on a fresh connection of `server` with the [`Closer`] runner, the input
+/// closed after it: the responses.
+fn run_closer(server: &Server<'static, Slow, 2>, input: &str) -> Vec<Response> {
+    let sock = Sock::with(input.as_bytes());
+    sock.close();
+    let mut slot = Box::new(TestSlot::new());
+    let state = mcp_rs_embedded::http::SlotState::new();
+    let mut s = sock.clone();
+    let mut runner = Closer;
+    let mut fut = Box::pin(server.serve_calls(&mut slot, &state, &mut s, &mut runner));
+    poll_steps(fut.as_mut(), 100_000).expect("the connection ends");
+    responses(&sock.take_output())
+}
+
+/// The SSE events of a body: (id, data).
+fn events(body: &[u8]) -> Vec<(Option<String>, String)> {
+    String::from_utf8_lossy(body)
+        .split("\n\n")
+        .filter(|e| !e.is_empty())
+        .map(|e| {
+            let field = |name: &str| {
+                e.lines()
+                    .find_map(|l| l.strip_prefix(name))
+                    .map(str::to_string)
+            };
+            (field("id: "), field("data: ").unwrap_or_default())
+        })
+        .collect()
+}
+
+fn tool_call(id: u32, tool: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#
+    )
+}
+
+#[test]
+fn a_closed_stream_is_resumed_with_last_event_id() {
+    let (server, id) = replay_session();
+    let sid = format!("Mcp-Session-Id: {id}\r\n");
+    // The POST's stream: its priming event only (an id to resume from, retry), then it ends.
+    let rs = run_closer(&server, &legacy_post(&tool_call(2, "slow"), &sid));
+    assert_eq!(rs.len(), 1);
+    assert_eq!(rs[0].header("content-type"), Some("text/event-stream"));
+    let body = String::from_utf8_lossy(&rs[0].body).into_owned();
+    assert_eq!(body, "id: 1-0\nretry: 500\ndata: \n\n");
+    // GET with Last-Event-ID: the result, with its id; then the stream ends (complete).
+    let get = |last: &str| {
+        format!(
+            "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n{sid}Last-Event-ID: {last}\r\n\r\n"
+        )
+    };
+    let rs = run_closer(&server, &get("1-0"));
+    assert_eq!(rs.len(), 1, "{rs:?}");
+    assert_eq!(rs[0].status, 200);
+    let evs = events(&rs[0].body);
+    assert_eq!(evs.len(), 1, "{evs:?}");
+    assert_eq!(evs[0].0.as_deref(), Some("1-1"));
+    let result: Value = serde_json::from_str(&evs[0].1).unwrap();
+    assert_eq!(result["id"], 2);
+    assert_eq!(result["result"]["content"][0]["text"], "closed=true ");
+    // From the result's id: nothing more, the stream is complete.
+    let rs = run_closer(&server, &get("1-1"));
+    assert_eq!(rs[0].status, 200);
+    assert!(events(&rs[0].body).is_empty());
+    // Newer streams push the oldest events out of the 256-byte ring: resuming from before
+    // them is refused (the events are gone), a newer id still resumes.
+    for n in 3..6 {
+        run_closer(&server, &legacy_post(&tool_call(n, "forgotten"), &sid));
+    }
+    let r = &run_closer(&server, &get("1-0"))[0];
+    assert_eq!(r.status, 400);
+    assert_eq!(error_of(r).0, -32600);
+    let r = &run_closer(&server, &get("4-6"))[0];
+    assert_eq!(r.status, 200);
+    let evs = events(&r.body);
+    assert_eq!(evs.len(), 1, "{evs:?}");
+    assert_eq!(evs[0].0.as_deref(), Some("4-7"));
+    // An id of no stream of this session: the session's GET stream, as without the header.
+    let sock = Sock::with(get("9-0").as_bytes());
+    let mut slot = Box::new(TestSlot::new());
+    let mut s = sock.clone();
+    let mut fut = Box::pin(server.serve(&mut slot, &mut s));
+    assert!(
+        poll_steps(fut.as_mut(), 100).is_none(),
+        "a session stream stays open"
+    );
+    let head = String::from_utf8(sock.take_output()).unwrap();
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream"));
+}
+
+#[test]
+fn without_a_replay_ring_streams_carry_no_ids_and_do_not_close() {
+    let storage = Box::leak(Box::new([[mcp_rs_core::CallSlot::EMPTY; 2]; 2]));
+    let server = Server::new(&INFO, Config::new(SecretKey([3; 16])), Slow)
+        .with_clock(clock)
+        .with_sessions(storage);
+    let id = one_on(&server, &legacy_post(INIT, ""))
+        .header("mcp-session-id")
+        .unwrap()
+        .to_string();
+    let rs = run_closer(
+        &server,
+        &legacy_post(&tool_call(2, "slow"), &format!("Mcp-Session-Id: {id}\r\n")),
+    );
+    let evs = events(&rs[0].body);
+    assert_eq!(evs.len(), 1, "{evs:?}");
+    assert_eq!(evs[0].0, None);
+    let result: Value = serde_json::from_str(&evs[0].1).unwrap();
+    assert_eq!(result["result"]["content"][0]["text"], "closed=false ");
+}
