@@ -1385,3 +1385,149 @@ fn without_a_replay_ring_streams_carry_no_ids_and_do_not_close() {
     let result: Value = serde_json::from_str(&evs[0].1).unwrap();
     assert_eq!(result["result"]["content"][0]["text"], "closed=false ");
 }
+
+// ---- resource updates on streams -----------------------------------------------------
+
+static WATCHED: [mcp_rs_core::model::resources::Resource<'static>; 1] =
+    [mcp_rs_core::model::resources::Resource::new(
+        "test://w", "w",
+    )];
+
+/// One subscribable resource; `resources/subscribe` takes any URI.
+struct Watched;
+
+impl mcp_rs_core::model::resources::ResourceSet for Watched {
+    fn len(&self) -> usize {
+        WATCHED.len()
+    }
+    fn get(&self, i: usize) -> Option<mcp_rs_core::model::resources::Resource<'_>> {
+        WATCHED.get(i).copied()
+    }
+    fn subscribable(&self) -> bool {
+        true
+    }
+    fn subscribe(&mut self, _: mcp_rs_core::wire::json::JsonStr<'_>, _: bool) -> bool {
+        true
+    }
+}
+
+impl ServerHandler for Watched {
+    fn resources(&mut self) -> Option<&mut dyn mcp_rs_core::model::resources::ResourceSet> {
+        Some(self)
+    }
+}
+
+fn updated_uris(out: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(out)
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|d| serde_json::from_str::<Value>(d).unwrap())
+        .filter(|v| v["method"] == "notifications/resources/updated")
+        .map(|v| v["params"]["uri"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn legacy_get_streams_carry_updates_of_subscribed_resources() {
+    let storage = Box::leak(Box::new([[mcp_rs_core::CallSlot::EMPTY; 2]; 2]));
+    let server: Server<'static, Watched, 2> =
+        Server::new(&INFO, Config::new(SecretKey([3; 16])), Watched)
+            .with_clock(clock)
+            .with_sessions(storage);
+    let id = one_on(&server, &legacy_post(INIT, ""))
+        .header("mcp-session-id")
+        .unwrap()
+        .to_string();
+    let sid = format!("Mcp-Session-Id: {id}\r\n");
+    let subscribe = |n: u32, method: &str, uri: &str| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{n},"method":"resources/{method}","params":{{"uri":"{uri}"}}}}"#
+        );
+        one_on(&server, &legacy_post(&body, &sid))
+    };
+    assert_eq!(
+        subscribe(2, "subscribe", "test://w").json()["result"],
+        serde_json::json!({})
+    );
+    let get =
+        format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n{sid}\r\n");
+    let sock = Sock::with(get.as_bytes());
+    let mut slot = Box::new(TestSlot::new());
+    let mut s = sock.clone();
+    let mut fut = Box::pin(server.serve(&mut slot, &mut s));
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    sock.take_output();
+    // Subscribed: sent; another URI: not.
+    assert!(server.resource_updated("test://w"));
+    assert!(server.resource_updated("test://other"));
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    assert_eq!(updated_uris(&sock.take_output()), ["test://w"]);
+    // Unsubscribed: no more.
+    assert_eq!(subscribe(3, "unsubscribe", "test://w").status, 200);
+    assert!(server.resource_updated("test://w"));
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    assert!(updated_uris(&sock.take_output()).is_empty());
+    // More updates than are kept before the stream sends them: the oldest are lost
+    // (counted), the last 4 go out.
+    for n in 0..mcp_rs_embedded::http::MAX_SUBSCRIPTIONS {
+        let r = subscribe(10 + n as u32, "subscribe", &format!("test://{n}"));
+        assert!(r.json().get("result").is_some(), "{:?}", r.json());
+    }
+    let dropped = server.stats().dropped;
+    for n in 0..6 {
+        assert!(server.resource_updated(&format!("test://{n}")));
+    }
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    assert_eq!(
+        updated_uris(&sock.take_output()),
+        ["test://2", "test://3", "test://4", "test://5"]
+    );
+    assert_eq!(server.stats().dropped, dropped + 2);
+    // The session's subscriptions are bounded: one more is refused with an error reply.
+    let r = subscribe(30, "subscribe", "test://one-too-many");
+    assert_eq!(r.status, 200);
+    assert_eq!(error_of(&r).0, -32603);
+    // Already subscribed: fine.
+    assert!(subscribe(31, "subscribe", "test://0")
+        .json()
+        .get("result")
+        .is_some());
+    // A URI too long to keep is refused (nothing sent).
+    let long = format!(
+        "test://{}",
+        "x".repeat(mcp_rs_embedded::http::MAX_UPDATED_URI)
+    );
+    assert!(!server.resource_updated(&long));
+}
+
+#[test]
+fn listen_streams_carry_updates_of_their_resource_subscriptions() {
+    let server: Server<'static, Watched> =
+        Server::new(&INFO, Config::new(SecretKey([3; 16])), Watched);
+    let body = modern_body(
+        9,
+        "subscriptions/listen",
+        r#""notifications":{"resourceSubscriptions":["test://w"]}"#,
+    );
+    let req = post(&body, "Mcp-Method: subscriptions/listen\r\n");
+    let sock = Sock::with(req.as_bytes());
+    let mut slot = Box::new(TestSlot::new());
+    let mut s = sock.clone();
+    let mut fut = Box::pin(server.serve(&mut slot, &mut s));
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    let head = String::from_utf8(sock.take_output()).unwrap();
+    assert!(
+        head.contains(r#""resourceSubscriptions":["test://w"]"#),
+        "{head}"
+    );
+    assert!(server.resource_updated("test://other"));
+    assert!(server.resource_updated("test://w"));
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    let out = sock.take_output();
+    assert_eq!(updated_uris(&out), ["test://w"]);
+    let text = String::from_utf8_lossy(&out);
+    assert!(
+        text.contains(r#""io.modelcontextprotocol/subscriptionId":9"#),
+        "{text}"
+    );
+}

@@ -18,7 +18,8 @@ use super::head::{self, Framing, Head, Verb, MAX_HEADERS};
 use super::replay::{self, Kept, Resume};
 use super::respond::{self, Extra};
 use super::sessions::{State, SESSION_ID_LEN};
-use super::wait::{select, Either, EVENTS, KINDS};
+use super::updates::{uri_hash, KEPT, MAX_UPDATED_URI};
+use super::wait::{select, Either, EVENTS, KINDS, UPDATES};
 use super::{Ended, Server, SlotState};
 use crate::DEFERRED_CALL_MESSAGE;
 
@@ -477,6 +478,42 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
             }
         }
         let creating = entry.is_some() && session_id.is_none();
+        // A legacy session's `resources/(un)subscribe`: kept once answered with a result.
+        let subscription = match (&peeked, entry) {
+            (Peek::Request(r), Some(_)) if !creating => {
+                let hash = r.target.map(|t| uri_hash(t.chars()));
+                match r.method() {
+                    Some(Method::Subscribe) => hash.map(|h| (true, h)),
+                    Some(Method::Unsubscribe) => hash.map(|h| (false, h)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let (Some((true, hash)), Some(i)) = (subscription, entry) {
+            let room = self
+                .legacy
+                .try_borrow_mut()
+                .ok()
+                .is_some_and(|mut t| t.entry(i).is_some_and(|e| e.subs.has_room_for(hash)));
+            if !room {
+                let why = "Too many resource subscriptions in this session";
+                let code = code::INTERNAL_ERROR;
+                self.refuse_with(
+                    socket,
+                    tx,
+                    200,
+                    request_id,
+                    code,
+                    why,
+                    keep,
+                    Extra::default(),
+                )
+                .await?;
+                return Ok(Posted::Answered(keep));
+            }
+        }
+        let mut subscribed = false;
         let listen = is_listen;
         let mut local = Session::from_slots(self.info, self.config, calls);
         let access = Access {
@@ -584,6 +621,8 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                 reply.session = id;
             }
             let frame = tx.get(..len).unwrap_or_default();
+            subscribed |= subscription.is_some()
+                && mcp_rs_core::wire::jsonrpc::frame_kind(frame) == FrameKind::Result;
             if !reply.send(socket, &access, frame).await? {
                 self.count(|s| s.dropped = s.dropped.saturating_add(1));
             }
@@ -591,6 +630,21 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
         if creating && reply.session.is_none() {
             if let (Ok(mut t), Some(i)) = (self.legacy.try_borrow_mut(), entry) {
                 t.free(i);
+            }
+        }
+        if let (true, Some((add, hash)), Some(i)) = (subscribed, subscription, entry) {
+            if let Some(e) = self
+                .legacy
+                .try_borrow_mut()
+                .ok()
+                .as_mut()
+                .and_then(|t| t.entry(i))
+            {
+                if add {
+                    e.subs.add(hash);
+                } else {
+                    e.subs.remove(hash);
+                }
             }
         }
         match (stream, reply.sse && reply.started, entry) {
@@ -688,7 +742,10 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                             }
                         }
                     });
+                    let count = |e: &[u32]| e.get(UPDATES).copied().unwrap_or(0);
+                    let (from, to) = (count(&seen), count(&now));
                     seen = now;
+                    self.send_updates(socket, tx, &mut target, from, to).await?;
                 }
             }
         }
@@ -698,6 +755,57 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
 impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
     Server<'_, S, SESSIONS, WAITERS>
 {
+    /// Sends updates `from + 1 ..= to` ([`Server::resource_updated`]) on an open stream:
+    /// a listen stream's subscribed ones, or a legacy GET stream's when its session
+    /// subscribed.
+    async fn send_updates<T: Write>(
+        &self,
+        socket: &mut T,
+        tx: &mut [u8],
+        target: &mut Target<'_, '_>,
+        from: u32,
+        to: u32,
+    ) -> Result<(), Ended> {
+        let made = to.wrapping_sub(from);
+        let kept = made.min(KEPT as u32);
+        if made > kept {
+            self.count(|s| s.dropped = s.dropped.saturating_add(made - kept));
+        }
+        for n in (0..kept).map(|k| to.wrapping_sub(kept - 1 - k)) {
+            let mut uri = [0u8; MAX_UPDATED_URI];
+            let len = self
+                .updates
+                .try_borrow()
+                .ok()
+                .and_then(|u| u.get(n, &mut uri));
+            let Some(uri) = len.and_then(|len| core::str::from_utf8(uri.get(..len)?).ok()) else {
+                self.count(|s| s.dropped = s.dropped.saturating_add(1));
+                continue;
+            };
+            if let Target::Table(i) = *target {
+                let subscribed = self.legacy.try_borrow_mut().ok().is_some_and(|mut t| {
+                    t.entry(i)
+                        .is_some_and(|e| e.subs.contains(uri_hash(uri.chars())))
+                });
+                if !subscribed {
+                    continue;
+                }
+                if let Some(Ok(Some(t))) = self.on_session(target, |s| s.resource_updated(uri, tx))
+                {
+                    respond::sse_event(socket, None, tx.get(..t.len).unwrap_or_default()).await?;
+                }
+                continue;
+            }
+            let mut cursor = 0;
+            while let Some(Ok(Some(t))) =
+                self.on_session(target, |s| s.resource_updated_next(uri, &mut cursor, tx))
+            {
+                respond::sse_event(socket, None, tx.get(..t.len).unwrap_or_default()).await?;
+            }
+        }
+        Ok(())
+    }
+
     /// A resumed stream (`GET` with `Last-Event-ID`): stream `stream` of the legacy session
     /// at entry `i`, its kept events after `seq`, then the next ones as they are kept,
     /// until the end of its response. The stream also ends when the session does, when

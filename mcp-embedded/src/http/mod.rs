@@ -175,6 +175,7 @@ mod mailbox;
 mod replay;
 mod respond;
 mod sessions;
+mod updates;
 mod wait;
 
 use core::cell::{Cell, RefCell};
@@ -192,6 +193,7 @@ pub use calls::{CallContext, CallRunner};
 pub use checks::{MAX_PARAM_HEADER, MODERN};
 pub use head::MAX_HEADERS;
 pub use sessions::SESSION_ID_LEN;
+pub use updates::{MAX_SUBSCRIPTIONS, MAX_UPDATED_URI};
 
 use body::{BodyError, Inbox};
 use exchange::Target;
@@ -413,6 +415,7 @@ pub struct Server<'a, S: ServerHandler, const SESSIONS: usize = 0, const WAITERS
     clock: Option<Clock>,
     changes: Changes<WAITERS>,
     legacy: RefCell<Table<'a, SESSIONS>>,
+    updates: RefCell<updates::Updates>,
     stats: Cell<HttpStats>,
 }
 
@@ -429,6 +432,7 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
             clock: None,
             changes: Changes::new(),
             legacy: RefCell::new(Table::new()),
+            updates: RefCell::new(updates::Updates::new()),
             stats: Cell::new(HttpStats::default()),
         }
     }
@@ -464,6 +468,7 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                     last_ms: 0,
                     stream: false,
                     ring: replay::Ring::default(),
+                    subs: updates::Subscriptions::default(),
                     #[cfg(feature = "requests")]
                     mail: mailbox::Mailbox::default(),
                 });
@@ -558,6 +563,21 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
     /// `notifications/*/list_changed`.
     pub fn list_changed(&self, kind: ListKind) {
         self.changes.bump(kind);
+    }
+
+    /// A resource changed: every open `subscriptions/listen` stream subscribed to `uri`
+    /// (its `resourceSubscriptions`), and every legacy session with its GET stream open
+    /// that subscribed to it (`resources/subscribe`), gets `notifications/resources/updated`.
+    /// The last 4 updates are kept for the streams to send (a stream that has not sent 4
+    /// newer ones loses the oldest, counted in [`HttpStats::dropped`]). `false` (nothing
+    /// sent) for a URI longer than [`MAX_UPDATED_URI`] bytes, or while another slot
+    /// borrows the list (never across an await).
+    pub fn resource_updated(&self, uri: &str) -> bool {
+        let kept = self.updates.try_borrow_mut().is_ok_and(|mut u| u.push(uri));
+        if kept {
+            self.changes.bump_index(wait::UPDATES);
+        }
+        kept
     }
 
     fn now(&self) -> u64 {

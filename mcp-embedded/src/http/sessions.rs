@@ -24,6 +24,8 @@ pub(super) struct Entry<'a> {
     pub(super) last_ms: u64,
     /// A GET stream is open (the session does not expire meanwhile).
     pub(super) stream: bool,
+    /// The resources the session subscribed to.
+    pub(super) subs: super::updates::Subscriptions,
     /// The events of the session's SSE responses, kept for resumption.
     pub(super) ring: super::replay::Ring<'a>,
     /// Client responses on their way to the session's calls.
@@ -104,6 +106,7 @@ fn free(e: &mut Entry<'_>) {
     e.stream = false;
     e.session.reset();
     e.ring.clear();
+    e.subs.clear();
     #[cfg(feature = "requests")]
     e.mail.clear();
 }

@@ -8,8 +8,12 @@ use core::task::{Poll, Waker};
 
 use mcp_rs_core::ListKind;
 
-/// Epochs kept: one per list ([`KINDS`]), then [`EVENTS`].
-const EPOCHS: usize = 5;
+/// Epochs kept: one per list ([`KINDS`]), then [`EVENTS`] and [`UPDATES`].
+const EPOCHS: usize = 6;
+
+/// The epoch bumped by each resource update: it is the count of updates
+/// ([`Updates`](super::updates::Updates) numbers them the same way).
+pub(super) const UPDATES: usize = 5;
 
 /// The epoch bumped when a legacy session keeps an event for resumption (resumed streams
 /// wait on it).
