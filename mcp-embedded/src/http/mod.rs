@@ -13,11 +13,16 @@
 //! | POST without `Mcp-Session-Id` | a fresh session over the slot's call storage handles the body (2026-07-28 requests are self-contained), answered with `application/json`, or 202 when it asked nothing; a `subscriptions/listen` request is answered with an SSE stream (chunked) that carries the acknowledgement and then the list changes ([`Server::list_changed`]) until the client closes it or sends its next request |
 //! | POST `initialize` without `Mcp-Session-Id` (legacy) | with a session table ([`Server::with_sessions`]), a free entry's session handles it; if it negotiated, the session is kept and its id returned in `Mcp-Session-Id` (503 when no entry is free) |
 //! | POST with `Mcp-Session-Id` (legacy) | the body goes to that session (404 when unknown, ended or expired; 400 when `MCP-Protocol-Version` names another revision) |
-//! | GET with `Mcp-Session-Id` (legacy, `Accept: text/event-stream`) | the session's stream of session-wide messages (list changes); one per session (409 while open); `Last-Event-ID` opens it afresh (nothing is replayed) |
+//! | GET with `Mcp-Session-Id` (legacy, `Accept: text/event-stream`) | the session's stream of session-wide messages (list changes, updates of the resources it subscribed to: [`Server::resource_updated`]); one per session (409 while open) |
+//! | GET with `Mcp-Session-Id` and `Last-Event-ID` (legacy) | with replay rings ([`Server::with_replay`]), the resumption of one of the session's SSE POST responses: its events after that id, then the rest until its response (400 when they are no longer all kept); an id of no stream of the session: the session's stream, as without it |
 //! | DELETE with `Mcp-Session-Id` | ends the session (404 when unknown) |
 //! | GET without a session id | 405 (`Allow: POST`) |
 //! | other methods on the path | 405 (`Allow: GET, POST, DELETE`) |
 //! | any other path | 404 |
+//!
+//! A resource that changed ([`Server::resource_updated`]) is announced on every open
+//! `subscriptions/listen` stream subscribed to it, and on the GET stream of every legacy
+//! session that subscribed (`resources/subscribe`).
 //!
 //! A legacy session idle for longer than [`Server::with_session_idle`] (on the clock
 //! given with [`Server::with_clock`]) is ended and its entry reused.
