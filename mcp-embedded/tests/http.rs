@@ -1531,3 +1531,125 @@ fn listen_streams_carry_updates_of_their_resource_subscriptions() {
         "{text}"
     );
 }
+
+// ---- a deferred prompt that asks the client (legacy sessions) ------------------------
+
+static ASKING: [mcp_rs_core::model::prompts::Prompt<'static>; 1] =
+    [mcp_rs_core::model::prompts::Prompt::new(
+        "ask",
+        "Asks the client's model first",
+    )];
+
+/// Defers every `prompts/get`.
+struct Prompts;
+
+impl mcp_rs_core::model::prompts::PromptSet for Prompts {
+    fn len(&self) -> usize {
+        ASKING.len()
+    }
+    fn get(&self, i: usize) -> Option<mcp_rs_core::model::prompts::Prompt<'_>> {
+        ASKING.get(i).copied()
+    }
+    fn get_prompt(
+        &mut self,
+        _: &mcp_rs_core::model::prompts::GetPromptRequest<'_>,
+        _: &mut mcp_rs_core::model::prompts::PromptResult<'_, '_>,
+    ) -> Dispatch {
+        Dispatch::Defer
+    }
+}
+
+impl ServerHandler for Prompts {
+    fn prompts(&mut self) -> Option<&mut dyn mcp_rs_core::model::prompts::PromptSet> {
+        Some(self)
+    }
+}
+
+/// Asks the client's model, then completes the prompt with what it said.
+struct PromptAsker;
+
+impl<T: embedded_io_async::Write> mcp_rs_embedded::http::CallRunner<T> for PromptAsker {
+    async fn run<'c>(
+        &'c mut self,
+        _: mcp_rs_core::Call<'c>,
+        ctx: &'c mut mcp_rs_embedded::http::CallContext<'_, T>,
+    ) {
+        use mcp_rs_embedded::http::Answer;
+        let params = r#"{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}"#;
+        let mut buf = [0u8; 256];
+        let said = ctx
+            .request(
+                mcp_rs_core::ClientMethod::CreateMessage,
+                params,
+                60_000,
+                &mut buf,
+            )
+            .await;
+        let mut text = [0u8; 300];
+        let n = match said {
+            Ok(Answer::Result(r)) => {
+                let t = r.get("content").and_then(|c| c.get("text")).unwrap();
+                copy(&mut text, t.as_string().unwrap().raw())
+            }
+            other => copy(&mut text, &format!("{other:?}")),
+        };
+        let text = std::str::from_utf8(&text[..n]).unwrap();
+        ctx.complete_prompt(|r| {
+            r.message(mcp_rs_core::Role::User, &mcp_rs_core::Content::Text(text));
+        })
+        .await;
+    }
+}
+
+#[test]
+fn a_deferred_prompt_asks_the_client_and_completes() {
+    let storage = Box::leak(Box::new([[mcp_rs_core::CallSlot::EMPTY; 2]; 2]));
+    let mail = Box::leak(Box::new([[0u8; 256]; 2]));
+    let server: Server<'static, Prompts, 2> =
+        Server::new(&INFO, Config::new(SecretKey([3; 16])), Prompts)
+            .with_clock(clock)
+            .with_sessions(storage)
+            .with_responses(mail);
+    let init = INIT.replace(r#""capabilities":{}"#, r#""capabilities":{"sampling":{}}"#);
+    let id = one_on(&server, &legacy_post(&init, ""))
+        .header("mcp-session-id")
+        .unwrap()
+        .to_string();
+    let sid = format!("Mcp-Session-Id: {id}\r\n");
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(one_on(&server, &legacy_post(initialized, &sid)).status, 202);
+    let get = r#"{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"ask"}}"#;
+    let sock = Sock::with(legacy_post(get, &sid).as_bytes());
+    let mut slot = Box::new(TestSlot::new());
+    let state = mcp_rs_embedded::http::SlotState::new();
+    let mut s = sock.clone();
+    let mut runner = PromptAsker;
+    let mut a = Box::pin(server.serve_calls(&mut slot, &state, &mut s, &mut runner));
+    assert!(poll_steps(a.as_mut(), 1000).is_none(), "the prompt waits");
+    let out = String::from_utf8(sock.take_output()).unwrap();
+    let asked: Value = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .find_map(|d| serde_json::from_str(d).ok())
+        .expect("the request to the client");
+    assert_eq!(asked["method"], "sampling/createMessage");
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"role":"assistant","content":{{"type":"text","text":"a context"}},"model":"m"}}}}"#,
+        asked["id"]
+    );
+    assert_eq!(one_on(&server, &legacy_post(&answer, &sid)).status, 202);
+    sock.close();
+    assert_eq!(poll_steps(a.as_mut(), 1000), Some(Ended::Closed));
+    drop(a);
+    let result: Value = String::from_utf8(sock.take_output())
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .find_map(|d| serde_json::from_str(d).ok())
+        .expect("the prompt's result");
+    assert_eq!(result["id"], 2);
+    assert_eq!(
+        result["result"]["messages"][0]["content"]["text"],
+        "a context"
+    );
+}
