@@ -1259,10 +1259,10 @@ impl<T: embedded_io_async::Write> mcp_rs_embedded::http::CallRunner<T> for Close
     }
 }
 
-/// A legacy session on a server with 256-byte replay rings: the server and its id.
-fn replay_session() -> (Server<'static, Slow, 2>, String) {
+/// A legacy session on a server with `N`-byte replay rings: the server and its id.
+fn replay_session<const N: usize>() -> (Server<'static, Slow, 2>, String) {
     let storage = Box::leak(Box::new([[mcp_rs_core::CallSlot::EMPTY; 2]; 2]));
-    let rings = Box::leak(Box::new([[0u8; 256]; 2]));
+    let rings = Box::leak(Box::new([[0u8; N]; 2]));
     let server = Server::new(&INFO, Config::new(SecretKey([3; 16])), Slow)
         .with_clock(clock)
         .with_sessions(storage)
@@ -1312,7 +1312,7 @@ fn tool_call(id: u32, tool: &str) -> String {
 
 #[test]
 fn a_closed_stream_is_resumed_with_last_event_id() {
-    let (server, id) = replay_session();
+    let (server, id) = replay_session::<256>();
     let sid = format!("Mcp-Session-Id: {id}\r\n");
     // The POST's stream: its priming event only (an id to resume from, retry), then it ends.
     let rs = run_closer(&server, &legacy_post(&tool_call(2, "slow"), &sid));
@@ -1652,4 +1652,73 @@ fn a_deferred_prompt_asks_the_client_and_completes() {
         result["result"]["messages"][0]["content"]["text"],
         "a context"
     );
+}
+
+/// A socket whose writes fail once the priming event of a resumable stream is out (the
+/// client went away).
+#[derive(Clone, Default)]
+struct Dropping(Sock);
+
+impl embedded_io_async::ErrorType for Dropping {
+    type Error = embedded_io_async::ErrorKind;
+}
+
+impl embedded_io_async::Read for Dropping {
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+        Ok(embedded_io_async::Read::read(&mut self.0, buf)
+            .await
+            .unwrap_or(0))
+    }
+}
+
+impl embedded_io_async::Write for Dropping {
+    async fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
+        let gone = String::from_utf8_lossy(&self.0 .0.borrow().output)
+            .contains("retry: 500\ndata: \n\n\r\n");
+        if gone {
+            return Err(embedded_io_async::ErrorKind::ConnectionReset);
+        }
+        Ok(embedded_io_async::Write::write(&mut self.0, buf)
+            .await
+            .unwrap_or(0))
+    }
+    async fn flush(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_call_whose_client_went_away_runs_on_and_is_resumed() {
+    let (server, id) = replay_session::<2048>();
+    let sid = format!("Mcp-Session-Id: {id}\r\n");
+    let body = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":"p"}}}"#;
+    let sock = Dropping(Sock::with(legacy_post(body, &sid).as_bytes()));
+    sock.0.close();
+    let mut slot = Box::new(TestSlot::new());
+    let state = mcp_rs_embedded::http::SlotState::new();
+    let mut s = sock.clone();
+    let mut runner = Runner { ran: 0 };
+    let mut fut = Box::pin(server.serve_calls(&mut slot, &state, &mut s, &mut runner));
+    assert!(poll_steps(fut.as_mut(), 1000).is_some());
+    drop(fut);
+    assert_eq!(runner.ran, 1);
+    let out = String::from_utf8(sock.0.take_output()).unwrap();
+    assert!(!out.contains("progress"), "{out}");
+    // Everything the call sent after the client went away is replayed, and the stream ends.
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n{sid}Last-Event-ID: 1-0\r\n\r\n"
+    );
+    let rs = run_closer(&server, &get);
+    let evs = events(&rs[0].body);
+    assert_eq!(
+        rs[0].status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&rs[0].body)
+    );
+    let ids: Vec<_> = evs.iter().map(|(id, _)| id.clone().unwrap()).collect();
+    // Progress, the log message, progress, the result.
+    assert_eq!(ids, ["1-1", "1-2", "1-3", "1-4"], "{evs:?}");
+    let result: Value = serde_json::from_str(&evs[3].1).unwrap();
+    assert_eq!(result["result"]["content"][0]["text"], "done");
 }

@@ -1019,7 +1019,12 @@ impl Reply {
             }
             let mut id = [0u8; 24];
             let id_len = seq.map(|n| replay::event_id(stream, n, &mut id));
-            respond::sse_event(socket, id_len.and_then(|n| id.get(..n)), frame).await?;
+            let id = id_len.and_then(|n| id.get(..n));
+            if respond::sse_event(socket, id, frame).await.is_err() {
+                // The client went away: the requests run on, their events kept for it to
+                // resume (the connection ends once the POST is done).
+                self.closed = true;
+            }
             return Ok(true);
         }
         // A JSON response carries the one response: notifications and requests cannot go
@@ -1055,7 +1060,10 @@ impl Reply {
             self.stream = Some(stream);
             let mut id = [0u8; 24];
             let n = replay::event_id(stream, seq, &mut id);
-            respond::sse_priming(socket, id.get(..n).unwrap_or_default()).await?;
+            let id = id.get(..n).unwrap_or_default();
+            if respond::sse_priming(socket, id).await.is_err() {
+                self.closed = true; // As in `send`: resumable.
+            }
         }
         Ok(())
     }
@@ -1074,7 +1082,8 @@ impl Reply {
         if self.stream.is_none() {
             return Ok(false);
         }
-        respond::sse_end(socket).await?;
+        // A failed write changes nothing: the stream is closed either way.
+        let _ = respond::sse_end(socket).await;
         self.closed = true;
         Ok(true)
     }
