@@ -396,7 +396,9 @@ pub struct HttpStats {
     pub refused: u32,
     /// Frames no response could carry: a second frame caused by a request answered with
     /// JSON (e.g. a session-wide notification of a legacy session whose GET stream is not
-    /// open), and frames too large for the transmit buffer.
+    /// open), frames too large for the transmit buffer, kept events too large for the
+    /// transmit buffer of the slot that resumes them, and resource updates a stream fell
+    /// too far behind to send ([`Server::resource_updated`]).
     pub dropped: u32,
     /// SSE streams opened (`subscriptions/listen`, legacy GET).
     pub streams: u32,

@@ -124,7 +124,8 @@ impl Ring<'_> {
             u32::from_le_bytes(b)
         };
         let len = word(8) as usize;
-        (at + HEADER + len <= self.used).then_some((word(0), word(4), len))
+        let end = at.checked_add(HEADER)?.checked_add(len)?;
+        (end <= self.used).then_some((word(0), word(4), len))
     }
 
     /// What `Last-Event-ID: id` names.
@@ -174,17 +175,21 @@ impl Ring<'_> {
     }
 }
 
-/// Writes `<stream>-<seq>` into `buf`; its length.
+/// Writes `<stream>-<seq>` into `buf` (at most 21 bytes); its length.
 pub(super) fn event_id(stream: u32, seq: u32, buf: &mut [u8; 24]) -> usize {
     let mut num = [0u8; 20];
     let mut n = 0;
-    for part in [super::respond::digits(stream as usize, 10, &mut num), b"-"] {
-        buf[n..n + part.len()].copy_from_slice(part);
-        n += part.len();
+    for part in [
+        super::respond::digits(stream as usize, 10, &mut num),
+        b"-",
+        super::respond::digits(seq as usize, 10, &mut [0u8; 20]),
+    ] {
+        if let Some(dst) = buf.get_mut(n..n + part.len()) {
+            dst.copy_from_slice(part);
+            n += part.len();
+        }
     }
-    let digits = super::respond::digits(seq as usize, 10, &mut num);
-    buf[n..n + digits.len()].copy_from_slice(digits);
-    n + digits.len()
+    n
 }
 
 #[cfg(test)]
