@@ -9,8 +9,7 @@
 # Python SDK against everything's authorization (test_auth.py, bearer JWTs over HTTP) and
 # against the axum example, the MCP service mounted at /api/mcp of an axum app (test_axum.py,
 # both eras), and the everything suites over Streamable HTTP against embedded-http (the same
-# fixtures from mcp-embedded's heap-free HTTP server; its server name expected, and by exact
-# name the tests of the two features it lacks deselected, listed and printed below). And our
+# fixtures from mcp-embedded's heap-free HTTP server, every test; its server name expected). And our
 # client (interop-client) drives the SDKs' reference servers (interop/REFERENCE.md: Python mcp,
 # TypeScript SDK 1.x and 2.x, rmcp; each era and transport they serve). Run from anywhere; scripts/test.sh runs it. Needs only
 # cargo, node/npm (20+) and python3 (3.10+); installs the SDKs into interop/ts/node_modules and
@@ -146,41 +145,13 @@ py_suite test_axum.py http
 
 # embedded-http (examples/src/bin/embedded-http/: the same conformance fixtures through
 # mcp-embedded's heap-free HTTP server) under the everything suites over Streamable HTTP, the
-# Python suite in both eras, the TypeScript one in the handshake era (SDK 1.x). Its server name
-# differs, and the tests of two features it does not have are deselected by exact name (never
-# skipped: a deselected test neither runs nor counts; an unknown name fails the suite):
-# - stream resumption (the `test_reconnection` fixture tool over a resumed stream): embedded-http
-#   replays nothing on `Last-Event-ID` (README, limits of mcp-rs-embedded's HTTP server, row
-#   "legacy GET stream"; README "Conformance and interop").
-# - a legacy-session prompt that asks the client (`test_input_required_result_prompt` in the
-#   handshake era): `CallContext` completes tools only, so embedded-http answers it -32603
-#   (README "Conformance and interop" and "Design note: a heap-free HTTP server"); the
-#   2026-07-28 form (answered inline with `input_required`) still runs.
-py_embedded_deselect=(
-  "test_everything.py::test_reconnection_over_stdio[handshake]"
-  "test_everything.py::test_reconnection_over_stdio[modern]"
-  "test_everything.py::test_mrtr_prompt[handshake]"
-)
-ts_embedded_deselect=(
-  "test_reconnection answers"
-  "test_input_required_result_prompt: prompts/get asks the client for the context"
-)
-printf '\ninterop: deselected for embedded-http (features it lacks; see the comment in scripts/test-interop.sh):\n'
-printf '  python: %s\n' "${py_embedded_deselect[@]}"
-printf '  typescript: %s\n' "${ts_embedded_deselect[@]}"
+# Python suite in both eras, the TypeScript one in the handshake era (SDK 1.x), every test
+# (its server name differs).
 suite_tag=" against embedded-http"
 MCP_EVERYTHING_CMD="$MCP_EMBEDDED_HTTP_CMD" MCP_EXPECT_SERVER_NAME=mcp-rs-embedded-http \
-  MCP_DESELECT=$(printf '%s\n' "${ts_embedded_deselect[@]}") \
   ts_suite everything.mjs http
-py_args=()
-for id in "${py_embedded_deselect[@]}"; do py_args+=(--deselect "$id"); done
 MCP_EVERYTHING_CMD="$MCP_EMBEDDED_HTTP_CMD" MCP_EXPECT_SERVER_NAME=mcp-rs-embedded-http \
-  py_suite test_everything.py http "${py_args[@]}"
-# pytest ignores a --deselect id that names no test: check that each one matched.
-if ! grep -Eq "\b${#py_embedded_deselect[@]} deselected\b" "${suites[-1]#*|}"; then
-  echo "interop: expected ${#py_embedded_deselect[@]} deselected tests in the embedded-http Python run" >&2
-  status=1
-fi
+  py_suite test_everything.py http
 suite_tag=""
 
 # Our client (examples/src/bin/interop-client.rs) against the official SDKs' reference servers

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use mcp_examples::fixtures::RECONNECTION_TEXT;
 use serde_json::Value;
 
 struct Server {
@@ -24,6 +25,11 @@ impl Drop for Server {
 }
 
 fn start(name: &str) -> Server {
+    start_with(name, &[])
+}
+
+/// [`start`] with more arguments.
+fn start_with(name: &str, args: &[&str]) -> Server {
     let report = std::env::temp_dir().join(format!(
         "embedded-http-{name}-{}.report",
         std::process::id()
@@ -32,6 +38,7 @@ fn start(name: &str) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_embedded-http"))
         .args(["--listen", "127.0.0.1:0", "--report"])
         .arg(&report)
+        .args(args)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -175,7 +182,7 @@ fn serving_allocates_nothing_after_start_up() {
         "test_trigger_tool_change",
         "test_tool_with_progress", // deferred, run on the slot: an SSE response
         "test_tool_with_logging",  // the same
-        "test_reconnection",       // deferred, not taken: -32603
+        "test_reconnection",       // deferred; 2026-07-28: no stream to close, answered
     ];
     for (i, tool) in tools.iter().enumerate() {
         let req = modern_with(
@@ -202,7 +209,9 @@ fn serving_allocates_nothing_after_start_up() {
         };
         let reply = json(&last);
         match *tool {
-            "test_reconnection" => assert_eq!(reply["error"]["code"], -32603, "{body}"),
+            "test_reconnection" => {
+                assert_eq!(reply["result"]["content"][0]["text"], RECONNECTION_TEXT)
+            }
             "test_tool_with_progress" => {
                 assert!(
                     sse && body.matches("notifications/progress").count() == 3,
@@ -470,9 +479,10 @@ fn client_input_rounds_allocate_nothing() {
     assert_eq!(read_response(&mut s, None).0, 202);
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_sampling","arguments":{"prompt":"Say hi"}}}"#;
     s.write_all(legacy(call, Some(&sid)).as_bytes()).unwrap();
-    let (status, _, asked) = read_response(&mut s, Some("\n\n"));
+    // The resumable stream's priming event (empty data), then the request.
+    let (status, _, asked) = read_response(&mut s, Some("}\n\n"));
     assert_eq!(status, 200);
-    let request = last_frame(asked.lines().find(|l| l.starts_with("data: ")).unwrap());
+    let request = last_frame(asked.lines().find(|l| l.starts_with("data: {")).unwrap());
     assert_eq!(request["method"], "sampling/createMessage", "{asked}");
     assert_eq!(
         request["params"]["messages"][0]["content"]["text"],
@@ -527,8 +537,8 @@ fn client_input_rounds_allocate_nothing() {
         .unwrap();
     assert_eq!(read_response(&mut s, None).0, 202);
     s.write_all(legacy(call, Some(&sid)).as_bytes()).unwrap();
-    let (_, _, asked) = read_response(&mut s, Some("\n\n"));
-    let request = last_frame(asked.lines().find(|l| l.starts_with("data: ")).unwrap());
+    let (_, _, asked) = read_response(&mut s, Some("}\n\n"));
+    let request = last_frame(asked.lines().find(|l| l.starts_with("data: {")).unwrap());
     assert_eq!(request["method"], "roots/list", "{asked}");
     let answer = format!(
         r#"{{"jsonrpc":"2.0","id":{},"result":{{"roots":[{{"uri":"file:///a"}},{{"uri":"file:///b"}}]}}}}"#,
@@ -558,5 +568,95 @@ fn client_input_rounds_allocate_nothing() {
     connections += 1;
     let (allocations, seen) = server.report(connections);
     assert!(seen >= connections);
+    assert_eq!(allocations, 0, "allocations while serving");
+}
+
+/// Reads a chunked SSE body from `s` until `until` appears in it.
+fn read_until(s: &mut TcpStream, until: &str) -> String {
+    let mut body = Vec::new();
+    while !String::from_utf8_lossy(&body).contains(until) {
+        let mut chunk = [0u8; 4096];
+        let n = s.read(&mut chunk).unwrap();
+        assert!(
+            n > 0,
+            "ended before {until}: {}",
+            String::from_utf8_lossy(&body)
+        );
+        body.extend_from_slice(&chunk[..n]);
+    }
+    String::from_utf8(body).unwrap()
+}
+
+#[test]
+fn resource_updates_and_resumed_streams_allocate_nothing() {
+    // test://watched-resource changes every 50 ms.
+    let server = start_with("updates", &["--watch-every", "50"]);
+    let mut connections = 0;
+    // 2026-07-28: a listen stream subscribed to it gets notifications/resources/updated.
+    let mut s = server.connect();
+    let listen = modern(
+        1,
+        "subscriptions/listen",
+        None,
+        r#""notifications":{"resourceSubscriptions":["test://watched-resource"]}"#,
+    );
+    s.write_all(listen.as_bytes()).unwrap();
+    let (status, _, body) = read_response(&mut s, Some("acknowledged"));
+    assert_eq!(status, 200, "{body}");
+    let body = read_until(&mut s, "notifications/resources/updated");
+    assert!(
+        body.contains(r#""uri":"test://watched-resource""#) && body.contains("subscriptionId"),
+        "{body}"
+    );
+    drop(s);
+    connections += 1;
+    // Legacy: a session subscribed to it gets them on its GET stream.
+    let mut s = server.connect();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    s.write_all(legacy(init, None).as_bytes()).unwrap();
+    let (_, headers, _) = read_response(&mut s, None);
+    let sid = headers
+        .iter()
+        .find(|(k, _)| k == "mcp-session-id")
+        .unwrap()
+        .1
+        .clone();
+    for body in [
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://watched-resource"}}"#,
+    ] {
+        s.write_all(legacy(body, Some(&sid)).as_bytes()).unwrap();
+        let (status, _, body) = read_response(&mut s, None);
+        assert!(status == 200 || status == 202, "{status} {body}");
+    }
+    let mut get = server.connect();
+    let get_req = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n");
+    get.write_all(get_req.as_bytes()).unwrap();
+    let out = read_until(&mut get, "notifications/resources/updated");
+    assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
+    assert!(out.contains(r#""uri":"test://watched-resource""#), "{out}");
+    drop(get);
+    connections += 1;
+    // Resumption: test_reconnection ends its POST stream after the priming event; the result
+    // comes on the GET that resumes from the priming event's id.
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_reconnection","arguments":{}}}"#;
+    s.write_all(legacy(call, Some(&sid)).as_bytes()).unwrap();
+    let (status, _, body) = read_response(&mut s, None);
+    assert_eq!(status, 200);
+    assert!(!body.contains("result"), "{body}");
+    let id = body
+        .lines()
+        .find_map(|l| l.strip_prefix("id: "))
+        .expect("a priming event")
+        .to_string();
+    assert!(body.contains("retry: 500"), "{body}");
+    let resume = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\nLast-Event-ID: {id}\r\n\r\n");
+    s.write_all(resume.as_bytes()).unwrap();
+    let (status, _, body) = read_response(&mut s, None);
+    assert_eq!(status, 200);
+    assert!(body.contains(RECONNECTION_TEXT), "{body}");
+    drop(s);
+    connections += 1;
+    let (allocations, _) = server.report(connections);
     assert_eq!(allocations, 0, "allocations while serving");
 }

@@ -1233,3 +1233,492 @@ fn a_clients_error_and_an_oversized_answer_reach_the_call() {
     assert_eq!(b.status, 202);
     assert_eq!(events[0]["result"]["content"][0]["text"], "TooLarge");
 }
+
+// ---- stream resumption (legacy sessions) ---------------------------------------------
+
+/// Ends the POST's stream at once (`close_stream`), then answers with the tool's name
+/// `closed=<whether it closed>`, padded by 100 bytes for `forgotten` (to fill the ring).
+struct Closer;
+
+impl<T: embedded_io_async::Write> mcp_rs_embedded::http::CallRunner<T> for Closer {
+    async fn run<'c>(
+        &'c mut self,
+        call: mcp_rs_core::Call<'c>,
+        ctx: &'c mut mcp_rs_embedded::http::CallContext<'_, T>,
+    ) {
+        let closed = ctx.close_stream().await;
+        let pad = if call.name().eq_str("forgotten") {
+            100
+        } else {
+            0
+        };
+        ctx.complete(|r| {
+            r.text_fmt(format_args!("closed={closed} {}", "x".repeat(pad)));
+        })
+        .await;
+    }
+}
+
+/// A legacy session on a server with `N`-byte replay rings: the server and its id.
+fn replay_session<const N: usize>() -> (Server<'static, Slow, 2>, String) {
+    let storage = Box::leak(Box::new([[mcp_rs_core::CallSlot::EMPTY; 2]; 2]));
+    let rings = Box::leak(Box::new([[0u8; N]; 2]));
+    let server = Server::new(&INFO, Config::new(SecretKey([3; 16])), Slow)
+        .with_clock(clock)
+        .with_sessions(storage)
+        .with_replay(rings);
+    let id = one_on(&server, &legacy_post(INIT, ""))
+        .header("mcp-session-id")
+        .unwrap()
+        .to_string();
+    (server, id)
+}
+
+/// Runs `input` on a fresh connection of `server` with the [`Closer`] runner, the input
+/// closed after it: the responses.
+fn run_closer(server: &Server<'static, Slow, 2>, input: &str) -> Vec<Response> {
+    let sock = Sock::with(input.as_bytes());
+    sock.close();
+    let mut slot = Box::new(TestSlot::new());
+    let state = mcp_rs_embedded::http::SlotState::new();
+    let mut s = sock.clone();
+    let mut runner = Closer;
+    let mut fut = Box::pin(server.serve_calls(&mut slot, &state, &mut s, &mut runner));
+    poll_steps(fut.as_mut(), 100_000).expect("the connection ends");
+    responses(&sock.take_output())
+}
+
+/// The SSE events of a body: (id, data).
+fn events(body: &[u8]) -> Vec<(Option<String>, String)> {
+    String::from_utf8_lossy(body)
+        .split("\n\n")
+        .filter(|e| !e.is_empty())
+        .map(|e| {
+            let field = |name: &str| {
+                e.lines()
+                    .find_map(|l| l.strip_prefix(name))
+                    .map(str::to_string)
+            };
+            (field("id: "), field("data: ").unwrap_or_default())
+        })
+        .collect()
+}
+
+fn tool_call(id: u32, tool: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#
+    )
+}
+
+#[test]
+fn a_closed_stream_is_resumed_with_last_event_id() {
+    let (server, id) = replay_session::<256>();
+    let sid = format!("Mcp-Session-Id: {id}\r\n");
+    // The POST's stream: its priming event only (an id to resume from, retry), then it ends.
+    let rs = run_closer(&server, &legacy_post(&tool_call(2, "slow"), &sid));
+    assert_eq!(rs.len(), 1);
+    assert_eq!(rs[0].header("content-type"), Some("text/event-stream"));
+    let body = String::from_utf8_lossy(&rs[0].body).into_owned();
+    assert_eq!(body, "id: 1-0\nretry: 500\ndata: \n\n");
+    // GET with Last-Event-ID: the result, with its id; then the stream ends (complete).
+    let get = |last: &str| {
+        format!(
+            "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n{sid}Last-Event-ID: {last}\r\n\r\n"
+        )
+    };
+    let rs = run_closer(&server, &get("1-0"));
+    assert_eq!(rs.len(), 1, "{rs:?}");
+    assert_eq!(rs[0].status, 200);
+    let evs = events(&rs[0].body);
+    assert_eq!(evs.len(), 1, "{evs:?}");
+    assert_eq!(evs[0].0.as_deref(), Some("1-1"));
+    let result: Value = serde_json::from_str(&evs[0].1).unwrap();
+    assert_eq!(result["id"], 2);
+    assert_eq!(result["result"]["content"][0]["text"], "closed=true ");
+    // From the result's id: nothing more, the stream is complete.
+    let rs = run_closer(&server, &get("1-1"));
+    assert_eq!(rs[0].status, 200);
+    assert!(events(&rs[0].body).is_empty());
+    // Newer streams push the oldest events out of the 256-byte ring: resuming from before
+    // them is refused (the events are gone), a newer id still resumes.
+    for n in 3..6 {
+        run_closer(&server, &legacy_post(&tool_call(n, "forgotten"), &sid));
+    }
+    let r = &run_closer(&server, &get("1-0"))[0];
+    assert_eq!(r.status, 400);
+    assert_eq!(error_of(r).0, -32600);
+    let r = &run_closer(&server, &get("4-6"))[0];
+    assert_eq!(r.status, 200);
+    let evs = events(&r.body);
+    assert_eq!(evs.len(), 1, "{evs:?}");
+    assert_eq!(evs[0].0.as_deref(), Some("4-7"));
+    // An id of no stream of this session: the session's GET stream, as without the header.
+    let sock = Sock::with(get("9-0").as_bytes());
+    let mut slot = Box::new(TestSlot::new());
+    let mut s = sock.clone();
+    let mut fut = Box::pin(server.serve(&mut slot, &mut s));
+    assert!(
+        poll_steps(fut.as_mut(), 100).is_none(),
+        "a session stream stays open"
+    );
+    let head = String::from_utf8(sock.take_output()).unwrap();
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream"));
+}
+
+#[test]
+fn without_a_replay_ring_streams_carry_no_ids_and_do_not_close() {
+    let storage = Box::leak(Box::new([[mcp_rs_core::CallSlot::EMPTY; 2]; 2]));
+    let server = Server::new(&INFO, Config::new(SecretKey([3; 16])), Slow)
+        .with_clock(clock)
+        .with_sessions(storage);
+    let id = one_on(&server, &legacy_post(INIT, ""))
+        .header("mcp-session-id")
+        .unwrap()
+        .to_string();
+    let rs = run_closer(
+        &server,
+        &legacy_post(&tool_call(2, "slow"), &format!("Mcp-Session-Id: {id}\r\n")),
+    );
+    let evs = events(&rs[0].body);
+    assert_eq!(evs.len(), 1, "{evs:?}");
+    assert_eq!(evs[0].0, None);
+    let result: Value = serde_json::from_str(&evs[0].1).unwrap();
+    assert_eq!(result["result"]["content"][0]["text"], "closed=false ");
+}
+
+// ---- resource updates on streams -----------------------------------------------------
+
+static WATCHED: [mcp_rs_core::model::resources::Resource<'static>; 1] =
+    [mcp_rs_core::model::resources::Resource::new(
+        "test://w", "w",
+    )];
+
+/// One subscribable resource; `resources/subscribe` takes any URI.
+struct Watched;
+
+impl mcp_rs_core::model::resources::ResourceSet for Watched {
+    fn len(&self) -> usize {
+        WATCHED.len()
+    }
+    fn get(&self, i: usize) -> Option<mcp_rs_core::model::resources::Resource<'_>> {
+        WATCHED.get(i).copied()
+    }
+    fn subscribable(&self) -> bool {
+        true
+    }
+    fn subscribe(&mut self, _: mcp_rs_core::wire::json::JsonStr<'_>, _: bool) -> bool {
+        true
+    }
+}
+
+impl ServerHandler for Watched {
+    fn resources(&mut self) -> Option<&mut dyn mcp_rs_core::model::resources::ResourceSet> {
+        Some(self)
+    }
+}
+
+fn updated_uris(out: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(out)
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|d| serde_json::from_str::<Value>(d).unwrap())
+        .filter(|v| v["method"] == "notifications/resources/updated")
+        .map(|v| v["params"]["uri"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn legacy_get_streams_carry_updates_of_subscribed_resources() {
+    let storage = Box::leak(Box::new([[mcp_rs_core::CallSlot::EMPTY; 2]; 2]));
+    let server: Server<'static, Watched, 2> =
+        Server::new(&INFO, Config::new(SecretKey([3; 16])), Watched)
+            .with_clock(clock)
+            .with_sessions(storage);
+    let id = one_on(&server, &legacy_post(INIT, ""))
+        .header("mcp-session-id")
+        .unwrap()
+        .to_string();
+    let sid = format!("Mcp-Session-Id: {id}\r\n");
+    let subscribe = |n: u32, method: &str, uri: &str| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{n},"method":"resources/{method}","params":{{"uri":"{uri}"}}}}"#
+        );
+        one_on(&server, &legacy_post(&body, &sid))
+    };
+    assert_eq!(
+        subscribe(2, "subscribe", "test://w").json()["result"],
+        serde_json::json!({})
+    );
+    let get =
+        format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n{sid}\r\n");
+    let sock = Sock::with(get.as_bytes());
+    let mut slot = Box::new(TestSlot::new());
+    let mut s = sock.clone();
+    let mut fut = Box::pin(server.serve(&mut slot, &mut s));
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    sock.take_output();
+    // Subscribed: sent; another URI: not.
+    assert!(server.resource_updated("test://w"));
+    assert!(server.resource_updated("test://other"));
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    assert_eq!(updated_uris(&sock.take_output()), ["test://w"]);
+    // Unsubscribed: no more.
+    assert_eq!(subscribe(3, "unsubscribe", "test://w").status, 200);
+    assert!(server.resource_updated("test://w"));
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    assert!(updated_uris(&sock.take_output()).is_empty());
+    // More updates than are kept before the stream sends them: the oldest are lost
+    // (counted), the last 4 go out.
+    for n in 0..mcp_rs_embedded::http::MAX_SUBSCRIPTIONS {
+        let r = subscribe(10 + n as u32, "subscribe", &format!("test://{n}"));
+        assert!(r.json().get("result").is_some(), "{:?}", r.json());
+    }
+    let dropped = server.stats().dropped;
+    for n in 0..6 {
+        assert!(server.resource_updated(&format!("test://{n}")));
+    }
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    assert_eq!(
+        updated_uris(&sock.take_output()),
+        ["test://2", "test://3", "test://4", "test://5"]
+    );
+    assert_eq!(server.stats().dropped, dropped + 2);
+    // The session's subscriptions are bounded: one more is refused with an error reply.
+    let r = subscribe(30, "subscribe", "test://one-too-many");
+    assert_eq!(r.status, 200);
+    assert_eq!(error_of(&r).0, -32603);
+    // Already subscribed: fine.
+    assert!(subscribe(31, "subscribe", "test://0")
+        .json()
+        .get("result")
+        .is_some());
+    // A URI too long to keep is refused (nothing sent).
+    let long = format!(
+        "test://{}",
+        "x".repeat(mcp_rs_embedded::http::MAX_UPDATED_URI)
+    );
+    assert!(!server.resource_updated(&long));
+}
+
+#[test]
+fn listen_streams_carry_updates_of_their_resource_subscriptions() {
+    let server: Server<'static, Watched> =
+        Server::new(&INFO, Config::new(SecretKey([3; 16])), Watched);
+    let body = modern_body(
+        9,
+        "subscriptions/listen",
+        r#""notifications":{"resourceSubscriptions":["test://w"]}"#,
+    );
+    let req = post(&body, "Mcp-Method: subscriptions/listen\r\n");
+    let sock = Sock::with(req.as_bytes());
+    let mut slot = Box::new(TestSlot::new());
+    let mut s = sock.clone();
+    let mut fut = Box::pin(server.serve(&mut slot, &mut s));
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    let head = String::from_utf8(sock.take_output()).unwrap();
+    assert!(
+        head.contains(r#""resourceSubscriptions":["test://w"]"#),
+        "{head}"
+    );
+    assert!(server.resource_updated("test://other"));
+    assert!(server.resource_updated("test://w"));
+    assert!(poll_steps(fut.as_mut(), 100).is_none());
+    let out = sock.take_output();
+    assert_eq!(updated_uris(&out), ["test://w"]);
+    let text = String::from_utf8_lossy(&out);
+    assert!(
+        text.contains(r#""io.modelcontextprotocol/subscriptionId":9"#),
+        "{text}"
+    );
+}
+
+// ---- a deferred prompt that asks the client (legacy sessions) ------------------------
+
+static ASKING: [mcp_rs_core::model::prompts::Prompt<'static>; 1] =
+    [mcp_rs_core::model::prompts::Prompt::new(
+        "ask",
+        "Asks the client's model first",
+    )];
+
+/// Defers every `prompts/get`.
+struct Prompts;
+
+impl mcp_rs_core::model::prompts::PromptSet for Prompts {
+    fn len(&self) -> usize {
+        ASKING.len()
+    }
+    fn get(&self, i: usize) -> Option<mcp_rs_core::model::prompts::Prompt<'_>> {
+        ASKING.get(i).copied()
+    }
+    fn get_prompt(
+        &mut self,
+        _: &mcp_rs_core::model::prompts::GetPromptRequest<'_>,
+        _: &mut mcp_rs_core::model::prompts::PromptResult<'_, '_>,
+    ) -> Dispatch {
+        Dispatch::Defer
+    }
+}
+
+impl ServerHandler for Prompts {
+    fn prompts(&mut self) -> Option<&mut dyn mcp_rs_core::model::prompts::PromptSet> {
+        Some(self)
+    }
+}
+
+/// Asks the client's model, then completes the prompt with what it said.
+struct PromptAsker;
+
+impl<T: embedded_io_async::Write> mcp_rs_embedded::http::CallRunner<T> for PromptAsker {
+    async fn run<'c>(
+        &'c mut self,
+        _: mcp_rs_core::Call<'c>,
+        ctx: &'c mut mcp_rs_embedded::http::CallContext<'_, T>,
+    ) {
+        use mcp_rs_embedded::http::Answer;
+        let params = r#"{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}"#;
+        let mut buf = [0u8; 256];
+        let said = ctx
+            .request(
+                mcp_rs_core::ClientMethod::CreateMessage,
+                params,
+                60_000,
+                &mut buf,
+            )
+            .await;
+        let mut text = [0u8; 300];
+        let n = match said {
+            Ok(Answer::Result(r)) => {
+                let t = r.get("content").and_then(|c| c.get("text")).unwrap();
+                copy(&mut text, t.as_string().unwrap().raw())
+            }
+            other => copy(&mut text, &format!("{other:?}")),
+        };
+        let text = std::str::from_utf8(&text[..n]).unwrap();
+        ctx.complete_prompt(|r| {
+            r.message(mcp_rs_core::Role::User, &mcp_rs_core::Content::Text(text));
+        })
+        .await;
+    }
+}
+
+#[test]
+fn a_deferred_prompt_asks_the_client_and_completes() {
+    let storage = Box::leak(Box::new([[mcp_rs_core::CallSlot::EMPTY; 2]; 2]));
+    let mail = Box::leak(Box::new([[0u8; 256]; 2]));
+    let server: Server<'static, Prompts, 2> =
+        Server::new(&INFO, Config::new(SecretKey([3; 16])), Prompts)
+            .with_clock(clock)
+            .with_sessions(storage)
+            .with_responses(mail);
+    let init = INIT.replace(r#""capabilities":{}"#, r#""capabilities":{"sampling":{}}"#);
+    let id = one_on(&server, &legacy_post(&init, ""))
+        .header("mcp-session-id")
+        .unwrap()
+        .to_string();
+    let sid = format!("Mcp-Session-Id: {id}\r\n");
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(one_on(&server, &legacy_post(initialized, &sid)).status, 202);
+    let get = r#"{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"ask"}}"#;
+    let sock = Sock::with(legacy_post(get, &sid).as_bytes());
+    let mut slot = Box::new(TestSlot::new());
+    let state = mcp_rs_embedded::http::SlotState::new();
+    let mut s = sock.clone();
+    let mut runner = PromptAsker;
+    let mut a = Box::pin(server.serve_calls(&mut slot, &state, &mut s, &mut runner));
+    assert!(poll_steps(a.as_mut(), 1000).is_none(), "the prompt waits");
+    let out = String::from_utf8(sock.take_output()).unwrap();
+    let asked: Value = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .find_map(|d| serde_json::from_str(d).ok())
+        .expect("the request to the client");
+    assert_eq!(asked["method"], "sampling/createMessage");
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"role":"assistant","content":{{"type":"text","text":"a context"}},"model":"m"}}}}"#,
+        asked["id"]
+    );
+    assert_eq!(one_on(&server, &legacy_post(&answer, &sid)).status, 202);
+    sock.close();
+    assert_eq!(poll_steps(a.as_mut(), 1000), Some(Ended::Closed));
+    drop(a);
+    let result: Value = String::from_utf8(sock.take_output())
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .find_map(|d| serde_json::from_str(d).ok())
+        .expect("the prompt's result");
+    assert_eq!(result["id"], 2);
+    assert_eq!(
+        result["result"]["messages"][0]["content"]["text"],
+        "a context"
+    );
+}
+
+/// A socket whose writes fail once the priming event of a resumable stream is out (the
+/// client went away).
+#[derive(Clone, Default)]
+struct Dropping(Sock);
+
+impl embedded_io_async::ErrorType for Dropping {
+    type Error = embedded_io_async::ErrorKind;
+}
+
+impl embedded_io_async::Read for Dropping {
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+        Ok(embedded_io_async::Read::read(&mut self.0, buf)
+            .await
+            .unwrap_or(0))
+    }
+}
+
+impl embedded_io_async::Write for Dropping {
+    async fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
+        let gone = String::from_utf8_lossy(&self.0 .0.borrow().output)
+            .contains("retry: 500\ndata: \n\n\r\n");
+        if gone {
+            return Err(embedded_io_async::ErrorKind::ConnectionReset);
+        }
+        Ok(embedded_io_async::Write::write(&mut self.0, buf)
+            .await
+            .unwrap_or(0))
+    }
+    async fn flush(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_call_whose_client_went_away_runs_on_and_is_resumed() {
+    let (server, id) = replay_session::<2048>();
+    let sid = format!("Mcp-Session-Id: {id}\r\n");
+    let body = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":"p"}}}"#;
+    let sock = Dropping(Sock::with(legacy_post(body, &sid).as_bytes()));
+    sock.0.close();
+    let mut slot = Box::new(TestSlot::new());
+    let state = mcp_rs_embedded::http::SlotState::new();
+    let mut s = sock.clone();
+    let mut runner = Runner { ran: 0 };
+    let mut fut = Box::pin(server.serve_calls(&mut slot, &state, &mut s, &mut runner));
+    assert!(poll_steps(fut.as_mut(), 1000).is_some());
+    drop(fut);
+    assert_eq!(runner.ran, 1);
+    let out = String::from_utf8(sock.0.take_output()).unwrap();
+    assert!(!out.contains("progress"), "{out}");
+    // Everything the call sent after the client went away is replayed, and the stream ends.
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n{sid}Last-Event-ID: 1-0\r\n\r\n"
+    );
+    let rs = run_closer(&server, &get);
+    let evs = events(&rs[0].body);
+    assert_eq!(
+        rs[0].status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&rs[0].body)
+    );
+    let ids: Vec<_> = evs.iter().map(|(id, _)| id.clone().unwrap()).collect();
+    // Progress, the log message, progress, the result.
+    assert_eq!(ids, ["1-1", "1-2", "1-3", "1-4"], "{evs:?}");
+    let result: Value = serde_json::from_str(&evs[3].1).unwrap();
+    assert_eq!(result["result"]["content"][0]["text"], "done");
+}

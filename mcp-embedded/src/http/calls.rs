@@ -57,6 +57,13 @@ impl<T: Write> CallRunner<T> for () {
 pub(super) trait SessionAccess {
     fn with(&self, f: &mut dyn FnMut(&mut Session<'_>));
 
+    /// A new resumable stream of the session: its number and its priming `seq` (`None`
+    /// without a legacy session or its replay ring).
+    fn open_stream(&self) -> Option<(u32, u32)>;
+
+    /// Keeps `frame` (empty: the end) as the next event of `stream`; its `seq`.
+    fn keep(&self, stream: u32, frame: &[u8]) -> Option<u32>;
+
     /// The answer the session's mailbox holds for `token`, copied into `out` and taken;
     /// `None` when none can come (no legacy session, or it ended).
     #[cfg(feature = "requests")]
@@ -151,7 +158,7 @@ impl<T: Write> CallContext<'_, T> {
             return false;
         };
         let frame = self.tx.get(..t.len).unwrap_or_default();
-        match self.reply.send(self.socket, frame).await {
+        match self.reply.send(self.socket, self.access, frame).await {
             Ok(sent) => sent,
             Err(e) => {
                 self.failed = Some(e);
@@ -179,10 +186,44 @@ impl<T: Write> CallContext<'_, T> {
             .await
     }
 
+    /// Ends the POST's SSE response now, while the call runs on (SEP-1699 polling, as
+    /// mcp-tokio's `Context::close_stream`): what the call sends next is kept in the
+    /// session's replay ring ([`Server::with_replay`](super::Server::with_replay)), and
+    /// the client reconnects with `GET` and `Last-Event-ID` to receive it, the result
+    /// included. `false` (nothing changes) unless the response is a resumable SSE stream:
+    /// a legacy session with a replay ring, and a client that accepts
+    /// `text/event-stream`.
+    pub async fn close_stream(&mut self) -> bool {
+        if self.failed.is_some() {
+            return false;
+        }
+        match self.reply.close(self.socket, self.access).await {
+            Ok(closed) => closed,
+            Err(e) => {
+                self.failed = Some(e);
+                false
+            }
+        }
+    }
+
     /// Completes a `tools/call`: `write` fills the result.
     pub async fn complete(&mut self, write: impl FnOnce(&mut ToolResult<'_, '_>)) -> bool {
         let token = self.token;
         self.command(|s, tx| s.complete(token, tx, write)).await
+    }
+
+    /// Completes a deferred `prompts/get` (feature `prompts`): `write` fills the result
+    /// (its messages, or `fail`/`invalid_arguments` for an error reply). A prompt that
+    /// needs the client's input in a legacy session asks with [`request`](Self::request)
+    /// first, as a tool does.
+    #[cfg(feature = "prompts")]
+    pub async fn complete_prompt(
+        &mut self,
+        write: impl FnOnce(&mut mcp_rs_core::model::prompts::PromptResult<'_, '_>),
+    ) -> bool {
+        let token = self.token;
+        self.command(|s, tx| s.complete_prompt(token, tx, write))
+            .await
     }
 
     /// Sends a request to the client (legacy sessions, feature `requests`) on the POST's
@@ -218,7 +259,7 @@ impl<T: Write> CallContext<'_, T> {
             None => return Err(RequestFailed::SessionEnded),
         };
         let frame = self.tx.get(..t.len).unwrap_or_default();
-        match self.reply.send(self.socket, frame).await {
+        match self.reply.send(self.socket, self.access, frame).await {
             Ok(true) => {}
             Ok(false) => return Err(RequestFailed::NotSent),
             Err(e) => {

@@ -15,9 +15,11 @@ use super::body::{BodyError, Inbox};
 use super::calls::{CallContext, CallRunner, SessionAccess};
 use super::checks::{self, MODERN};
 use super::head::{self, Framing, Head, Verb, MAX_HEADERS};
+use super::replay::{self, Kept, Resume};
 use super::respond::{self, Extra};
 use super::sessions::{State, SESSION_ID_LEN};
-use super::wait::{select, Either, KINDS};
+use super::updates::{uri_hash, KEPT, MAX_UPDATED_URI};
+use super::wait::{select, Either, EVENTS, KINDS, UPDATES};
 use super::{Ended, Server, SlotState};
 use crate::DEFERRED_CALL_MESSAGE;
 
@@ -46,6 +48,20 @@ enum Bodyless {
     Answered,
     /// Open the GET stream of the legacy session at this entry.
     Stream(usize),
+    /// Resume stream `.1` of the legacy session at entry `.0` after event `.2`.
+    Resume(usize, u32, u32),
+}
+
+/// What a resumed stream does next.
+enum Step {
+    /// Send the event with this `seq`, copied to the transmit buffer (this long).
+    Send(u32, usize),
+    /// Skip the event with this `seq` (longer than the transmit buffer).
+    Skip(u32),
+    /// Wait for the next one.
+    Wait,
+    /// The stream is complete (or the session ended, or events were lost).
+    End,
 }
 
 impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
@@ -120,6 +136,17 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                         None => Bodyless::Answered,
                     }
                 };
+                if let Bodyless::Resume(i, stream, seq) = decided {
+                    let end = head_len.min(inbox.filled);
+                    inbox.buf.copy_within(end..inbox.filled, 0);
+                    inbox.filled -= end;
+                    self.resume(socket, inbox, tx, i, stream, seq).await?;
+                    return if plan.keep_alive {
+                        Ok(0)
+                    } else {
+                        Err(Ended::Done(200))
+                    };
+                }
                 if let Bodyless::Stream(i) = decided {
                     let end = head_len.min(inbox.filled);
                     inbox.buf.copy_within(end..inbox.filled, 0);
@@ -298,6 +325,28 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
             respond::empty(socket, 200, keep, Extra::default()).await?;
             return Ok(Bodyless::Answered);
         }
+        if let Some(last) = head.text("last-event-id") {
+            let resume = self
+                .legacy
+                .try_borrow_mut()
+                .ok()
+                .and_then(|mut t| Some(t.entry(i)?.ring.resume(last)));
+            match resume {
+                Some(Resume::From { stream, seq }) => {
+                    self.count(|s| s.streams = s.streams.saturating_add(1));
+                    respond::sse_head(socket, keep, Extra::default()).await?;
+                    return Ok(Bodyless::Resume(i, stream, seq));
+                }
+                Some(Resume::Lost) => {
+                    let why = "Last-Event-ID is older than the events this session keeps";
+                    self.refuse(socket, tx, 400, why, keep).await?;
+                    return Ok(Bodyless::Answered);
+                }
+                // Not one of this session's stream ids: the session's GET stream, as
+                // without the header (mcp-tokio does the same).
+                Some(Resume::Unknown) | None => {}
+            }
+        }
         let taken = self.legacy.try_borrow_mut().ok().and_then(|mut t| {
             let e = t.entry(i)?;
             let was = e.stream;
@@ -429,6 +478,42 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
             }
         }
         let creating = entry.is_some() && session_id.is_none();
+        // A legacy session's `resources/(un)subscribe`: kept once answered with a result.
+        let subscription = match (&peeked, entry) {
+            (Peek::Request(r), Some(_)) if !creating => {
+                let hash = r.target.map(|t| uri_hash(t.chars()));
+                match r.method() {
+                    Some(Method::Subscribe) => hash.map(|h| (true, h)),
+                    Some(Method::Unsubscribe) => hash.map(|h| (false, h)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let (Some((true, hash)), Some(i)) = (subscription, entry) {
+            let room = self
+                .legacy
+                .try_borrow_mut()
+                .ok()
+                .is_some_and(|mut t| t.entry(i).is_some_and(|e| e.subs.has_room_for(hash)));
+            if !room {
+                let why = "Too many resource subscriptions in this session";
+                let code = code::INTERNAL_ERROR;
+                self.refuse_with(
+                    socket,
+                    tx,
+                    200,
+                    request_id,
+                    code,
+                    why,
+                    keep,
+                    Extra::default(),
+                )
+                .await?;
+                return Ok(Posted::Answered(keep));
+            }
+        }
+        let mut subscribed = false;
         let listen = is_listen;
         let mut local = Session::from_slots(self.info, self.config, calls);
         let access = Access {
@@ -448,6 +533,9 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
             modern: plan.modern,
             sessionless: entry.is_none() || creating,
             session: None,
+            resumable: entry.is_some() && !creating,
+            stream: None,
+            closed: false,
         };
         let mut stream = None;
         loop {
@@ -533,13 +621,30 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                 reply.session = id;
             }
             let frame = tx.get(..len).unwrap_or_default();
-            if !reply.send(socket, frame).await? {
+            subscribed |= subscription.is_some()
+                && mcp_rs_core::wire::jsonrpc::frame_kind(frame) == FrameKind::Result;
+            if !reply.send(socket, &access, frame).await? {
                 self.count(|s| s.dropped = s.dropped.saturating_add(1));
             }
         }
         if creating && reply.session.is_none() {
             if let (Ok(mut t), Some(i)) = (self.legacy.try_borrow_mut(), entry) {
                 t.free(i);
+            }
+        }
+        if let (true, Some((add, hash)), Some(i)) = (subscribed, subscription, entry) {
+            if let Some(e) = self
+                .legacy
+                .try_borrow_mut()
+                .ok()
+                .as_mut()
+                .and_then(|t| t.entry(i))
+            {
+                if add {
+                    e.subs.add(hash);
+                } else {
+                    e.subs.remove(hash);
+                }
             }
         }
         match (stream, reply.sse && reply.started, entry) {
@@ -549,7 +654,13 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
             }
             _ => {
                 if reply.sse && reply.started {
-                    respond::sse_end(socket).await?;
+                    if let Some(s) = reply.stream {
+                        // The end of the stream, for a client that resumes it.
+                        access.keep(s, b"");
+                    }
+                    if !reply.closed {
+                        respond::sse_end(socket).await?;
+                    }
                 } else if !reply.replied {
                     respond::empty(socket, 202, keep, Extra::default()).await?;
                 }
@@ -631,8 +742,132 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                             }
                         }
                     });
+                    let count = |e: &[u32]| e.get(UPDATES).copied().unwrap_or(0);
+                    let (from, to) = (count(&seen), count(&now));
                     seen = now;
+                    self.send_updates(socket, tx, &mut target, from, to).await?;
                 }
+            }
+        }
+    }
+}
+
+impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
+    Server<'_, S, SESSIONS, WAITERS>
+{
+    /// Sends updates `from + 1 ..= to` ([`Server::resource_updated`]) on an open stream:
+    /// a listen stream's subscribed ones, or a legacy GET stream's when its session
+    /// subscribed.
+    async fn send_updates<T: Write>(
+        &self,
+        socket: &mut T,
+        tx: &mut [u8],
+        target: &mut Target<'_, '_>,
+        from: u32,
+        to: u32,
+    ) -> Result<(), Ended> {
+        let made = to.wrapping_sub(from);
+        let kept = made.min(KEPT as u32);
+        if made > kept {
+            self.count(|s| s.dropped = s.dropped.saturating_add(made - kept));
+        }
+        for n in (0..kept).map(|k| to.wrapping_sub(kept - 1 - k)) {
+            let mut uri = [0u8; MAX_UPDATED_URI];
+            let len = self
+                .updates
+                .try_borrow()
+                .ok()
+                .and_then(|u| u.get(n, &mut uri));
+            let Some(uri) = len.and_then(|len| core::str::from_utf8(uri.get(..len)?).ok()) else {
+                self.count(|s| s.dropped = s.dropped.saturating_add(1));
+                continue;
+            };
+            if let Target::Table(i) = *target {
+                let subscribed = self.legacy.try_borrow_mut().ok().is_some_and(|mut t| {
+                    t.entry(i)
+                        .is_some_and(|e| e.subs.contains(uri_hash(uri.chars())))
+                });
+                if !subscribed {
+                    continue;
+                }
+                if let Some(Ok(Some(t))) = self.on_session(target, |s| s.resource_updated(uri, tx))
+                {
+                    respond::sse_event(socket, None, tx.get(..t.len).unwrap_or_default()).await?;
+                }
+                continue;
+            }
+            let mut cursor = 0;
+            while let Some(Ok(Some(t))) =
+                self.on_session(target, |s| s.resource_updated_next(uri, &mut cursor, tx))
+            {
+                respond::sse_event(socket, None, tx.get(..t.len).unwrap_or_default()).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A resumed stream (`GET` with `Last-Event-ID`): stream `stream` of the legacy session
+    /// at entry `i`, its kept events after `seq`, then the next ones as they are kept,
+    /// until the end of its response. The stream also ends when the session does, when
+    /// events it has not sent were dropped from the ring meanwhile (the client resumes
+    /// again and learns it), or when the client sends its next request.
+    #[allow(clippy::too_many_arguments)]
+    async fn resume<T: Read + Write>(
+        &self,
+        socket: &mut T,
+        inbox: &mut Inbox<'_>,
+        tx: &mut [u8],
+        i: usize,
+        stream: u32,
+        mut seq: u32,
+    ) -> Result<(), Ended> {
+        let mut seen = self.changes.now();
+        loop {
+            loop {
+                let step = self.legacy.try_borrow_mut().ok().and_then(|mut t| {
+                    let e = t.entry(i).filter(|e| e.state == State::Live)?;
+                    Some(match e.ring.next(stream, seq) {
+                        Ok(Some(Kept::Event { seq, start, len })) => match tx.get_mut(..len) {
+                            Some(dst) => {
+                                dst.copy_from_slice(e.ring.frame(start, len));
+                                Step::Send(seq, len)
+                            }
+                            None => Step::Skip(seq),
+                        },
+                        Ok(None) => Step::Wait,
+                        Ok(Some(Kept::End)) | Err(()) => Step::End,
+                    })
+                });
+                match step {
+                    Some(Step::Send(n, len)) => {
+                        seq = n;
+                        let mut id = [0u8; 24];
+                        let id_len = replay::event_id(stream, n, &mut id);
+                        let frame = tx.get(..len).unwrap_or_default();
+                        respond::sse_event(socket, id.get(..id_len), frame).await?;
+                    }
+                    Some(Step::Skip(n)) => {
+                        seq = n;
+                        self.count(|s| s.dropped = s.dropped.saturating_add(1));
+                    }
+                    Some(Step::Wait) => break,
+                    Some(Step::End) | None => {
+                        respond::sse_end(socket).await?;
+                        return Ok(());
+                    }
+                }
+            }
+            let spare = inbox.buf.get_mut(inbox.filled..).unwrap_or_default();
+            if spare.is_empty() || inbox.filled > 0 {
+                // The client sent more: end the stream so the next request is served.
+                respond::sse_end(socket).await?;
+                return Ok(());
+            }
+            match select(socket.read(spare), self.changes.wait(seen)).await {
+                Either::First(Ok(0)) => return Err(Ended::Closed),
+                Either::First(Ok(n)) => inbox.filled += n,
+                Either::First(Err(e)) => return Err(Ended::Read(e.kind())),
+                Either::Second(now) => seen = now,
             }
         }
     }
@@ -651,6 +886,32 @@ impl<S: ServerHandler, const N: usize, const W: usize> SessionAccess
         if let Ok(mut target) = self.target.try_borrow_mut() {
             self.server.on_session(&mut target, |s| f(s));
         }
+    }
+
+    fn open_stream(&self) -> Option<(u32, u32)> {
+        let Target::Table(i) = *self.target.try_borrow().ok()? else {
+            return None;
+        };
+        self.server
+            .legacy
+            .try_borrow_mut()
+            .ok()?
+            .entry(i)?
+            .ring
+            .open()
+    }
+
+    fn keep(&self, stream: u32, frame: &[u8]) -> Option<u32> {
+        let Target::Table(i) = *self.target.try_borrow().ok()? else {
+            return None;
+        };
+        let seq = {
+            let mut table = self.server.legacy.try_borrow_mut().ok()?;
+            let e = table.entry(i)?;
+            e.ring.on().then(|| e.ring.push(stream, frame))?
+        };
+        self.server.changes.bump_index(EVENTS);
+        Some(seq)
     }
 
     #[cfg(feature = "requests")]
@@ -725,6 +986,12 @@ pub(super) struct Reply {
     sessionless: bool,
     /// The id of the session this response created.
     session: Option<[u8; SESSION_ID_LEN]>,
+    /// A legacy session's: an SSE response is resumable when the session keeps events.
+    resumable: bool,
+    /// The resumable stream's number, once its head is written.
+    stream: Option<u32>,
+    /// Ended early ([`CallContext::close_stream`]): its events are only kept.
+    closed: bool,
 }
 
 impl Reply {
@@ -733,6 +1000,7 @@ impl Reply {
     pub(super) async fn send<T: Write>(
         &mut self,
         socket: &mut T,
+        access: &dyn SessionAccess,
         frame: &[u8],
     ) -> Result<bool, Ended> {
         let extra = Extra {
@@ -740,11 +1008,23 @@ impl Reply {
             session: self.session.as_ref().map(|id| &id[..]),
         };
         if self.sse {
-            if !self.started {
-                respond::sse_head(socket, self.keep_alive, extra).await?;
-                self.started = true;
+            self.start(socket, access).await?;
+            let Some(stream) = self.stream else {
+                respond::sse_event(socket, None, frame).await?;
+                return Ok(true);
+            };
+            let seq = access.keep(stream, frame);
+            if self.closed {
+                return Ok(seq.is_some());
             }
-            respond::sse_event(socket, None, frame).await?;
+            let mut id = [0u8; 24];
+            let id_len = seq.map(|n| replay::event_id(stream, n, &mut id));
+            let id = id_len.and_then(|n| id.get(..n));
+            if respond::sse_event(socket, id, frame).await.is_err() {
+                // The client went away: the requests run on, their events kept for it to
+                // resume (the connection ends once the POST is done).
+                self.closed = true;
+            }
             return Ok(true);
         }
         // A JSON response carries the one response: notifications and requests cannot go
@@ -756,6 +1036,55 @@ impl Reply {
         let status = status_for(frame, self.modern, self.sessionless);
         respond::json(socket, status, frame, self.keep_alive, extra).await?;
         self.replied = true;
+        Ok(true)
+    }
+}
+
+impl Reply {
+    /// Writes the SSE head (and a resumable stream's priming event) unless written.
+    async fn start<T: Write>(
+        &mut self,
+        socket: &mut T,
+        access: &dyn SessionAccess,
+    ) -> Result<(), Ended> {
+        if self.started {
+            return Ok(());
+        }
+        let extra = Extra {
+            allow: None,
+            session: self.session.as_ref().map(|id| &id[..]),
+        };
+        respond::sse_head(socket, self.keep_alive, extra).await?;
+        self.started = true;
+        if let Some((stream, seq)) = self.resumable.then(|| access.open_stream()).flatten() {
+            self.stream = Some(stream);
+            let mut id = [0u8; 24];
+            let n = replay::event_id(stream, seq, &mut id);
+            let id = id.get(..n).unwrap_or_default();
+            if respond::sse_priming(socket, id).await.is_err() {
+                self.closed = true; // As in `send`: resumable.
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends a resumable SSE response early (see [`CallContext::close_stream`]); `false`
+    /// when the response is not one.
+    pub(super) async fn close<T: Write>(
+        &mut self,
+        socket: &mut T,
+        access: &dyn SessionAccess,
+    ) -> Result<bool, Ended> {
+        if !self.sse || self.closed || !self.resumable {
+            return Ok(false);
+        }
+        self.start(socket, access).await?;
+        if self.stream.is_none() {
+            return Ok(false);
+        }
+        // A failed write changes nothing: the stream is closed either way.
+        let _ = respond::sse_end(socket).await;
+        self.closed = true;
         Ok(true)
     }
 }

@@ -13,11 +13,16 @@
 //! | POST without `Mcp-Session-Id` | a fresh session over the slot's call storage handles the body (2026-07-28 requests are self-contained), answered with `application/json`, or 202 when it asked nothing; a `subscriptions/listen` request is answered with an SSE stream (chunked) that carries the acknowledgement and then the list changes ([`Server::list_changed`]) until the client closes it or sends its next request |
 //! | POST `initialize` without `Mcp-Session-Id` (legacy) | with a session table ([`Server::with_sessions`]), a free entry's session handles it; if it negotiated, the session is kept and its id returned in `Mcp-Session-Id` (503 when no entry is free) |
 //! | POST with `Mcp-Session-Id` (legacy) | the body goes to that session (404 when unknown, ended or expired; 400 when `MCP-Protocol-Version` names another revision) |
-//! | GET with `Mcp-Session-Id` (legacy, `Accept: text/event-stream`) | the session's stream of session-wide messages (list changes); one per session (409 while open); `Last-Event-ID` opens it afresh (nothing is replayed) |
+//! | GET with `Mcp-Session-Id` (legacy, `Accept: text/event-stream`) | the session's stream of session-wide messages (list changes, updates of the resources it subscribed to: [`Server::resource_updated`]); one per session (409 while open) |
+//! | GET with `Mcp-Session-Id` and `Last-Event-ID` (legacy) | with replay rings ([`Server::with_replay`]), the resumption of one of the session's SSE POST responses: its events after that id, then the rest until its response (400 when they are no longer all kept); an id of no stream of the session: the session's stream, as without it |
 //! | DELETE with `Mcp-Session-Id` | ends the session (404 when unknown) |
 //! | GET without a session id | 405 (`Allow: POST`) |
 //! | other methods on the path | 405 (`Allow: GET, POST, DELETE`) |
 //! | any other path | 404 |
+//!
+//! A resource that changed ([`Server::resource_updated`]) is announced on every open
+//! `subscriptions/listen` stream subscribed to it, and on the GET stream of every legacy
+//! session that subscribed (`resources/subscribe`).
 //!
 //! A legacy session idle for longer than [`Server::with_session_idle`] (on the clock
 //! given with [`Server::with_clock`]) is ended and its entry reused.
@@ -172,8 +177,10 @@ mod exchange;
 mod head;
 #[cfg(feature = "requests")]
 mod mailbox;
+mod replay;
 mod respond;
 mod sessions;
+mod updates;
 mod wait;
 
 use core::cell::{Cell, RefCell};
@@ -191,6 +198,7 @@ pub use calls::{CallContext, CallRunner};
 pub use checks::{MAX_PARAM_HEADER, MODERN};
 pub use head::MAX_HEADERS;
 pub use sessions::SESSION_ID_LEN;
+pub use updates::{MAX_SUBSCRIPTIONS, MAX_UPDATED_URI};
 
 use body::{BodyError, Inbox};
 use exchange::Target;
@@ -388,7 +396,9 @@ pub struct HttpStats {
     pub refused: u32,
     /// Frames no response could carry: a second frame caused by a request answered with
     /// JSON (e.g. a session-wide notification of a legacy session whose GET stream is not
-    /// open), and frames too large for the transmit buffer.
+    /// open), frames too large for the transmit buffer, kept events too large for the
+    /// transmit buffer of the slot that resumes them, and resource updates a stream fell
+    /// too far behind to send ([`Server::resource_updated`]).
     pub dropped: u32,
     /// SSE streams opened (`subscriptions/listen`, legacy GET).
     pub streams: u32,
@@ -412,6 +422,7 @@ pub struct Server<'a, S: ServerHandler, const SESSIONS: usize = 0, const WAITERS
     clock: Option<Clock>,
     changes: Changes<WAITERS>,
     legacy: RefCell<Table<'a, SESSIONS>>,
+    updates: RefCell<updates::Updates>,
     stats: Cell<HttpStats>,
 }
 
@@ -428,6 +439,7 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
             clock: None,
             changes: Changes::new(),
             legacy: RefCell::new(Table::new()),
+            updates: RefCell::new(updates::Updates::new()),
             stats: Cell::new(HttpStats::default()),
         }
     }
@@ -462,6 +474,8 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                     state: State::Free,
                     last_ms: 0,
                     stream: false,
+                    ring: replay::Ring::default(),
+                    subs: updates::Subscriptions::default(),
                     #[cfg(feature = "requests")]
                     mail: mailbox::Mailbox::default(),
                 });
@@ -485,6 +499,28 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
             for (entry, buf) in table.entries.iter_mut().zip(storage.iter_mut()) {
                 if let Some(e) = entry {
                     e.mail.buf = buf;
+                }
+            }
+        }
+        self
+    }
+
+    /// With `N` bytes per legacy session to keep the events of its SSE responses (call
+    /// after [`with_sessions`](Self::with_sessions)), for stream resumption: each event of
+    /// a legacy POST's SSE response then carries an id (`<stream>-<seq>`, as mcp-tokio's),
+    /// the response opens with a priming event (an id and `retry`), and a client that lost
+    /// the stream reconnects with `GET` and `Last-Event-ID` and gets the stream's events
+    /// after that id, then the rest as they come, until its response. The oldest events
+    /// make room for new ones (a frame longer than `N - 12` bytes is not kept); a
+    /// `Last-Event-ID` older than the events kept is answered 400 (-32600), and one that
+    /// names no stream of the session opens the session's GET stream as without it.
+    /// Without this, nothing is kept and events carry no ids.
+    #[must_use]
+    pub fn with_replay<const N: usize>(self, storage: &'a mut [[u8; N]; SESSIONS]) -> Self {
+        if let Ok(mut table) = self.legacy.try_borrow_mut() {
+            for (entry, buf) in table.entries.iter_mut().zip(storage.iter_mut()) {
+                if let Some(e) = entry {
+                    e.ring.buf = buf;
                 }
             }
         }
@@ -534,6 +570,21 @@ impl<'a, S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
     /// `notifications/*/list_changed`.
     pub fn list_changed(&self, kind: ListKind) {
         self.changes.bump(kind);
+    }
+
+    /// A resource changed: every open `subscriptions/listen` stream subscribed to `uri`
+    /// (its `resourceSubscriptions`), and every legacy session with its GET stream open
+    /// that subscribed to it (`resources/subscribe`), gets `notifications/resources/updated`.
+    /// The last 4 updates are kept for the streams to send (a stream that has not sent 4
+    /// newer ones loses the oldest, counted in [`HttpStats::dropped`]). `false` (nothing
+    /// sent) for a URI longer than [`MAX_UPDATED_URI`] bytes, or while another slot
+    /// borrows the list (never across an await).
+    pub fn resource_updated(&self, uri: &str) -> bool {
+        let kept = self.updates.try_borrow_mut().is_ok_and(|mut u| u.push(uri));
+        if kept {
+            self.changes.bump_index(wait::UPDATES);
+        }
+        kept
     }
 
     fn now(&self) -> u64 {

@@ -180,6 +180,23 @@ pub(super) async fn sse_event<W: Write>(
     w.flush().await.map_err(|e| WriteFailed(e.kind()))
 }
 
+/// Client reconnection delay announced in priming events (SSE `retry`, milliseconds), as
+/// mcp-tokio's.
+const RETRY: &[u8] = b"retry: 500\ndata: \n\n";
+
+/// The priming event of a resumable stream: its first id, how soon to reconnect, no data.
+pub(super) async fn sse_priming<W: Write>(w: &mut W, id: &[u8]) -> Result<(), WriteFailed> {
+    let mut num = [0u8; 20];
+    let len = 4 + id.len() + 1 + RETRY.len();
+    write_all(w, digits(len, 16, &mut num)).await?;
+    write_all(w, b"\r\nid: ").await?;
+    write_all(w, id).await?;
+    write_all(w, b"\n").await?;
+    write_all(w, RETRY).await?;
+    write_all(w, b"\r\n").await?;
+    w.flush().await.map_err(|e| WriteFailed(e.kind()))
+}
+
 /// The last chunk of an SSE stream.
 pub(super) async fn sse_end<W: Write>(w: &mut W) -> Result<(), WriteFailed> {
     write_all(w, b"0\r\n\r\n").await?;

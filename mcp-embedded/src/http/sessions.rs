@@ -24,6 +24,10 @@ pub(super) struct Entry<'a> {
     pub(super) last_ms: u64,
     /// A GET stream is open (the session does not expire meanwhile).
     pub(super) stream: bool,
+    /// The resources the session subscribed to.
+    pub(super) subs: super::updates::Subscriptions,
+    /// The events of the session's SSE responses, kept for resumption.
+    pub(super) ring: super::replay::Ring<'a>,
     /// Client responses on their way to the session's calls.
     #[cfg(feature = "requests")]
     pub(super) mail: super::mailbox::Mailbox<'a>,
@@ -101,6 +105,8 @@ fn free(e: &mut Entry<'_>) {
     e.state = State::Free;
     e.stream = false;
     e.session.reset();
+    e.ring.clear();
+    e.subs.clear();
     #[cfg(feature = "requests")]
     e.mail.clear();
 }

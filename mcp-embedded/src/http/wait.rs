@@ -8,11 +8,22 @@ use core::task::{Poll, Waker};
 
 use mcp_rs_core::ListKind;
 
-/// List changes, as an epoch per [`ListKind`], and the wakers of the streams waiting for
-/// one (`W` at most; a stream beyond polls again at once).
+/// Epochs kept: one per list ([`KINDS`]), then [`EVENTS`] and [`UPDATES`].
+const EPOCHS: usize = 6;
+
+/// The epoch bumped by each resource update: it is the count of updates
+/// ([`Updates`](super::updates::Updates) numbers them the same way).
+pub(super) const UPDATES: usize = 5;
+
+/// The epoch bumped when a legacy session keeps an event for resumption (resumed streams
+/// wait on it).
+pub(super) const EVENTS: usize = 4;
+
+/// List changes (an epoch per [`ListKind`]), kept events ([`EVENTS`]), and the wakers of
+/// the streams waiting for one (`W` at most; a stream beyond polls again at once).
 #[derive(Debug)]
 pub(super) struct Changes<const W: usize> {
-    epochs: [Cell<u32>; 4],
+    epochs: [Cell<u32>; EPOCHS],
     wakers: RefCell<[Option<Waker>; W]>,
 }
 
@@ -26,18 +37,25 @@ pub(super) const KINDS: [ListKind; 4] = [
 impl<const W: usize> Changes<W> {
     pub(super) const fn new() -> Self {
         Changes {
-            epochs: [const { Cell::new(0) }; 4],
+            epochs: [const { Cell::new(0) }; EPOCHS],
             wakers: RefCell::new([const { None }; W]),
         }
     }
 
-    pub(super) fn now(&self) -> [u32; 4] {
-        [0, 1, 2, 3].map(|i| self.epochs[i].get())
+    pub(super) fn now(&self) -> [u32; EPOCHS] {
+        core::array::from_fn(|i| self.epochs.get(i).map_or(0, Cell::get))
     }
 
     pub(super) fn bump(&self, kind: ListKind) {
         if let Some(i) = KINDS.iter().position(|k| *k == kind) {
-            self.epochs[i].set(self.epochs[i].get().wrapping_add(1));
+            self.bump_index(i);
+        }
+    }
+
+    /// Bumps epoch `i` and wakes every waiting stream.
+    pub(super) fn bump_index(&self, i: usize) {
+        if let Some(e) = self.epochs.get(i) {
+            e.set(e.get().wrapping_add(1));
         }
         if let Ok(mut wakers) = self.wakers.try_borrow_mut() {
             for w in wakers.iter_mut() {
@@ -49,7 +67,7 @@ impl<const W: usize> Changes<W> {
     }
 
     /// Completes with the new epochs once they differ from `seen`.
-    pub(super) fn wait(&self, seen: [u32; 4]) -> impl Future<Output = [u32; 4]> + '_ {
+    pub(super) fn wait(&self, seen: [u32; EPOCHS]) -> impl Future<Output = [u32; EPOCHS]> + '_ {
         poll_fn(move |cx| {
             let now = self.now();
             if now != seen {

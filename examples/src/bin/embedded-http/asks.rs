@@ -9,7 +9,7 @@ use mcp_examples::fixtures::{
     ELICIT_FORM, SEP1034_FORM, SEP1034_MESSAGE, SEP1330_FORM, SEP1330_MESSAGE,
 };
 use mcp_rs_core::wire::json::{JsonWriter, RawJson};
-use mcp_rs_core::{Call, ClientMethod};
+use mcp_rs_core::{Call, ClientMethod, Content, Request, Role};
 use mcp_rs_embedded::http::{Answer, CallContext, RequestFailed};
 
 use crate::handler::Buf;
@@ -252,21 +252,25 @@ impl crate::mrtr::Out for Recorder {
     }
 }
 
-/// Runs an `input_required` fixture (or [`INPUT_PROMPT`](crate::mrtr::INPUT_PROMPT)'s
-/// tools) for a legacy client, as `everything`'s `input::drive`: every round's requests go
-/// out one at a time with [`CallContext::request`] and their answers feed the next round.
+/// Runs an `input_required` fixture (or [`INPUT_PROMPT`](crate::mrtr::INPUT_PROMPT), a
+/// deferred `prompts/get`) for a legacy client, as `everything`'s `input::drive`: every
+/// round's requests go out one at a time with [`CallContext::request`] and their answers
+/// feed the next round; the last round's text completes the tool call or the prompt.
 pub(crate) async fn drive<T: embedded_io_async::Write>(
     call: &Call<'_>,
     ctx: &mut CallContext<'_, T>,
 ) {
-    let Some(tool) = call.tool() else {
-        return;
+    let (caps, args) = match call.request {
+        Request::Tool(t) => (t.client_caps(), Some(call.args())),
+        Request::Prompt(p) => (p.client_caps(), None),
+        _ => return,
     };
-    let caps = tool.client_caps();
+    let prompt = args.is_none();
     let mut responses = [0u8; 4096];
     let mut responses_len = 0;
     let mut state = Buf::<300>::new();
     let mut has_state = false;
+    let mut why = Buf::<512>::new();
     for _ in 0..MAX_ROUNDS {
         let mut rec = Recorder::new();
         {
@@ -276,21 +280,14 @@ pub(crate) async fn drive<T: embedded_io_async::Write>(
                 state: has_state.then(|| state.as_str()),
                 caps,
             };
-            crate::mrtr::step_with(call.name(), Some(call.args()), &input, &mut rec);
+            crate::mrtr::step_with(call.name(), args, &input, &mut rec);
         }
         if rec.overflow {
-            ctx.complete(|r| {
-                r.fail(format_args!("The fixture's round is too large"));
-            })
-            .await;
-            return;
+            let _ = why.write_str("The fixture's round is too large");
+            return finish(ctx, prompt, Err(why.as_str())).await;
         }
         if rec.done {
-            ctx.complete(|r| {
-                r.text(rec.text.as_str());
-            })
-            .await;
-            return;
+            return finish(ctx, prompt, Ok(rec.text.as_str())).await;
         }
         state = Buf::new();
         has_state = rec.has_state;
@@ -303,41 +300,60 @@ pub(crate) async fn drive<T: embedded_io_async::Write>(
                 .request(method, rec.get(params), TIMEOUT_MS, &mut answer)
                 .await;
             let m = method.as_str();
-            match said {
+            let failed = match said {
                 Ok(Answer::Result(r)) => {
                     w.key(rec.get(key));
                     w.raw_value(r.as_str());
+                    continue;
                 }
                 Ok(Answer::Error { message, .. }) => {
-                    ctx.complete(|r| {
-                        r.fail(format_args!("The client refused {m}: {message}"));
-                    })
-                    .await;
-                    return;
+                    write!(why, "The client refused {m}: {message}")
                 }
                 Err(RequestFailed::Refused(mcp_rs_core::CallError::ClientCapability)) => {
-                    ctx.complete(|r| {
-                        r.fail(format_args!(
-                            "{m} needs a client capability the client did not declare"
-                        ));
-                    })
-                    .await;
-                    return;
+                    write!(
+                        why,
+                        "{m} needs a client capability the client did not declare"
+                    )
                 }
-                Err(e) => {
-                    ctx.complete(|r| {
-                        r.fail(format_args!("{m} failed: {e:?}"));
-                    })
-                    .await;
-                    return;
-                }
+                Err(e) => write!(why, "{m} failed: {e:?}"),
+            };
+            if failed.is_err() {
+                why = Buf::new();
+                let _ = why.write_str("The client's answer is too long to report");
             }
+            return finish(ctx, prompt, Err(why.as_str())).await;
         }
         w.end_object();
         responses_len = w.finish().unwrap_or(0);
     }
-    ctx.complete(|r| {
-        r.fail(format_args!("no usable answer after {MAX_ROUNDS} rounds"));
-    })
-    .await;
+    let _ = write!(why, "no usable answer after {MAX_ROUNDS} rounds");
+    finish(ctx, prompt, Err(why.as_str())).await;
+}
+
+/// Completes [`drive`]'s request: `Ok(text)` as the tool's text or the prompt's user
+/// message, `Err(why)` as the tool's error result or the prompt's -32603 error.
+async fn finish<T: embedded_io_async::Write>(
+    ctx: &mut CallContext<'_, T>,
+    prompt: bool,
+    outcome: Result<&str, &str>,
+) {
+    if prompt {
+        ctx.complete_prompt(|r| match outcome {
+            Ok(text) => {
+                r.message(Role::User, &Content::Text(text));
+            }
+            Err(why) => r.fail(&why),
+        })
+        .await;
+    } else {
+        ctx.complete(|r| match outcome {
+            Ok(text) => {
+                r.text(text);
+            }
+            Err(why) => {
+                r.fail(format_args!("{why}"));
+            }
+        })
+        .await;
+    }
 }

@@ -14,8 +14,8 @@ use core::sync::atomic::{AtomicU8, Ordering};
 
 use mcp_examples::fixtures::{
     BASE_PROMPTS, CUSTOM_HEADER_ARGS, ELICITATION_ARGS, EMPTY_SCHEMA, ERROR_TEXT,
-    JSON_SCHEMA_2020_12, LOGGER, LOG_STEPS, PNG, PROMPT_COMPLETIONS, RESOURCES, SAMPLING_ARGS,
-    SIMPLE_TEXT, STATIC_TEXT, TEMPLATE, TEMPLATES, TEMPLATE_IDS, WATCHED_TEXT, WAV,
+    JSON_SCHEMA_2020_12, LOGGER, LOG_STEPS, PNG, PROMPT_COMPLETIONS, RECONNECTION_TEXT, RESOURCES,
+    SAMPLING_ARGS, SIMPLE_TEXT, STATIC_TEXT, TEMPLATE, TEMPLATES, TEMPLATE_IDS, WATCHED_TEXT, WAV,
 };
 use mcp_rs_core::model::completion::{
     CompleteRequest, CompletionRef, CompletionResult, Completions,
@@ -575,10 +575,11 @@ impl Completions for Fixtures {
 #[derive(Debug, Default)]
 pub(crate) struct Runner;
 
-const RUNS: [&str; 3] = [
+const RUNS: [&str; 4] = [
     "test_tool_with_progress",
     "test_tool_with_logging",
     "test_logging_tool",
+    "test_reconnection",
 ];
 
 impl<T: embedded_io_async::Write> CallRunner<T> for Runner {
@@ -594,6 +595,15 @@ impl<T: embedded_io_async::Write> CallRunner<T> for Runner {
             crate::asks::run(&call, ctx).await;
         } else if call.name().raw().starts_with("test_input_required_result_") {
             crate::asks::drive(&call, ctx).await;
+        } else if call.name().eq_str("test_reconnection") {
+            // Legacy sessions: the POST's stream ends here and the result goes to the
+            // session's replay ring; the client resumes with GET and Last-Event-ID (as
+            // `everything`'s). Elsewhere the result goes out as usual.
+            ctx.close_stream().await;
+            ctx.complete(|r| {
+                r.text(RECONNECTION_TEXT);
+            })
+            .await;
         } else if call.name().eq_str("test_tool_with_progress") {
             for p in [0.0, 50.0, 100.0] {
                 ctx.progress(p, Some(100.0), None).await;

@@ -3,7 +3,7 @@
 //! serves over embassy-net.
 //!
 //! ```text
-//! embedded-http [--listen ADDR | --http ADDR] [--report PATH]
+//! embedded-http [--listen ADDR | --http ADDR] [--report PATH] [--watch-every MS]
 //! ```
 //!
 //! Everything the server uses is set up before it serves: its [`Slot`]s, the legacy
@@ -13,9 +13,15 @@
 //! moment serving starts; `--report PATH` writes that count to `PATH` after every
 //! connection (`allocations_after_start=N`), and the tests assert that it stays 0.
 //!
+//! `--watch-every MS`: `test://watched-resource` changes every `MS` milliseconds (the
+//! fixture "updates periodically"): subscribed streams get `notifications/resources/updated`
+//! ([`Server::resource_updated`](mcp_rs_embedded::http::Server::resource_updated)). Off by
+//! default.
+//!
 //! Prints `listening on ADDR` on stdout and stderr once it accepts connections (the
 //! conformance script and the interop suites read it). Limits: [`SLOTS`] connections at once (the next one is answered 503), [`SESSIONS`]
-//! legacy sessions, [`RX`]/[`TX`] bytes per request and frame.
+//! legacy sessions, [`RX`]/[`TX`] bytes per request and frame, [`REPLAY`] bytes of events kept
+//! per legacy session for resumption.
 
 mod alloc_count;
 mod asks;
@@ -37,6 +43,9 @@ pub(crate) const SLOTS: usize = 16;
 /// Bytes of a legacy session's mailbox for the client's answers (sampling, elicitation,
 /// roots) to a running call.
 pub(crate) const MAILBOX: usize = 4096;
+/// Bytes of a legacy session's replay ring (the events of its SSE responses, for
+/// resumption with `Last-Event-ID`).
+pub(crate) const REPLAY: usize = 8192;
 /// Legacy sessions kept at once (the conformance suite opens one per scenario and ends
 /// none; they expire after 10 idle minutes).
 pub(crate) const SESSIONS: usize = 128;
@@ -76,11 +85,13 @@ fn clock() -> u64 {
 struct Options {
     listen: SocketAddr,
     report: Option<std::path::PathBuf>,
+    watch: Option<std::time::Duration>,
 }
 
 fn options() -> Result<Options, String> {
     let mut listen: SocketAddr = ([127, 0, 0, 1], 8000).into();
     let mut report = None;
+    let mut watch = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -89,13 +100,25 @@ fn options() -> Result<Options, String> {
                 listen = v.parse().map_err(|e| format!("--listen {v}: {e}"))?;
             }
             "--report" => report = Some(args.next().ok_or("--report needs a path")?.into()),
+            "--watch-every" => {
+                let v = args.next().ok_or("--watch-every needs milliseconds")?;
+                let ms: u64 = v.parse().map_err(|e| format!("--watch-every {v}: {e}"))?;
+                watch = Some(std::time::Duration::from_millis(ms.max(1)));
+            }
             "-h" | "--help" => {
-                return Err("usage: embedded-http [--listen ADDR] [--report PATH]".into())
+                return Err(
+                    "usage: embedded-http [--listen ADDR] [--report PATH] [--watch-every MS]"
+                        .into(),
+                )
             }
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
-    Ok(Options { listen, report })
+    Ok(Options {
+        listen,
+        report,
+        watch,
+    })
 }
 
 fn main() {
@@ -124,7 +147,8 @@ fn main() {
             .with_http(HttpConfig::new())
             .with_clock(clock)
             .with_sessions(storage)
-            .with_responses(Box::leak(Box::new([[0u8; MAILBOX]; SESSIONS]))),
+            .with_responses(Box::leak(Box::new([[0u8; MAILBOX]; SESSIONS])))
+            .with_replay(Box::leak(Box::new([[0u8; REPLAY]; SESSIONS]))),
     ));
     let slots: &'static mut [HttpSlot] = Box::leak(
         (0..SLOTS)
@@ -139,6 +163,9 @@ fn main() {
             std::process::exit(1);
         }
     };
+    if let Some(period) = options.watch {
+        executor.watch_every(period);
+    }
     // On stdout and on stderr (where `everything` prints it: the interop suites read it there).
     println!("listening on {addr}");
     let _ = std::io::stdout().flush();

@@ -11,6 +11,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
+use std::time::{Duration, Instant};
 
 use mcp_rs_embedded::http::{Ended, SlotState};
 use mcp_rs_embedded::ErrorKind;
@@ -117,7 +118,12 @@ pub(crate) struct Executor {
     flags: Vec<Arc<Flag>>,
     wakers: Vec<Waker>,
     handoffs: &'static [Handoff],
+    /// `--watch-every`: the period of `test://watched-resource`'s updates, and the next one.
+    watch: Option<(Duration, Instant)>,
 }
+
+/// The resource the `--watch-every` clock updates.
+const WATCHED_URI: &str = "test://watched-resource";
 
 /// One slot's life: take a connection, serve it, close it, again.
 async fn slot_task(
@@ -171,7 +177,13 @@ impl Executor {
             flags,
             wakers,
             handoffs,
+            watch: None,
         })
+    }
+
+    /// `test://watched-resource` changes every `period` ([`FixtureServer::resource_updated`]).
+    pub(crate) fn watch_every(&mut self, period: Duration) {
+        self.watch = Some((period, Instant::now() + period));
     }
 
     /// Serves until the listener fails; `ended` hears of every connection that ended.
@@ -193,7 +205,10 @@ impl Executor {
                     self.server.list_changed(kind);
                 }
             }
-            match self.poll.poll(&mut self.events, None) {
+            let timeout = self
+                .watch
+                .map(|(_, next)| next.saturating_duration_since(Instant::now()));
+            match self.poll.poll(&mut self.events, timeout) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
@@ -211,6 +226,12 @@ impl Executor {
             }
             if accept {
                 self.accept();
+            }
+            if let Some((period, next)) = self.watch.as_mut() {
+                if Instant::now() >= *next {
+                    *next += *period;
+                    self.server.resource_updated(WATCHED_URI);
+                }
             }
         }
     }
