@@ -34,11 +34,11 @@ build() {
   CARGO_TARGET_DIR="$RMCP_TARGET" cargo build --release --manifest-path "$HERE/rmcp-http/Cargo.toml"
 }
 
-build
+[ "${BUILD:-1}" = 0 ] || build
 [ "${1:-}" = build ] && exit 0
 
 LOAD="$OURS_TARGET/release/mcp-httpload"
-OURS="$OURS_TARGET/release/mcp-http-bench-server"
+OURS="${OURS_SERVER:-$OURS_TARGET/release/mcp-http-bench-server}"
 FLOOR="$OURS_TARGET/release/http-floor-server"
 RMCP="$RMCP_TARGET/release/bench-rmcp-http"
 
@@ -128,6 +128,7 @@ run_idle() {
 
 steal() { awk '/^cpu /{print $9}' /proc/stat; }
 say "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); REPS=$REPS CLIENTS=$CLIENTS WARMUP=$WARMUP DURATION=$DURATION MODES=$MODES FLOOR_MODES=$FLOOR_MODES IDLE_SESSIONS=$IDLE_SESSIONS LOAD_THREADS=$LOAD_THREADS"
+say "mcp-rs server: $OURS"
 say "versions: rmcp $(grep -m1 -o 'rmcp = { version = "=[^"]*' "$HERE/rmcp-http/Cargo.toml" | sed 's/.*=//'), $(rustc --version)"
 steal0=$(steal)
 began=$SECONDS

@@ -4,7 +4,7 @@ use mcp_rs_core::pump::Pump;
 use mcp_rs_core::Session;
 use tokio::sync::mpsc;
 
-use super::{sleep_until_ms, Connection};
+use super::{next_command, sleep_until_ms, Connection};
 use crate::clock::now_ms;
 use crate::error::Error;
 use crate::state::Shared;
@@ -44,6 +44,7 @@ impl Connection<'_, tokio::io::Sink> {
         // Created when the loop first waits (a request answered at once never needs it).
         let mut sweep: Option<tokio::time::Interval> = None;
         loop {
+            conn.hand_over_commands(&mut signals);
             let idle = conn.routes.as_ref().is_none_or(Routes::idle);
             if !open && idle && conn.running.is_empty() {
                 break;
@@ -64,7 +65,7 @@ impl Connection<'_, tokio::io::Sink> {
                     conn.close_listens(&mut session)?;
                     break;
                 }
-                Some(cmd) = signals.commands.recv() => conn.commands(&mut session, cmd, &mut signals)?,
+                Some(cmd) = next_command(&mut signals.commands), if signals.commands.is_some() => conn.commands(&mut session, cmd, &mut signals)?,
                 Ok(()) = signals.tools.changed() => conn.tools_changed(&mut session)?,
                 Ok(()) = signals.lists.changed() => conn.lists_changed(&mut session, &mut signals)?,
                 () = sleep_until_ms(request_deadline), if request_deadline.is_some() => {

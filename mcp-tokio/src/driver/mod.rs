@@ -53,6 +53,12 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
     }
 }
 
+/// The next command of a loop's call tasks (`None` before the first task started: the
+/// `select!` branch is then disabled by its condition).
+async fn next_command(commands: &mut Option<mpsc::Receiver<Command>>) -> Option<Command> {
+    commands.as_mut()?.recv().await
+}
+
 /// Sleeps until the session-clock time `at` (UNIX ms); never wakes for `None`.
 async fn sleep_until_ms(at: Option<u64>) {
     match at {
@@ -96,7 +102,12 @@ pub(crate) struct Connection<'s, W> {
     running: HashMap<CallToken, Running>,
     /// Calls waiting for the client's answer to their request.
     waiting: HashMap<CallToken, oneshot::Sender<Result<serde_json::Value, RequestError>>>,
-    tx: mpsc::Sender<Command>,
+    /// The sender of the channel its calls' tasks answer on; made when the first task
+    /// starts (a connection whose calls are all answered at once, such as a stateless
+    /// HTTP request of a synchronous tool, never makes one).
+    tx: Option<mpsc::Sender<Command>>,
+    /// The receiver of that channel, until the loop moves it into its [`Signals`].
+    fresh_commands: Option<mpsc::Receiver<Command>>,
     /// HTTP: which response each frame belongs to (`None`: one byte stream).
     #[cfg(feature = "http")]
     routes: Option<crate::routes::Routes>,
@@ -104,8 +115,8 @@ pub(crate) struct Connection<'s, W> {
 
 /// What a drive loop watches besides its input.
 pub(super) struct Signals {
-    /// What its calls' tasks send back.
-    commands: mpsc::Receiver<Command>,
+    /// What its calls' tasks send back (none before the first task).
+    commands: Option<mpsc::Receiver<Command>>,
     /// The version of the server's tool registry.
     tools: watch::Receiver<u64>,
     /// The server's counters of announced list changes, and the ones this loop has seen.
@@ -128,11 +139,10 @@ impl<'s, W: AsyncWrite + Unpin> Connection<'s, W> {
     /// A connection of `shared` writing to `writer` (byte streams; HTTP routes frames
     /// instead), and the signals its loop waits for.
     fn new(shared: &'s Shared, writer: W) -> (Self, Signals) {
-        let (tx, commands) = mpsc::channel(256);
         let lists = shared.lists.subscribe();
         let seen_lists = *lists.borrow();
         let signals = Signals {
-            commands,
+            commands: None,
             tools: shared.tools.watch(),
             seen_lists,
             lists,
@@ -149,7 +159,8 @@ impl<'s, W: AsyncWrite + Unpin> Connection<'s, W> {
             own: shared.own_provider(),
             running: HashMap::new(),
             waiting: HashMap::new(),
-            tx,
+            tx: None,
+            fresh_commands: None,
             #[cfg(feature = "http")]
             routes: None,
         };
@@ -189,6 +200,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         let close = shared.limits.close_timeout;
         let closing = policy.write.map_or(close, |w| w.min(close));
         let result = 'serve: loop {
+            conn.hand_over_commands(&mut signals);
             if draining.is_some() && conn.running.is_empty() {
                 break Ok(());
             }
@@ -223,7 +235,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                     tracing::debug!("closing an idle connection to make room for a new one");
                     break Ok(());
                 }
-                Some(cmd) = signals.commands.recv() => conn.commands(&mut session, cmd, &mut signals)?,
+                Some(cmd) = next_command(&mut signals.commands), if signals.commands.is_some() => conn.commands(&mut session, cmd, &mut signals)?,
                 Ok(()) = signals.tools.changed() => conn.tools_changed(&mut session)?,
                 Ok(()) = signals.lists.changed() => conn.lists_changed(&mut session, &mut signals)?,
                 () = sleep_until(draining), if draining.is_some() => break Ok(()),
@@ -376,6 +388,24 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                 }
                 Err(e) => return Err(Error::Core(e)),
             }
+        }
+    }
+
+    /// The sender the calls' tasks answer on, made with its channel on first use.
+    pub(super) fn sender(&mut self) -> mpsc::Sender<Command> {
+        if let Some(tx) = &self.tx {
+            return tx.clone();
+        }
+        let (tx, rx) = mpsc::channel(256);
+        self.fresh_commands = Some(rx);
+        self.tx = Some(tx.clone());
+        tx
+    }
+
+    /// Gives the loop's signals the receiver of a channel made since it last waited.
+    pub(super) fn hand_over_commands(&mut self, signals: &mut Signals) {
+        if let Some(rx) = self.fresh_commands.take() {
+            signals.commands = Some(rx);
         }
     }
 

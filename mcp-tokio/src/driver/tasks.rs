@@ -8,7 +8,7 @@ use mcp_rs_core::model::common::ClientCaps;
 use mcp_rs_core::session::{Call, Request};
 use mcp_rs_core::{CallError, CallToken, ClientOutcome, Event, ProtocolVersion, Session, Transmit};
 use tokio::io::AsyncWrite;
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 
 use super::{Connection, Running, Signals};
 use crate::clock::now_ms;
@@ -206,7 +206,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             self.lists_changed(session, signals)?;
         }
         self.command(session, first)?;
-        while let Ok(cmd) = signals.commands.try_recv() {
+        while let Some(Ok(cmd)) = signals.commands.as_mut().map(mpsc::Receiver::try_recv) {
             self.command(session, cmd)?;
         }
         Ok(())
@@ -235,7 +235,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
 
     /// A context for a call's task, and the sender that cancels it.
     pub(super) fn context(
-        &self,
+        &mut self,
         token: CallToken,
         wants_progress: bool,
         caps: ClientCaps,
@@ -249,7 +249,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             caps,
             version,
             principal: principal.cloned(),
-            tx: self.tx.clone(),
+            tx: self.sender(),
             cancelled,
         };
         (ctx, cancel)
@@ -262,7 +262,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         cancel: watch::Sender<bool>,
         task: impl std::future::Future<Output = Command> + Send + 'static,
     ) {
-        let done = self.tx.clone();
+        let done = self.sender();
         let task = tokio::spawn(async move {
             let _ = done.send(task.await).await;
         });

@@ -40,9 +40,12 @@ const MAX_TEXT: usize = 100;
 
 /// Which document a path names, if any (`endpoint`: the MCP endpoint's path, `""` when
 /// mounted).
+/// Asked for every request: compares in place, without building the card's path.
 fn document(path: &str, endpoint: &str) -> Option<bool> {
-    let card = format!("{}{CARD_SUFFIX}", endpoint.trim_end_matches('/'));
-    if path == card {
+    let is_card = path
+        .strip_prefix(endpoint.trim_end_matches('/'))
+        .is_some_and(|rest| rest == CARD_SUFFIX);
+    if is_card {
         Some(true)
     } else if path == AI_CATALOG || path == MCP_CATALOG {
         Some(false)
@@ -178,4 +181,27 @@ pub(crate) fn respond(
         HeaderValue::from_static("public, max-age=3600"),
     );
     Some(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_are_named_by_exact_paths() {
+        for endpoint in ["/mcp", "/mcp/", "/mcp//"] {
+            assert_eq!(document("/mcp/server-card", endpoint), Some(true));
+            assert_eq!(document("/mcp", endpoint), None);
+            assert_eq!(document("/mcp/server-card/", endpoint), None);
+            assert_eq!(document("/mcpx/server-card", endpoint), None);
+            assert_eq!(document("/mcp/server-cards", endpoint), None);
+            assert_eq!(document("/server-card", endpoint), None);
+            assert_eq!(document(AI_CATALOG, endpoint), Some(false));
+            assert_eq!(document(MCP_CATALOG, endpoint), Some(false));
+        }
+        // Mounted (no endpoint path): the card is at the root.
+        assert_eq!(document("/server-card", ""), Some(true));
+        assert_eq!(document("/mcp/server-card", ""), None);
+        assert_eq!(document("", ""), None);
+    }
 }

@@ -12,6 +12,7 @@ use hyper::{Request, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::head_timer::HeadTimer;
 use super::OVERFLOW_CONNECTIONS;
 use super::{rpc_error, HttpConfig, McpHttpService, State, MIN_HEAD, SHED_WAIT};
 use crate::server::Server;
@@ -124,7 +125,7 @@ impl Front {
             }
         });
         let conn = hyper::server::conn::http1::Builder::new()
-            .timer(hyper_util::rt::TokioTimer::new())
+            .timer(HeadTimer::new())
             .header_read_timeout(header_timeout)
             .max_buf_size(self.max_head)
             .serve_connection(TokioIo::new(io), service);

@@ -62,6 +62,7 @@ pub mod auth;
 use crate::budget;
 pub mod card;
 mod front;
+mod head_timer;
 pub mod headers;
 #[cfg(feature = "jwt")]
 pub mod jwt;
@@ -434,7 +435,9 @@ impl State {
     /// request. It ends when the server shuts down (forgetting every session: their loops
     /// see the shutdown too and end) or when the last handle to the state is dropped.
     fn start_sweep(self: &Arc<Self>) {
-        if self.sweeping.swap(true, Ordering::AcqRel) {
+        // Read first: asked on every request, from every worker thread, and a swap would
+        // write the shared flag's cache line each time.
+        if self.sweeping.load(Ordering::Acquire) || self.sweeping.swap(true, Ordering::AcqRel) {
             return;
         }
         let weak = Arc::downgrade(self);
@@ -959,7 +962,10 @@ where
     B: hyper::body::Body<Data = Bytes>,
 {
     let mut body = std::pin::pin!(body);
-    let mut chunks: Vec<Bytes> = Vec::new();
+    // The first chunk is kept as it came (the usual small body: one chunk, no copy and no
+    // list); later ones are appended to a copy of it.
+    let mut first: Option<Bytes> = None;
+    let mut more: Vec<u8> = Vec::new();
     let mut len = 0usize;
     while let Some(frame) = body.frame().await {
         let Ok(data) = frame.map_err(|_| Unread::Broken)?.into_data() else {
@@ -972,12 +978,19 @@ where
         if !permit.grow(data.len()) {
             return Err(Unread::OverBudget);
         }
-        chunks.push(data);
+        match first.take() {
+            None if more.is_empty() => first = Some(data),
+            None => more.extend_from_slice(&data),
+            Some(head) => {
+                more.reserve_exact(len);
+                more.extend_from_slice(&head);
+                more.extend_from_slice(&data);
+            }
+        }
     }
-    let bytes = match chunks.len() {
-        0 => Bytes::new(),
-        1 => chunks.pop().unwrap_or_default(),
-        _ => Bytes::from(chunks.concat()),
+    let bytes = match first {
+        Some(only) => only,
+        None => Bytes::from(more),
     };
     Ok((bytes, permit))
 }
