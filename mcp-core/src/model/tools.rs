@@ -536,6 +536,20 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         self.state == ResultState::Misused
     }
 
+    /// Closes the result object without the revision's trailer (`resultType`, `_meta`):
+    /// a task's stored result, inlined later by `tasks/get`.
+    #[cfg(feature = "tasks")]
+    pub(crate) fn finish_bare(self) {
+        if self.state == ResultState::Content {
+            self.w.end_array();
+        }
+        if self.is_error {
+            self.w.key("isError");
+            self.w.bool(true);
+        }
+        self.w.end_object();
+    }
+
     /// Closes the result object.
     pub(crate) fn finish(self) {
         let w = self.w;

@@ -145,28 +145,19 @@ impl Session<'_> {
                 );
             }
             Dispatch::Done => {
-                result.finish();
-                let outcome = if w.overflowed() {
-                    Err(TaskError::TooLarge {
-                        needed: w.len().saturating_sub(start),
-                        capacity: w.capacity(),
-                    })
-                } else {
-                    let text = w.written().get(start..).unwrap_or_default();
-                    match core::str::from_utf8(text) {
-                        Ok(text) => tasks.complete(task.as_str(), text, now),
-                        Err(_) => Err(TaskError::Invalid),
-                    }
-                };
-                if let Err(TaskError::TooLarge { needed, .. }) = outcome {
-                    // The slot's own overflow already failed the task; the buffer's did not.
+                result.finish_bare();
+                let text = w.written().get(start..).unwrap_or_default();
+                let text = core::str::from_utf8(text).ok().filter(|_| !w.overflowed());
+                // A result larger than the slot fails the task with the size it needed
+                // (`complete` does that); one larger than the output buffer, here.
+                let stored = text.map(|t| tasks.complete(task.as_str(), t, now));
+                if stored.is_none() {
                     let _ = tasks.fail(
                         task.as_str(),
                         code::INTERNAL_ERROR,
                         "Result exceeds the output buffer",
                         now,
                     );
-                    let _ = needed;
                 }
             }
             // The tool took what it needs from the request and reports to the table.

@@ -344,14 +344,17 @@ impl<const N: usize, const R: usize> TaskStore for TaskTable<N, R> {
         match slot.set(TaskStatus::Completed, result.as_bytes(), now_ms) {
             Err(TaskError::TooLarge { needed, capacity }) => {
                 // The task still ends, visibly: failed with the size the result needed.
-                let mut err = [0u8; 128];
-                let n = write_error(
-                    &mut err,
-                    crate::wire::jsonrpc::code::INTERNAL_ERROR,
-                    "Result exceeds the task slot",
-                    Some(needed),
-                );
-                slot.set(TaskStatus::Failed, err.get(..n).unwrap_or_default(), now_ms)?;
+                let code = crate::wire::jsonrpc::code::INTERNAL_ERROR;
+                let mut err = [0u8; 96];
+                let n = write_error(&mut err, code, "Result exceeds the task slot", Some(needed));
+                if slot
+                    .set(TaskStatus::Failed, err.get(..n).unwrap_or_default(), now_ms)
+                    .is_err()
+                {
+                    // A slot too small even for that: the code alone.
+                    let n = write_error(&mut err, code, "Task failed", None);
+                    slot.set(TaskStatus::Failed, err.get(..n).unwrap_or_default(), now_ms)?;
+                }
                 Err(TaskError::TooLarge { needed, capacity })
             }
             other => other,
@@ -485,6 +488,21 @@ mod tests {
         assert_eq!(
             err.get("data").unwrap().get("required").unwrap().as_u64(),
             Some(big.len() as u64)
+        );
+    }
+
+    #[test]
+    fn a_slot_too_small_for_the_size_detail_keeps_the_code() {
+        let mut t = TaskTable::<1, 48>::new(KEY);
+        let id = t.create(0).unwrap();
+        let big =
+            r#"{"content":[{"type":"text","text":"0123456789012345678901234567890123456789"}]}"#;
+        assert!(t.complete(id.as_str(), big, 1).is_err());
+        let v = t.view(id.as_str(), 2).unwrap();
+        assert_eq!(v.status, TaskStatus::Failed);
+        assert_eq!(
+            v.payload.unwrap().as_str(),
+            r#"{"code":-32603,"message":"Task failed"}"#
         );
     }
 
