@@ -23,9 +23,9 @@
 //! | `skills/get` | both | refused | skills extension (with resources) | — |
 //! | `resources/directory/read` | both | refused | skills extension (with resources) | — |
 //! | `subscriptions/listen` | modern | — | — | — |
-//! | `tasks/get` | modern | — | tasks extension (a task table) | — |
-//! | `tasks/update` | modern | — | tasks extension (a task table) | — |
-//! | `tasks/cancel` | modern | — | tasks extension (a task table) | — |
+//! | `tasks/get` | modern | — | tasks extension (a task table) | `taskId` |
+//! | `tasks/update` | modern | — | tasks extension (a task table) | `taskId` |
+//! | `tasks/cancel` | modern | — | tasks extension (a task table) | `taskId` |
 //!
 //! `tasks/result` and `tasks/list` (tasks v1) are not in the table: -32601.
 //!
@@ -141,6 +141,8 @@ pub enum Target {
     Name,
     /// `params.uri`
     Uri,
+    /// `params.taskId` (the tasks extension's methods, SEP-2663 "Routing Headers")
+    TaskId,
 }
 
 /// One row of the method table.
@@ -209,11 +211,11 @@ pub const METHODS: &[Row] = &[
     #[cfg(feature = "skills")]
     row(M::DirectoryRead, true, C::Skills, Target::None),
     #[cfg(feature = "tasks")]
-    row(M::TasksGet, true, C::Tasks, Target::None),
+    row(M::TasksGet, true, C::Tasks, Target::TaskId),
     #[cfg(feature = "tasks")]
-    row(M::TasksUpdate, true, C::Tasks, Target::None),
+    row(M::TasksUpdate, true, C::Tasks, Target::TaskId),
     #[cfg(feature = "tasks")]
-    row(M::TasksCancel, true, C::Tasks, Target::None),
+    row(M::TasksCancel, true, C::Tasks, Target::TaskId),
 ];
 
 const NOTIFICATIONS: [(Notification, &str); 3] = [

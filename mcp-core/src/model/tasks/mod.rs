@@ -233,6 +233,21 @@ pub trait TaskStore {
     fn fail(&mut self, id: &str, code: i32, message: &str, now_ms: u64) -> Result<(), TaskError>;
     /// Forgets the task at once (a call that answered without becoming a task).
     fn remove(&mut self, id: &str);
+    /// The tool waits for the client: `requests` is the `inputRequests` object
+    /// (`{"key":{"method":...,"params":...}}`, one line), shown by `tasks/get` until
+    /// `tasks/update` has answered every key.
+    fn ask(&mut self, id: &str, requests: &str, now_ms: u64) -> Result<(), TaskError>;
+    /// Takes the responses `tasks/update` delivered since the last call, as an object's
+    /// members (`"key":value,...`, without braces) written into `out`; `None` when there
+    /// are none. The task is `working` again once no request is pending.
+    fn take_responses<'o>(
+        &mut self,
+        id: &str,
+        out: &'o mut [u8],
+        now_ms: u64,
+    ) -> Result<Option<&'o str>, TaskError>;
+    /// Whether the task has been cancelled (a running tool checks this and stops).
+    fn is_cancelled(&mut self, id: &str, now_ms: u64) -> bool;
 }
 
 /// Writes `ms` (since the UNIX epoch) as an RFC 3339 UTC timestamp with milliseconds:

@@ -133,51 +133,6 @@ impl<const N: usize, const R: usize> TaskTable<N, R> {
             .find(|s| s.live && crate::token::mac::ct_eq(&s.id, id.as_bytes()))
             .ok_or(TaskError::Unknown)
     }
-
-    /// The task is waiting for the client: `requests` is the `inputRequests` object
-    /// (`{"key":{"method":...,"params":...}}`), shown by `tasks/get` until `tasks/update`
-    /// answers every key.
-    pub fn ask(&mut self, id: &str, requests: &str, now_ms: u64) -> Result<(), TaskError> {
-        check_object(requests)?;
-        self.find(id, now_ms)?
-            .set(TaskStatus::InputRequired, requests.as_bytes(), now_ms)
-    }
-
-    /// Takes the responses `tasks/update` delivered since the last call, as an object's
-    /// members (`"key":value,...`, without braces) written into `out`; `None` when there
-    /// are none. The task is `working` again once no request is pending.
-    pub fn take_responses<'o>(
-        &mut self,
-        id: &str,
-        out: &'o mut [u8],
-        now_ms: u64,
-    ) -> Result<Option<&'o str>, TaskError> {
-        let slot = self.find(id, now_ms)?;
-        if slot.answered == 0 {
-            return Ok(None);
-        }
-        let from = slot.len;
-        let src = slot
-            .buf
-            .get(from..from + slot.answered)
-            .ok_or(TaskError::Invalid)?;
-        let capacity = out.len();
-        let dst = out.get_mut(..src.len()).ok_or(TaskError::TooLarge {
-            needed: src.len(),
-            capacity,
-        })?;
-        dst.copy_from_slice(src);
-        slot.answered = 0;
-        core::str::from_utf8(dst)
-            .map(Some)
-            .map_err(|_| TaskError::Invalid)
-    }
-
-    /// Whether the task `id` has been cancelled (a running tool checks this and stops).
-    pub fn is_cancelled(&mut self, id: &str, now_ms: u64) -> bool {
-        self.find(id, now_ms)
-            .is_ok_and(|s| s.status == TaskStatus::Cancelled)
-    }
 }
 
 /// Checks that `text` is one JSON object on one line (it is written into frames verbatim).
@@ -224,6 +179,44 @@ fn member_range(obj: &str, key: &str) -> Option<(usize, usize)> {
 }
 
 impl<const N: usize, const R: usize> TaskStore for TaskTable<N, R> {
+    fn ask(&mut self, id: &str, requests: &str, now_ms: u64) -> Result<(), TaskError> {
+        check_object(requests)?;
+        self.find(id, now_ms)?
+            .set(TaskStatus::InputRequired, requests.as_bytes(), now_ms)
+    }
+
+    fn take_responses<'o>(
+        &mut self,
+        id: &str,
+        out: &'o mut [u8],
+        now_ms: u64,
+    ) -> Result<Option<&'o str>, TaskError> {
+        let slot = self.find(id, now_ms)?;
+        if slot.answered == 0 {
+            return Ok(None);
+        }
+        let from = slot.len;
+        let src = slot
+            .buf
+            .get(from..from + slot.answered)
+            .ok_or(TaskError::Invalid)?;
+        let capacity = out.len();
+        let dst = out.get_mut(..src.len()).ok_or(TaskError::TooLarge {
+            needed: src.len(),
+            capacity,
+        })?;
+        dst.copy_from_slice(src);
+        slot.answered = 0;
+        core::str::from_utf8(dst)
+            .map(Some)
+            .map_err(|_| TaskError::Invalid)
+    }
+
+    fn is_cancelled(&mut self, id: &str, now_ms: u64) -> bool {
+        self.find(id, now_ms)
+            .is_ok_and(|s| s.status == TaskStatus::Cancelled)
+    }
+
     fn create(&mut self, now_ms: u64) -> Result<TaskId, TaskError> {
         self.expire(now_ms);
         let key = self.key;
