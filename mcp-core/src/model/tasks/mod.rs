@@ -3,8 +3,8 @@
 //!
 //! Heap-free: tasks live in a caller-owned [`TaskTable`] of `N` slots of `R` bytes each
 //! (the inlined result, error or pending `inputRequests` of one task). Time is passed in
-//! (milliseconds since the UNIX epoch, the session clock of
-//! [`Session::set_time`](crate::Session::set_time)); a task expires `ttlMs` after its
+//! (milliseconds since the UNIX epoch: the `now` given to
+//! [`Session::handle`](crate::Session::handle)); a task expires `ttlMs` after its
 //! creation and its slot is reused, never earlier.
 //!
 //! # Wire shapes (the conformance suite's SEP-2663 scenarios, 2026-07-28 wire)
