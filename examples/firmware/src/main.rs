@@ -86,6 +86,12 @@ fn serve() -> ! {
         #[cfg(not(feature = "tasks"))]
         let _ = runner.step(&mut session, &mut tools, &mut board::Rx, &mut board::Tx);
         #[cfg(feature = "tasks")]
-        let _ = runner.step_with(&mut session, server, &mut (), &mut board::Rx, &mut board::Tx);
+        let _ = runner.step_with(
+            &mut session,
+            server,
+            &mut (),
+            &mut board::Rx,
+            &mut board::Tx,
+        );
     }
 }
