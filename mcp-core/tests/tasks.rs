@@ -6,7 +6,7 @@
 
 mod pair;
 
-use mcp_rs_core::model::tasks::{TaskStatus, TaskSupport, TaskTable};
+use mcp_rs_core::model::tasks::{TaskStatus, TaskStore, TaskSupport, TaskTable};
 use mcp_rs_core::SecretKey;
 use pair::{error_code, initialize, modern, Pair, MODERN};
 use serde_json::{json, Value};
@@ -238,16 +238,13 @@ fn cancel_acks_empty_and_is_idempotent() {
 
 #[test]
 fn input_rounds_through_tasks_update() {
-    // The tool's side (`ask`, `take_responses`) is on the concrete `TaskTable`: the test
-    // plays the tool and parks a task on two input requests before the client polls.
+    // The test plays the tool and parks a task on two input requests before the client
+    // polls.
     let mut p2 = Pair::full();
     let now = 1_785_242_096_789;
     p2.now = now;
     let mut concrete = TaskTable::<2, 512>::new(SecretKey([0x33; 16])).with_timing(TTL, 250);
-    let tid = {
-        use mcp_rs_core::model::tasks::TaskStore;
-        concrete.create(now).expect("create")
-    };
+    let tid = concrete.create(now).expect("create");
     concrete
         .ask(
             tid.as_str(),
