@@ -258,21 +258,35 @@ pub(crate) fn write_timestamp(w: &mut JsonWriter<'_>, ms: u64) {
     w.string(text);
 }
 
+/// `n / d` and `n % d` for a divisor below 2^16, in 32-bit steps: a 64-bit division would
+/// pull in the runtime's (0.8 KiB of flash on Cortex-M).
+fn div_small(n: u64, d: u32) -> (u64, u32) {
+    let (mut q, mut r) = (0u64, 0u32);
+    for shift in [48u32, 32, 16, 0] {
+        let cur = (r << 16) | ((n >> shift) as u32 & 0xffff);
+        q = (q << 16) | u64::from(cur / d);
+        r = cur % d;
+    }
+    (q, r)
+}
+
 /// `ms` since the UNIX epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ` (years past 9999 are clamped).
 pub(crate) fn timestamp(ms: u64, out: &mut [u8; 24]) -> &str {
     let ms = ms.min(253_402_300_799_999); // 9999-12-31T23:59:59.999Z
-    let secs = ms / 1000;
-    let days = secs / 86_400;
-    let rem = secs % 86_400;
-    let (y, m, d) = civil_from_days(days);
-    let fields: [(usize, u64, usize); 7] = [
+    let (secs, milli) = div_small(ms, 1000);
+    let (mins, sec) = div_small(secs, 60);
+    let (hours, min) = div_small(mins, 60);
+    let (days, hour) = div_small(hours, 24);
+    // Below 2,932,897 after the clamp.
+    let (y, m, d) = civil_from_days(days as u32);
+    let fields: [(usize, u32, usize); 7] = [
         (0, y, 4),
         (5, m, 2),
         (8, d, 2),
-        (11, rem / 3600, 2),
-        (14, rem / 60 % 60, 2),
-        (17, rem % 60, 2),
-        (20, ms % 1000, 3),
+        (11, hour, 2),
+        (14, min, 2),
+        (17, sec, 2),
+        (20, milli, 3),
     ];
     *out = *b"0000-00-00T00:00:00.000Z";
     for (at, mut v, width) in fields {
@@ -288,7 +302,7 @@ pub(crate) fn timestamp(ms: u64, out: &mut [u8; 24]) -> &str {
 
 /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day) (H. Hinnant's
 /// `civil_from_days`, for non-negative days).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
+fn civil_from_days(days: u32) -> (u32, u32, u32) {
     let z = days + 719_468;
     let era = z / 146_097;
     let doe = z - era * 146_097;
@@ -297,7 +311,7 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + u64::from(m <= 2);
+    let y = yoe + era * 400 + u32::from(m <= 2);
     (y, m, d)
 }
 
@@ -323,6 +337,18 @@ mod tests {
         );
         let mut out = [0u8; 24];
         assert_eq!(timestamp(u64::MAX, &mut out), "9999-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn small_divisions_match_the_64_bit_ones() {
+        for n in [0, 1, 999, 1000, 86_399_999, 1_785_242_096_789, u64::MAX] {
+            for d in [24u32, 60, 1000, 65_535] {
+                assert_eq!(
+                    div_small(n, d),
+                    (n / u64::from(d), (n % u64::from(d)) as u32)
+                );
+            }
+        }
     }
 
     #[test]
