@@ -156,6 +156,9 @@ impl<'a> Combined<'a> {
 
 impl ServerHandler for Combined<'_> {
     fn tools(&mut self) -> Option<&mut dyn ToolSet> {
+        // A tool may report to the task table from its inline handler: never call one
+        // with the table locked.
+        self.tasks = None;
         Some(self.tools)
     }
     fn resources(&mut self) -> Option<&mut dyn mcp_rs_core::model::resources::ResourceSet> {
