@@ -78,12 +78,7 @@ pub use output::{
     ResourceLink, ResourceOutput, ToolReply,
 };
 pub use principal::Principal;
-pub use registry::{Args, BoxFuture, Handler, ToolAnnotations, ToolDef, Tools};
-
-/// A task table shared by the server (which answers `tasks/*` from it) and the tools that
-/// report to it ([`Server::tasks`]).
-pub type SharedTasks =
-    std::sync::Arc<std::sync::Mutex<dyn mcp_rs_core::model::tasks::TaskStore + Send>>;
+pub use registry::{Args, BoxFuture, Handler, SharedTasks, ToolAnnotations, ToolDef, Tools};
 #[cfg(any(feature = "socket", feature = "http"))]
 pub use server::{bind_tcp, LISTEN_BACKLOG};
 pub use server::{Server, ShutdownHandle};

@@ -34,6 +34,11 @@ pub struct ToolDef {
     task: mcp_rs_core::model::tasks::TaskSupport,
 }
 
+/// A task table shared by the server (which answers `tasks/*` from it) and the tools that
+/// report to it ([`Server::tasks`](crate::Server::tasks)).
+pub type SharedTasks =
+    std::sync::Arc<std::sync::Mutex<dyn mcp_rs_core::model::tasks::TaskStore + Send>>;
+
 /// Owned behaviour hints (see [`mcp_rs_core::ToolAnnotations`]).
 #[derive(Clone, Debug, Default)]
 pub struct ToolAnnotations {
