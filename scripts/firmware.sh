@@ -9,7 +9,8 @@
 #   scripts/firmware.sh boards         the board table below (tab-separated)
 #
 # Boards: mps2-an386, mps2-an386-embassy, microbit, riscv. Run from anywhere; honours
-# CARGO_TARGET_DIR. `run` needs qemu-system-arm (mps2-an386, microbit) or
+# CARGO_TARGET_DIR, and MCP_FIRMWARE_FEATURES (the crate's cargo features to build with,
+# e.g. `tasks` for examples/firmware). `run` needs qemu-system-arm (mps2-an386, microbit) or
 # qemu-system-riscv32 (riscv: Debian's qemu-system-misc); `size` needs arm-none-eabi-size
 # (binutils-arm-none-eabi) or riscv64-unknown-elf-size (binutils-riscv64-unknown-elf).
 set -euo pipefail
@@ -75,7 +76,9 @@ remap() {
 build() {
   local flags
   mapfile -t flags < <(remap)
-  (cd "$ROOT/$CRATE" && cargo "${flags[@]}" build --release --quiet --target "$TARGET" --bin "$BIN")
+  local features=()
+  if [ -n "${MCP_FIRMWARE_FEATURES:-}" ]; then features=(--features "$MCP_FIRMWARE_FEATURES"); fi
+  (cd "$ROOT/$CRATE" && cargo "${flags[@]}" build --release --quiet --target "$TARGET" --bin "$BIN" "${features[@]}")
 }
 
 size_tool() {

@@ -27,7 +27,7 @@ for target in thumbv7em-none-eabihf thumbv6m-none-eabi; do
 done
 
 step "feature matrix (mcp-core)"
-for features in "" "serde" "deferred" "listen" "batch" "resources" "prompts" "completion" "input-required" "requests" "render-once" "rotation" "client" "skills" "full" "macros" "alloc" "std" "serde,std"; do
+for features in "" "serde" "deferred" "listen" "batch" "resources" "prompts" "completion" "input-required" "requests" "render-once" "rotation" "client" "skills" "tasks" "full" "macros" "alloc" "std" "serde,std"; do
   cargo clippy -p mcp-rs-core --no-default-features --features "$features" --quiet -- -D warnings
 done
 

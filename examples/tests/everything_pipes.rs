@@ -132,7 +132,8 @@ fn stdio_legacy_session() {
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    assert_eq!(names.len(), 28, "{names:?}");
+    // The conformance fixtures, then the tasks extension's seven.
+    assert_eq!(names.len(), 35, "{names:?}");
     assert_eq!(names[0], "test_simple_text");
     assert!(tools["result"].get("nextCursor").is_none(), "one page");
 
@@ -314,6 +315,90 @@ fn stdio_skills_manifest_matches_the_files() {
         children,
         [("SKILL.md", None), ("references", Some("inode/directory"))]
     );
+    drop(p);
+    let status = child.wait().expect("exit");
+    assert!(status.success(), "exit status {status}");
+}
+
+/// The tasks extension over stdio (2026-07-28): a deferred tool becomes a task that
+/// completes in the background, a task waits for input through `tasks/update`, and a
+/// running one is cancelled. Every frame is schema-checked (the tasks shapes by the
+/// harness's SEP-2663 checks).
+#[test]
+fn stdio_tasks() {
+    let caps = json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let (mut child, mut p) = pipes(MODERN, caps);
+    let d = p.request("server/discover", json!({}));
+    assert_eq!(
+        d["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/tasks"],
+        json!({}),
+        "{d}"
+    );
+    let poll = |p: &mut Peer, id: &str, until: &str| -> Value {
+        for _ in 0..100 {
+            let g = p.request("tasks/get", json!({"taskId": id}));
+            if g["result"]["status"] == until {
+                return g;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!("task {id} never became {until}");
+    };
+
+    let created = p.request(
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 0.2, "label": "bg"}}),
+    );
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    assert_eq!(created["result"]["status"], "working");
+    let id = created["result"]["taskId"]
+        .as_str()
+        .expect("taskId")
+        .to_owned();
+    let done = poll(&mut p, &id, "completed");
+    assert_eq!(
+        done["result"]["result"]["content"][0]["text"],
+        "bg: computed after 0.2 s"
+    );
+
+    let created = p.request(
+        "tools/call",
+        json!({"name": "confirm_delete", "arguments": {"filename": "a.txt"}}),
+    );
+    let id = created["result"]["taskId"]
+        .as_str()
+        .expect("taskId")
+        .to_owned();
+    let asking = poll(&mut p, &id, "input_required");
+    let key = asking["result"]["inputRequests"]
+        .as_object()
+        .and_then(|m| m.keys().next().cloned())
+        .expect("an input request");
+    let ack = p.request(
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": {key: {"action": "accept", "content": {"confirm": true}}}}),
+    );
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let done = poll(&mut p, &id, "completed");
+    assert_eq!(
+        done["result"]["result"]["content"][0]["text"],
+        "Deleted a.txt"
+    );
+
+    let created = p.request(
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 60}}),
+    );
+    let id = created["result"]["taskId"]
+        .as_str()
+        .expect("taskId")
+        .to_owned();
+    let ack = p.request("tasks/cancel", json!({"taskId": id}));
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    poll(&mut p, &id, "cancelled");
+    let unknown = p.request("tasks/get", json!({"taskId": "0123"}));
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+
     drop(p);
     let status = child.wait().expect("exit");
     assert!(status.success(), "exit status {status}");

@@ -117,6 +117,23 @@ TOOLS = [  # §2: one page, this order, in both eras
     "test_input_required_result_tampered_state",
     "test_input_required_result_capabilities",
 ]
+# The tasks extension's fixtures (SEP-2663), listed by everything after the others
+# (embedded-http serves no tasks).
+TASK_TOOLS = [
+    "greet",
+    "slow_compute",
+    "failing_job",
+    "protocol_error_job",
+    "confirm_delete",
+    "multi_input",
+    "test_tool_with_task",
+]
+
+
+def assert_tool_names(names):
+    """The fixtures in order, then, from everything only, the tasks fixtures."""
+    assert names[: len(TOOLS)] == TOOLS
+    assert names[len(TOOLS) :] in ([], TASK_TOOLS), names[len(TOOLS) :]
 PROMPTS = [
     "test_simple_prompt",
     "test_prompt_with_arguments",
@@ -619,7 +636,7 @@ async def test_list_tools(conn: Conn) -> None:
     # server-stateless read page one only), so every fixture is on the first page.
     assert len(pages) == 1, f"{len(pages)} pages"
     tools = pages[0].tools
-    assert [t.name for t in tools] == TOOLS
+    assert_tool_names([t.name for t in tools])
     for t in tools:
         assert t.description, t.name
         assert t.input_schema.get("type") == "object", t.name
@@ -631,7 +648,7 @@ async def test_list_tools(conn: Conn) -> None:
         assert pages[0].ttl_ms >= 0 and pages[0].cache_scope in ("public", "private")
         # Same tools, same order, every time (2026-07-28 tools: deterministic order).
         again = await conn.client.list_tools()
-        assert [t.name for t in again.tools] == TOOLS
+        assert_tool_names([t.name for t in again.tools])
     await expect_error(INVALID_PARAMS, conn.client.list_tools(cursor="not-a-cursor-we-were-given"))
 
 
@@ -1427,7 +1444,7 @@ async def test_listen_tools_list_changed(modern: Conn) -> None:
         assert text_of(r) == "Tool list change triggered"
         assert await next_event(sub) == ToolsListChanged()
         # The trigger does not change the list itself.
-        assert [t.name for t in (await c.list_tools()).tools] == TOOLS
+        assert_tool_names([t.name for t in (await c.list_tools()).tools])
         listen_id = sub.subscription_id
     # On the wire: the ack came first, tagged with the listen request's id (same JSON type),
     # and so did the change notification.

@@ -54,6 +54,19 @@ export const TOOLS = [
   'test_input_required_result_multiple_inputs', 'test_input_required_result_multi_round',
   'test_input_required_result_tampered_state', 'test_input_required_result_capabilities',
 ];
+// The tasks extension's fixtures (SEP-2663) everything lists after the others (embedded-http
+// serves no tasks), and the extension it declares in the 2026-07-28 era.
+export const TASK_TOOLS = [
+  'greet', 'slow_compute', 'failing_job', 'protocol_error_job', 'confirm_delete', 'multi_input',
+  'test_tool_with_task',
+];
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+/** The fixtures in order, then, from everything only, the tasks fixtures. */
+export function assertToolNames(names) {
+  assert.deepEqual(names.slice(0, TOOLS.length), TOOLS);
+  const rest = names.slice(TOOLS.length);
+  if (rest.length) assert.deepEqual(rest, TASK_TOOLS);
+}
 export const PROMPTS = [
   'test_simple_prompt', 'test_prompt_with_arguments', 'test_prompt_with_embedded_resource',
   'test_prompt_with_image', 'test_input_required_result_prompt',

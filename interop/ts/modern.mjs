@@ -41,7 +41,7 @@ import {
   SUBSCRIPTION_ID_META_KEY,
 } from '@modelcontextprotocol/client';
 import { sleep, waitFor } from './util.mjs';
-import { ELICIT_ANSWERS, SAMPLING_ANSWERS, DEFAULT_SAMPLING_ANSWER, ROOTS, TOOL_LOGS, SEP1034_MESSAGE, SEP1330_MESSAGE, oneField, textOf, TOOLS, PROMPTS, RESOURCES as FIXTURE_RESOURCES, SKILLS_EXTENSION, SKILL_RESOURCE, TEMPLATE, JSON_SCHEMA_2020_12, ELICITATION_SCHEMA } from './fixtures.mjs';
+import { ELICIT_ANSWERS, SAMPLING_ANSWERS, DEFAULT_SAMPLING_ANSWER, ROOTS, TOOL_LOGS, SEP1034_MESSAGE, SEP1330_MESSAGE, oneField, textOf, TOOLS as FIXTURE_TOOLS, TASK_TOOLS, TASKS_EXTENSION, PROMPTS, RESOURCES as FIXTURE_RESOURCES, SKILLS_EXTENSION, SKILL_RESOURCE, TEMPLATE, JSON_SCHEMA_2020_12, ELICITATION_SCHEMA } from './fixtures.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SERVER_CMD =
@@ -70,8 +70,10 @@ const CAPABILITIES = {
   prompts: { listChanged: true },
   completions: {},
   logging: {},
-  extensions: { [SKILLS_EXTENSION]: { directoryRead: true } },
+  extensions: { [SKILLS_EXTENSION]: { directoryRead: true }, [TASKS_EXTENSION]: {} },
 };
+// everything's tools/list: the fixtures, then the tasks extension's.
+const TOOLS = [...FIXTURE_TOOLS, ...TASK_TOOLS];
 // everything's resources/list: the fixtures, then its skill's SKILL.md.
 const RESOURCES = [...FIXTURE_RESOURCES, SKILL_RESOURCE];
 const SUPPORTED_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];

@@ -78,7 +78,7 @@ pub use output::{
     ResourceLink, ResourceOutput, ToolReply,
 };
 pub use principal::Principal;
-pub use registry::{Args, BoxFuture, Handler, ToolAnnotations, ToolDef, Tools};
+pub use registry::{Args, BoxFuture, Handler, SharedTasks, ToolAnnotations, ToolDef, Tools};
 #[cfg(any(feature = "socket", feature = "http"))]
 pub use server::{bind_tcp, LISTEN_BACKLOG};
 pub use server::{Server, ShutdownHandle};

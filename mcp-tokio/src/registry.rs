@@ -31,7 +31,13 @@ pub struct ToolDef {
     icons: &'static [Icon<'static>],
     meta: Option<Cow<'static, str>>,
     requires: ClientCaps,
+    task: mcp_rs_core::model::tasks::TaskSupport,
 }
+
+/// A task table shared by the server (which answers `tasks/*` from it) and the tools that
+/// report to it ([`Server::tasks`](crate::Server::tasks)).
+pub type SharedTasks =
+    std::sync::Arc<std::sync::Mutex<dyn mcp_rs_core::model::tasks::TaskStore + Send>>;
 
 /// Owned behaviour hints (see [`mcp_rs_core::ToolAnnotations`]).
 #[derive(Clone, Debug, Default)]
@@ -65,6 +71,7 @@ impl ToolDef {
             icons: &[],
             meta: None,
             requires: ClientCaps::NONE,
+            task: Default::default(),
         }
     }
     /// Copies a core definition (its icons are not copied: they borrow from the
@@ -81,6 +88,7 @@ impl ToolDef {
             icons: &[],
             meta: t.meta.map(owned),
             requires: t.requires,
+            task: Default::default(),
         }
     }
     /// A `'static` core definition (a `const` table, such as the `TOOLS` that `#[tools]`
@@ -97,6 +105,7 @@ impl ToolDef {
             icons: t.icons,
             meta: t.meta.map(Cow::Borrowed),
             requires: t.requires,
+            task: Default::default(),
         }
     }
     /// Sets the display title.
@@ -129,7 +138,17 @@ impl ToolDef {
         self.meta = Some(Cow::Owned(meta.into()));
         self
     }
-    /// Client capabilities the tool needs.
+    /// Whether the tool runs as a task (tasks extension, served with
+    /// [`Server::tasks`](crate::Server::tasks)): with `Optional` or `Required`, a call from a
+    /// client that negotiated the extension is answered with a `CreateTaskResult` at once,
+    /// and the handler sees the task's id in [`CallRequest::task`]. An inline handler that
+    /// answers becomes the task's result; one that defers (`Dispatch::Defer`) runs the work
+    /// itself and reports to the table.
+    pub fn task(mut self, support: mcp_rs_core::model::tasks::TaskSupport) -> Self {
+        self.task = support;
+        self
+    }
+    /// Client capabilities required to call it.
     pub fn requires(mut self, caps: ClientCaps) -> Self {
         self.requires = caps;
         self
@@ -416,6 +435,9 @@ impl ToolSet for Snapshot {
     }
     fn find(&self, name: JsonStr<'_>) -> Option<usize> {
         self.0.iter().position(|e| name.eq_str(&e.def.name))
+    }
+    fn task_support(&self, index: usize) -> mcp_rs_core::model::tasks::TaskSupport {
+        self.0.get(index).map(|e| e.def.task).unwrap_or_default()
     }
     fn call(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) -> Dispatch {
         match self.0.get(request.tool_index()).map(|e| &e.handler) {

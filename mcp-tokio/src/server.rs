@@ -66,6 +66,20 @@ impl Server {
         self
     }
 
+    /// Serves the tasks extension (SEP-2663) from `tasks`: the extension is declared to
+    /// 2026-07-28 clients, `tasks/get`, `tasks/update` and `tasks/cancel` are answered from
+    /// the table, and the tools registered with [`ToolDef::task`](crate::ToolDef::task)
+    /// run as tasks for clients that negotiated it. Tools report to the same table (keep a
+    /// clone): see [`mcp_rs_core::model::tasks`].
+    pub fn tasks(mut self, tasks: crate::SharedTasks) -> Self {
+        if let Some(shared) = Arc::get_mut(&mut self.inner) {
+            shared.tasks = Some(tasks);
+        } else {
+            tracing::error!("Server::tasks called after the server was cloned; ignored");
+        }
+        self
+    }
+
     /// Like [`provide`](Self::provide), without a lock shared by connections: `factory` makes
     /// one provider for each connection when it starts (for each socket or stdio connection,
     /// each legacy HTTP session, and each stateless 2026-07-28 HTTP request), and only that
@@ -160,6 +174,7 @@ impl Server {
                 limits,
                 tools,
                 provider: None,
+                tasks: None,
                 async_handlers: AsyncHandlers::default(),
                 lists,
                 shutdown,

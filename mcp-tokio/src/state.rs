@@ -40,6 +40,8 @@ pub(crate) struct Shared {
     pub(crate) limits: Limits,
     pub(crate) tools: Tools,
     pub(crate) provider: Option<Provider>,
+    /// The task table of the tasks extension ([`Server::tasks`](crate::Server::tasks)).
+    pub(crate) tasks: Option<crate::SharedTasks>,
     /// Renders the `prompts/get` requests the provider defers.
     pub(crate) async_handlers: AsyncHandlers,
     /// Change counters of the prompt, resource and template lists (tool changes go through
@@ -115,6 +117,10 @@ pub(crate) struct Combined<'a> {
     own: Option<&'a mut (dyn ServerHandler + Send + 'static)>,
     /// The server's shared provider, once locked.
     locked: Option<std::sync::MutexGuard<'a, dyn ServerHandler + Send + 'static>>,
+    /// The task table, once locked.
+    tasks: Option<
+        std::sync::MutexGuard<'a, dyn mcp_rs_core::model::tasks::TaskStore + Send + 'static>,
+    >,
 }
 
 impl<'a> Combined<'a> {
@@ -130,6 +136,7 @@ impl<'a> Combined<'a> {
             shared,
             own,
             locked: None,
+            tasks: None,
         }
     }
 
@@ -149,6 +156,9 @@ impl<'a> Combined<'a> {
 
 impl ServerHandler for Combined<'_> {
     fn tools(&mut self) -> Option<&mut dyn ToolSet> {
+        // A tool may report to the task table from its inline handler: never call one
+        // with the table locked.
+        self.tasks = None;
         Some(self.tools)
     }
     fn resources(&mut self) -> Option<&mut dyn mcp_rs_core::model::resources::ResourceSet> {
@@ -162,6 +172,22 @@ impl ServerHandler for Combined<'_> {
     }
     fn skills(&mut self) -> Option<&dyn mcp_rs_core::model::skills::SkillSet> {
         self.provider()?.skills()
+    }
+    fn tasks(&mut self) -> Option<&mut dyn mcp_rs_core::model::tasks::TaskStore> {
+        if self.tasks.is_none() {
+            let shared = self.shared;
+            let table = shared.tasks.as_ref()?;
+            // A tool that panicked holding the table leaves plain data behind: keep serving.
+            self.tasks = Some(
+                table
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+            );
+        }
+        match self.tasks.as_deref_mut() {
+            Some(t) => Some(t),
+            None => None,
+        }
     }
 }
 

@@ -23,6 +23,8 @@
 mod board;
 mod decimal;
 mod dice;
+#[cfg(feature = "tasks")]
+mod tasks;
 mod tools;
 
 use mcp_rs_core::SecretKey;
@@ -38,6 +40,10 @@ const TX_BUF: usize = 2048;
 static mut BUFFERS: Buffers<RX_BUF, TX_BUF> = Buffers::new();
 /// The session's call slots.
 static mut STORAGE: SessionStorage<1> = SessionStorage::new();
+/// The tools and the task table (feature `tasks`), static so that the RAM figure counts them.
+#[cfg(feature = "tasks")]
+static mut TASKS: tasks::WithTasks =
+    tasks::WithTasks::new(SecretKey(include!(concat!(env!("OUT_DIR"), "/key.rs"))));
 
 static INFO: ServerInfo<'static> = ServerInfo {
     name: "mcp-rs-firmware",
@@ -70,10 +76,22 @@ fn serve() -> ! {
     };
     let mut session = Session::new(&INFO, config, storage);
     let mut runner = Runner::new(buffers);
+    #[cfg(not(feature = "tasks"))]
     let mut tools = tools::DeviceTools::new();
+    #[cfg(feature = "tasks")]
+    let server = unsafe { &mut *core::ptr::addr_of_mut!(TASKS) };
     loop {
         // The UART never reports end of input and its writer cannot fail; receive errors
         // are survived inside the runner (resync at the next newline).
+        #[cfg(not(feature = "tasks"))]
         let _ = runner.step(&mut session, &mut tools, &mut board::Rx, &mut board::Tx);
+        #[cfg(feature = "tasks")]
+        let _ = runner.step_with(
+            &mut session,
+            server,
+            &mut (),
+            &mut board::Rx,
+            &mut board::Tx,
+        );
     }
 }

@@ -105,6 +105,8 @@ impl ClientCaps {
     pub const ELICITATION: ClientCaps = ClientCaps(2);
     /// `roots`.
     pub const ROOTS: ClientCaps = ClientCaps(4);
+    /// The tasks extension (`extensions["io.modelcontextprotocol/tasks"]`, feature `tasks`).
+    pub const TASKS: ClientCaps = ClientCaps(8);
     const NAMES: [(ClientCaps, &'static str); 3] = [
         (Self::SAMPLING, "sampling"),
         (Self::ELICITATION, "elicitation"),
@@ -130,9 +132,13 @@ impl ClientCaps {
     pub fn from_json(v: Option<RawJson<'_>>) -> ClientCaps {
         let mut caps = ClientCaps::NONE;
         if let Some(members) = v.and_then(|v| v.members()) {
-            for (k, _) in members {
+            for (k, _v) in members {
                 if let Some((c, _)) = Self::NAMES.iter().find(|(_, n)| k.eq_str(n)) {
                     caps = caps.with(*c);
+                }
+                #[cfg(feature = "tasks")]
+                if k.eq_str("extensions") && _v.get(crate::model::tasks::EXTENSION).is_some() {
+                    caps = caps.with(Self::TASKS);
                 }
             }
         }
@@ -147,6 +153,14 @@ impl ClientCaps {
                 w.key(n);
                 w.raw_value("{}");
             }
+        }
+        #[cfg(feature = "tasks")]
+        if self.contains(Self::TASKS) {
+            w.key("extensions");
+            w.begin_object();
+            w.key(crate::model::tasks::EXTENSION);
+            w.raw_value("{}");
+            w.end_object();
         }
         w.end_object();
     }
@@ -212,6 +226,9 @@ pub(crate) enum ResultType {
     Complete,
     #[cfg_attr(not(feature = "input-required"), allow(dead_code))]
     InputRequired,
+    /// A `CreateTaskResult` (tasks extension).
+    #[cfg(feature = "tasks")]
+    Task,
 }
 
 /// The fields every result of a revision ends with: `resultType`, the cache hints of
@@ -256,6 +273,8 @@ impl<'s> Envelope<'s> {
         w.string(match kind {
             #[cfg(feature = "input-required")]
             ResultType::InputRequired => "input_required",
+            #[cfg(feature = "tasks")]
+            ResultType::Task => "task",
             _ => "complete",
         });
         if let (ResultType::Complete, Some((ttl, scope))) = (kind, self.cache) {

@@ -12,6 +12,8 @@ use crate::model::prompts::PromptSet;
 use crate::model::resources::ResourceSet;
 #[cfg(feature = "skills")]
 use crate::model::skills::SkillSet;
+#[cfg(feature = "tasks")]
+use crate::model::tasks::TaskStore;
 use crate::model::tools::ToolSet;
 
 /// What a server offers: one optional provider per capability. Every method defaults to
@@ -57,6 +59,13 @@ pub trait ServerHandler {
     fn skills(&mut self) -> Option<&dyn SkillSet> {
         None
     }
+    /// The task table (`io.modelcontextprotocol/tasks` extension): with it, the extension
+    /// is declared, `tasks/*` are served and the tools whose
+    /// [`ToolSet::task_support`] allows it run as tasks for clients that negotiated it.
+    #[cfg(feature = "tasks")]
+    fn tasks(&mut self) -> Option<&mut dyn TaskStore> {
+        None
+    }
 }
 
 /// Serves a bare [`ToolSet`] as a [`ServerHandler`] with tools only (what
@@ -80,6 +89,10 @@ impl<T: ToolSet + ?Sized> ToolSet for ToolsOnly<'_, T> {
         result: &mut crate::ToolResult<'_, '_>,
     ) -> crate::Dispatch {
         self.0.call(request, result)
+    }
+    #[cfg(feature = "tasks")]
+    fn task_support(&self, index: usize) -> crate::model::tasks::TaskSupport {
+        self.0.task_support(index)
     }
 }
 

@@ -13,6 +13,7 @@
 //! | [`resources`] | resources, templates and reads (`ResourceSet`) |
 //! | [`completion`] | argument completion (`Completions`) |
 //! | [`skills`] | the skills extension: skill entries (`SkillSet`) |
+//! | [`tasks`] | the tasks extension: the task table (`TaskTable`, `TaskStore`) |
 //! | [`handler`] | `ServerHandler`: one server's providers |
 //!
 //! Depends on the wire and token layers only; within the layer, each module uses only those
@@ -32,4 +33,6 @@ pub mod prompts;
 pub mod resources;
 #[cfg(feature = "skills")]
 pub mod skills;
+#[cfg(feature = "tasks")]
+pub mod tasks;
 pub mod tools;

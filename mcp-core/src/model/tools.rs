@@ -157,6 +157,8 @@ pub struct CallRequest<'i> {
     pub(crate) caps: ClientCaps,
     #[cfg(feature = "input-required")]
     pub(crate) input: crate::model::input::InputContext<'i>,
+    #[cfg(feature = "tasks")]
+    pub(crate) task: Option<crate::model::tasks::TaskId>,
 }
 
 impl<'i> CallRequest<'i> {
@@ -191,6 +193,15 @@ impl<'i> CallRequest<'i> {
     /// this request's `_meta` in 2026-07-28).
     pub fn client_caps(&self) -> ClientCaps {
         self.caps
+    }
+    /// The task this call runs as (tasks extension): the session has answered the client
+    /// with its `CreateTaskResult`; a deferred call reports its outcome to the task table
+    /// ([`TaskStore::complete`](crate::model::tasks::TaskStore::complete)) instead of
+    /// answering the request. A call the tool answers at once ([`Dispatch::Done`]) becomes
+    /// the task's result without the tool doing anything.
+    #[cfg(feature = "tasks")]
+    pub fn task(&self) -> Option<&crate::model::tasks::TaskId> {
+        self.task.as_ref()
     }
     /// The `inputResponses` and verified `requestState` of a 2026-07-28 retry.
     #[cfg(feature = "input-required")]
@@ -228,6 +239,12 @@ pub trait ToolSet {
     fn call(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) -> Dispatch {
         let _ = (request, result);
         Dispatch::Defer
+    }
+    /// Whether the tool at `index` runs as a task (tasks extension; default: never).
+    #[cfg(feature = "tasks")]
+    fn task_support(&self, index: usize) -> crate::model::tasks::TaskSupport {
+        let _ = index;
+        crate::model::tasks::TaskSupport::Forbidden
     }
 }
 
@@ -507,10 +524,30 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         }
     }
 
+    /// Whether the handler answered with an `input_required` result.
+    #[cfg(feature = "tasks")]
+    pub(crate) fn is_input_required(&self) -> bool {
+        self.state == ResultState::InputRequired
+    }
+
     /// Whether the handler used the builder out of order (content after structured output,
     /// or invalid structured JSON).
     pub(crate) fn misused(&self) -> bool {
         self.state == ResultState::Misused
+    }
+
+    /// Closes the result object without the revision's trailer (`resultType`, `_meta`):
+    /// a task's stored result, inlined later by `tasks/get`.
+    #[cfg(feature = "tasks")]
+    pub(crate) fn finish_bare(self) {
+        if self.state == ResultState::Content {
+            self.w.end_array();
+        }
+        if self.is_error {
+            self.w.key("isError");
+            self.w.bool(true);
+        }
+        self.w.end_object();
     }
 
     /// Closes the result object.

@@ -254,6 +254,8 @@ impl Session<'_> {
             Capability::Completions => server.completions().is_some(),
             #[cfg(feature = "skills")]
             Capability::Skills => server.skills().is_some() && server.resources().is_some(),
+            #[cfg(feature = "tasks")]
+            Capability::Tasks => server.tasks().is_some(),
             #[allow(unreachable_patterns)]
             _ => false,
         }
@@ -399,6 +401,10 @@ impl Session<'_> {
             Method::SkillsGet => self.skills_get(server, id, ctx, &p, w),
             #[cfg(feature = "skills")]
             Method::DirectoryRead => self.directory_read(server, id, ctx, &p, w),
+            #[cfg(feature = "tasks")]
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
+                self.tasks_request(server, m, id, ctx, &p, w)
+            }
             #[allow(unreachable_patterns)]
             _ => {
                 Err(Fault::new(code::METHOD_NOT_FOUND, "Method not found")

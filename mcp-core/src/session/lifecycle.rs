@@ -101,10 +101,22 @@ impl<'a> Session<'a> {
         caps_object(w, "logging", false, false);
         // Extensions (SEP-2133): settings inline under the identifier.
         #[cfg(feature = "skills")]
-        if let Some(directory_read) = server.skills().map(|s| s.directory_read()) {
-            if server.resources().is_some() {
-                w.key("extensions");
-                w.begin_object();
+        let skills = server
+            .skills()
+            .map(|s| s.directory_read())
+            .filter(|_| server.resources().is_some());
+        #[cfg(not(feature = "skills"))]
+        let skills: Option<bool> = None;
+        // Tasks v2 is a 2026-07-28 wire: legacy sessions are not offered it.
+        #[cfg(feature = "tasks")]
+        let tasks = modern && server.tasks().is_some();
+        #[cfg(not(feature = "tasks"))]
+        let tasks = false;
+        if skills.is_some() || tasks {
+            w.key("extensions");
+            w.begin_object();
+            #[cfg(feature = "skills")]
+            if let Some(directory_read) = skills {
                 w.key(crate::model::skills::EXTENSION);
                 w.begin_object();
                 if directory_read {
@@ -112,8 +124,14 @@ impl<'a> Session<'a> {
                     w.bool(true);
                 }
                 w.end_object();
+            }
+            #[cfg(feature = "tasks")]
+            if tasks {
+                w.key(crate::model::tasks::EXTENSION);
+                w.begin_object();
                 w.end_object();
             }
+            w.end_object();
         }
         w.end_object();
     }

@@ -27,6 +27,8 @@ mod resources;
 mod rounds;
 #[cfg(feature = "skills")]
 mod skills;
+#[cfg(feature = "tasks")]
+mod tasks;
 mod tools;
 
 use crate::model::common::ClientCaps;

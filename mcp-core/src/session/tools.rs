@@ -57,6 +57,8 @@ pub(super) fn tool_request<'i>(
         caps: ctx.caps,
         #[cfg(feature = "input-required")]
         input,
+        #[cfg(feature = "tasks")]
+        task: None,
     })
 }
 
@@ -104,11 +106,21 @@ impl Session<'_> {
             .ok_or(Fault::new(code::INVALID_PARAMS, "Unknown tool").with(Detail::Name(name)))?;
         let request = tool_request(p, ctx, index, &self.config, self.now_ms)?;
         let required = tools.get(index).map_or(ClientCaps::NONE, |t| t.requires);
+        #[cfg(feature = "tasks")]
+        let support = tools.task_support(index);
         // Before 2026-07-28 there is no error code for it: the tool fails visibly instead.
         let refused = !ctx.caps.contains(required) && !ctx.version.is_modern();
         if !refused {
             missing_caps(ctx, required)?;
         }
+        #[cfg(feature = "tasks")]
+        if let Some(reply) = self.call_as_task(server, support, id, ctx, &request, w) {
+            return reply;
+        }
+        #[cfg(feature = "tasks")]
+        let Some(tools) = server.tools() else {
+            return Err(Fault::new(code::METHOD_NOT_FOUND, "Method not found"));
+        };
 
         let digest = super::rounds::target_digest(&self.config.key, name.raw());
         let before = w.checkpoint();

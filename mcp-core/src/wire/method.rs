@@ -23,6 +23,11 @@
 //! | `skills/get` | both | refused | skills extension (with resources) | — |
 //! | `resources/directory/read` | both | refused | skills extension (with resources) | — |
 //! | `subscriptions/listen` | modern | — | — | — |
+//! | `tasks/get` | modern | — | tasks extension (a task table) | `taskId` |
+//! | `tasks/update` | modern | — | tasks extension (a task table) | `taskId` |
+//! | `tasks/cancel` | modern | — | tasks extension (a task table) | `taskId` |
+//!
+//! `tasks/result` and `tasks/list` (tasks v1) are not in the table: -32601.
 //!
 //! The skills extension's methods name no target: `Mcp-Name` is defined for the base
 //! protocol's methods only, and SDK clients (the TypeScript SDK 2.4) send none for them.
@@ -73,6 +78,12 @@ pub enum Method {
     SkillsGet,
     /// `resources/directory/read` (skills extension)
     DirectoryRead,
+    /// `tasks/get` (tasks extension)
+    TasksGet,
+    /// `tasks/update` (tasks extension)
+    TasksUpdate,
+    /// `tasks/cancel` (tasks extension)
+    TasksCancel,
 }
 
 /// A notification method the server acts on.
@@ -117,6 +128,8 @@ pub enum Capability {
     Completions,
     /// The `io.modelcontextprotocol/skills` extension (it needs `resources` as well).
     Skills,
+    /// The `io.modelcontextprotocol/tasks` extension (a task table).
+    Tasks,
 }
 
 /// Which request parameter names the method's target (mirrored by HTTP's `Mcp-Name`).
@@ -128,6 +141,8 @@ pub enum Target {
     Name,
     /// `params.uri`
     Uri,
+    /// `params.taskId` (the tasks extension's methods, SEP-2663 "Routing Headers")
+    TaskId,
 }
 
 /// One row of the method table.
@@ -195,6 +210,12 @@ pub const METHODS: &[Row] = &[
     row(M::SkillsGet, true, C::Skills, Target::None),
     #[cfg(feature = "skills")]
     row(M::DirectoryRead, true, C::Skills, Target::None),
+    #[cfg(feature = "tasks")]
+    row(M::TasksGet, true, C::Tasks, Target::TaskId),
+    #[cfg(feature = "tasks")]
+    row(M::TasksUpdate, true, C::Tasks, Target::TaskId),
+    #[cfg(feature = "tasks")]
+    row(M::TasksCancel, true, C::Tasks, Target::TaskId),
 ];
 
 const NOTIFICATIONS: [(Notification, &str); 3] = [
@@ -229,7 +250,9 @@ impl Method {
             | Method::SetLevel
             | Method::Subscribe
             | Method::Unsubscribe => Eras::Legacy,
-            Method::Listen => Eras::Modern,
+            Method::Listen | Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
+                Eras::Modern
+            }
             _ => Eras::Both,
         }
     }
@@ -254,6 +277,9 @@ impl Method {
             Method::SkillsList => "skills/list",
             Method::SkillsGet => "skills/get",
             Method::DirectoryRead => "resources/directory/read",
+            Method::TasksGet => "tasks/get",
+            Method::TasksUpdate => "tasks/update",
+            Method::TasksCancel => "tasks/cancel",
         }
     }
 }

@@ -115,6 +115,8 @@ fn request<'i>(
     let target = match known.map(|r| r.target) {
         Some(Target::Name) => name,
         Some(Target::Uri) => uri,
+        // Only tasks rows name this target: a build without them never looks for it.
+        Some(Target::TaskId) => params.and_then(|p| p.get("taskId")),
         _ => None,
     };
     let [version] = pick(meta.filter(|m| m.kind() == Kind::Object), [META_VERSION]);

@@ -237,6 +237,24 @@ pub(crate) fn validate_server_message(
         .as_object()
         .ok_or_else(|| format!("[{rev}] server message is not a JSON object: {msg}"))?;
     if let Some(result) = obj.get("result") {
+        // The tasks extension (SEP-2663) is in no schema: its shapes are checked here.
+        if let Some(kind) = tasks_v2_kind(request_method, result) {
+            validate_tasks_v2(rev, kind, result)?;
+            if let Some(inner) = result.get("result") {
+                // Inlined, the tool result carries no `resultType` of its own.
+                let mut inner = inner.clone();
+                if let Some(o) = inner.as_object_mut() {
+                    o.entry("resultType").or_insert(json!("complete"));
+                }
+                validate_at(rev, "CallToolResult", &inner, "/result/result")?;
+            }
+            return validate_at(
+                rev,
+                first_def(rev, &["JSONRPCResultResponse", "JSONRPCResponse"])?,
+                msg,
+                "",
+            );
+        }
         checks.push((
             first_def(rev, &["JSONRPCResultResponse", "JSONRPCResponse"])?,
             msg,
@@ -415,5 +433,88 @@ pub(crate) fn validate_client_message(
         Ok(())
     } else {
         Err(failures.join("\n"))
+    }
+}
+
+/// Which tasks-v2 shape a result is: `CreateTaskResult` (`resultType: "task"`), the
+/// `DetailedTask` of `tasks/get`, or the empty ack of `tasks/update` / `tasks/cancel`.
+fn tasks_v2_kind(method: Option<&str>, result: &Value) -> Option<&'static str> {
+    if result.get("resultType").and_then(Value::as_str) == Some("task") {
+        return Some("CreateTaskResult");
+    }
+    match method {
+        Some("tasks/get") => Some("DetailedTask"),
+        Some("tasks/update") | Some("tasks/cancel") => Some("TaskAck"),
+        _ => None,
+    }
+}
+
+/// The tasks-v2 shapes as the conformance suite's SEP-2663 scenarios check them (there
+/// is no published schema): flat task fields, RFC 3339 times, integer `ttlMs` /
+/// `pollIntervalMs`, no v1 `ttl` / `pollInterval` / `task` wrapper / `requestState`, the
+/// payload that goes with the status, and acks without any task field.
+fn validate_tasks_v2(rev: &str, kind: &str, result: &Value) -> Result<(), String> {
+    let time = json!({"type": "string", "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$"});
+    let task = json!({
+        "type": "object",
+        "required": ["taskId", "status", "createdAt", "lastUpdatedAt", "ttlMs", "resultType"],
+        "properties": {
+            "taskId": {"type": "string", "minLength": 1},
+            "status": {"enum": ["working", "input_required", "completed", "failed", "cancelled"]},
+            "createdAt": time,
+            "lastUpdatedAt": time,
+            "ttlMs": {"type": ["integer", "null"], "minimum": 1},
+            "pollIntervalMs": {"type": "integer", "minimum": 1},
+            "statusMessage": {"type": "string"},
+            "_meta": {"type": "object"}
+        },
+        "not": {"anyOf": [
+            {"required": ["ttl"]}, {"required": ["pollInterval"]}, {"required": ["task"]},
+            {"required": ["requestState"]}
+        ]}
+    });
+    let schema = match kind {
+        "CreateTaskResult" => json!({"allOf": [task, {
+            "properties": {"resultType": {"const": "task"}},
+            "not": {"anyOf": [{"required": ["result"]}, {"required": ["error"]}, {"required": ["inputRequests"]}]}
+        }]}),
+        "DetailedTask" => json!({"allOf": [task, {
+            "properties": {"resultType": {"const": "complete"}},
+            "oneOf": [
+                {"properties": {"status": {"const": "completed"}}, "required": ["result"],
+                 "not": {"anyOf": [{"required": ["error"]}, {"required": ["inputRequests"]}]}},
+                {"properties": {"status": {"const": "failed"},
+                                "error": {"type": "object", "required": ["code", "message"],
+                                          "properties": {"code": {"type": "integer"}, "message": {"type": "string"}}}},
+                 "required": ["error"],
+                 "not": {"anyOf": [{"required": ["result"]}, {"required": ["inputRequests"]}]}},
+                {"properties": {"status": {"const": "input_required"},
+                                "inputRequests": {"type": "object", "minProperties": 1,
+                                                  "additionalProperties": {"type": "object", "required": ["method"]}}},
+                 "required": ["inputRequests"],
+                 "not": {"anyOf": [{"required": ["result"]}, {"required": ["error"]}]}},
+                {"properties": {"status": {"enum": ["working", "cancelled"]}},
+                 "not": {"anyOf": [{"required": ["result"]}, {"required": ["error"]}, {"required": ["inputRequests"]}]}}
+            ]
+        }]}),
+        _ => json!({
+            "type": "object",
+            "required": ["resultType"],
+            "properties": {"resultType": {"const": "complete"}},
+            "not": {"anyOf": [
+                {"required": ["taskId"]}, {"required": ["status"]}, {"required": ["result"]},
+                {"required": ["error"]}, {"required": ["inputRequests"]}
+            ]}
+        }),
+    };
+    let validator = jsonschema::validator_for(&schema).map_err(|e| format!("{kind}: {e}"))?;
+    let errors: Vec<String> = validator
+        .iter_errors(result)
+        .map(|e| format!("[{rev}] {kind}: {e} at {}", e.instance_path()))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("\n"))
     }
 }

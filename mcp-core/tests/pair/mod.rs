@@ -120,6 +120,10 @@ pub(crate) struct TestTools {
     pub last_skipped: Option<usize>,
     /// What the `confirm` tool saw on its last retry: (state, `inputResponses`).
     pub last_input: Option<(String, Option<Value>)>,
+    /// Tools that run as tasks (tasks extension), by name; all others never do.
+    pub task_tools: Vec<(&'static str, mcp_rs_core::model::tasks::TaskSupport)>,
+    /// The task ids deferred task calls were handed (`CallRequest::task`).
+    pub deferred_tasks: Vec<String>,
 }
 
 impl TestTools {
@@ -136,6 +140,8 @@ impl TestTools {
             defs,
             last_skipped: None,
             last_input: None,
+            task_tools: Vec::new(),
+            deferred_tasks: Vec::new(),
         }
     }
 }
@@ -153,8 +159,20 @@ impl ToolSet for TestTools {
     fn get(&self, index: usize) -> Option<Tool<'_>> {
         self.defs.get(index).copied()
     }
+    fn task_support(&self, index: usize) -> mcp_rs_core::model::tasks::TaskSupport {
+        let name = self.defs.get(index).map_or("", |t| t.name);
+        self.task_tools
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(Default::default(), |(_, s)| *s)
+    }
     fn call(&mut self, req: &CallRequest<'_>, r: &mut ToolResult<'_, '_>) -> Dispatch {
         let name = self.defs[req.tool_index()].name;
+        if let (Some(task), "slow") = (req.task(), name) {
+            // A deferred task call: the tool keeps the id and reports to the table.
+            self.deferred_tasks.push(task.as_str().to_string());
+            return Dispatch::Defer;
+        }
         match name {
             "echo" => {
                 r.text(req.args().as_str());
@@ -317,6 +335,7 @@ impl Pair {
             prompts: Some(TestPrompts),
             completions: Some(TestCompletions),
             skills: None,
+            tasks: None,
         };
     }
 
@@ -567,6 +586,8 @@ pub(crate) struct Extras {
     pub completions: Option<TestCompletions>,
     /// Skills (served only with `resources`).
     pub skills: Option<&'static [mcp_rs_core::model::skills::Skill<'static>]>,
+    /// The task table (tasks extension).
+    pub tasks: Option<Box<dyn mcp_rs_core::model::tasks::TaskStore>>,
 }
 
 /// The server `Pair` hands to `Session::handle`.
@@ -599,6 +620,12 @@ impl ServerHandler for Serve<'_> {
             .skills
             .as_ref()
             .map(|s| s as &dyn mcp_rs_core::model::skills::SkillSet)
+    }
+    fn tasks(&mut self) -> Option<&mut dyn mcp_rs_core::model::tasks::TaskStore> {
+        match self.ext.tasks {
+            Some(ref mut t) => Some(&mut **t),
+            None => None,
+        }
     }
 }
 

@@ -122,6 +122,7 @@ pub fn check_modern(headers: &HeaderMap, body: &Peek<'_>) -> Result<(), String> 
     let key = match request.known.filter(|row| row.eras != Eras::Legacy) {
         Some(row) if row.target == Target::Name => "name",
         Some(row) if row.target == Target::Uri => "uri",
+        Some(row) if row.target == Target::TaskId => "taskId",
         _ => return Ok(()),
     };
     match (single(headers, "mcp-name")?, request.target) {

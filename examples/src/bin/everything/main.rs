@@ -32,6 +32,7 @@ mod catalog;
 use mcp_examples::fixtures;
 mod input;
 mod skills;
+mod tasks;
 mod tools;
 
 const USAGE: &str = "\
@@ -88,6 +89,7 @@ fn server(page_size: u16, keys: Keys) -> Server {
         description: Some("The MCP conformance suite's fixtures".into()),
         ..ServerInfo::default()
     };
+    let task_key = keys.current;
     let mut config = Config::new(keys.current);
     keys.apply(&mut config);
     // Until a legacy client sets a level, every log message is sent.
@@ -98,8 +100,10 @@ fn server(page_size: u16, keys: Keys) -> Server {
     let tools = Tools::new();
     let cell = tools::ServerCell::default();
     tools::register(&tools, &cell);
+    let tasks = tasks::register(&tools, task_key);
     let server = Server::with(info, config, Limits::default(), tools)
         .provide(catalog::Catalog)
+        .tasks(tasks)
         .async_prompts(catalog::render);
     let _ = cell.set(server.clone());
     server
