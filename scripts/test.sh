@@ -27,7 +27,7 @@ for target in thumbv7em-none-eabihf thumbv6m-none-eabi; do
 done
 
 step "feature matrix (mcp-core)"
-for features in "" "serde" "deferred" "listen" "batch" "resources" "prompts" "completion" "input-required" "requests" "render-once" "rotation" "client" "skills" "tasks" "full" "macros" "alloc" "std" "serde,std"; do
+for features in "" "serde" "pagination" "deferred" "listen" "batch" "resources" "prompts" "completion" "input-required" "requests" "render-once" "rotation" "client" "skills" "tasks" "full" "macros" "alloc" "std" "serde,std"; do
   cargo clippy -p mcp-rs-core --no-default-features --features "$features" --quiet -- -D warnings
 done
 
@@ -38,6 +38,9 @@ done
 
 step "unit, integration and doc tests"
 cargo test --workspace
+
+step "mcp-core without pagination (the firmware's lists: one page, no cursor)"
+cargo test -p mcp-rs-core --no-default-features --test lists_unpaged
 
 # Further suites (interop with official SDKs, a load-balanced cluster, firmware in QEMU,
 # fuzzing) live in scripts/test-*.sh; each installs what it needs.

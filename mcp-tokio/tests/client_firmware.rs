@@ -45,7 +45,10 @@ async fn exercise(era: Era) {
         .await
         .expect("firmware starts and answers");
     let connected = started.elapsed();
-    let tools = client.list_tools().await.expect("tools/list across pages");
+    let tools = client
+        .list_tools()
+        .await
+        .expect("tools/list (one reply: the firmware does not page)");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(
         names,

@@ -33,8 +33,10 @@ use mcp_rs_embedded::{blocking::Runner, Buffers};
 
 /// Longest incoming line (bytes, without the newline).
 const RX_BUF: usize = 1024;
-/// Longest outgoing frame.
-const TX_BUF: usize = 2048;
+/// Longest outgoing frame. mcp-core is built without `pagination` (no cursor MAC: 1.7 KiB
+/// less flash), so a list is one frame: the six tools' `tools/list` (about 3.9 KiB in
+/// 2026-07-28 with its trailer) must fit.
+const TX_BUF: usize = 4096;
 
 /// The runner's receive and transmit buffers.
 static mut BUFFERS: Buffers<RX_BUF, TX_BUF> = Buffers::new();

@@ -384,8 +384,14 @@ impl DeviceTools {
     )]
     fn tell_fortune(&mut self, args: FortuneArgs, result: &mut ToolResult<'_, '_>) {
         let FortuneArgs { category } = args;
-        let pick = self.rng.below(2) as usize;
-        result.text(FORTUNES[category as usize][pick]);
+        // One of the category's two (a pattern rather than an index: `below(2)` is 0 or 1,
+        // but the compiler cannot tell, and an index would link a panic and its message).
+        let [first, second] = FORTUNES[category as usize];
+        result.text(if self.rng.below(2) == 0 {
+            first
+        } else {
+            second
+        });
     }
 
     /// The board's temperature (simulated: a slow drift plus noise).

@@ -2,13 +2,23 @@
 //! that name their list kind (a tools cursor is refused by `prompts/list`), one epoch per
 //! list (a change makes its cursors stale), `ttlMs`/`cacheScope` in 2026-07-28, and pages
 //! that end early when the next item would not fit the output buffer.
+//!
+//! Without the `pagination` feature every list is answered whole, in one page: no cursor
+//! is minted or verified (the keyed MAC is not linked), a request carrying a `cursor` is
+//! answered -32602 "Invalid cursor" (no cursor of this server exists), and a list larger
+//! than the output buffer is answered -32603 "Response exceeds the output buffer" (with
+//! `data.required`) by the dispatcher's overflow check.
 
 use super::faults::Fault;
-use super::{Ctx, Reply, Session, SHORT};
+#[cfg(feature = "pagination")]
+use super::SHORT;
+use super::{Ctx, Reply, Session};
 use crate::model::common::DefinitionError;
 use crate::model::common::ResultType;
 use crate::model::handler::ServerHandler;
-use crate::token::cursor::{self, CursorError, ListKind};
+use crate::token::cursor::ListKind;
+#[cfg(feature = "pagination")]
+use crate::token::cursor::{self, CursorError};
 use crate::wire::json::JsonWriter;
 use crate::wire::jsonrpc::{self, code, RequestId};
 use crate::wire::version::ProtocolVersion;
@@ -97,6 +107,7 @@ fn write_item<S: ServerHandler + ?Sized>(
 
 impl Session<'_> {
     /// The page position a request's `cursor` continues from (0 without one).
+    #[cfg(feature = "pagination")]
     fn cursor_offset<'i>(
         &self,
         kind: ListKind,
@@ -133,6 +144,21 @@ impl Session<'_> {
         Ok(offset)
     }
 
+    /// Without `pagination` no cursor is ever handed out, so any `cursor` but `null` is
+    /// invalid: -32602, as the specification asks for an invalid cursor.
+    #[cfg(not(feature = "pagination"))]
+    fn cursor_offset<'i>(
+        &self,
+        _kind: ListKind,
+        p: &Params<'i>,
+        _total: usize,
+    ) -> Result<usize, Fault<'i>> {
+        match p.cursor {
+            Some(c) if !c.is_null() => Err(Fault::new(code::INVALID_PARAMS, "Invalid cursor")),
+            _ => Ok(0),
+        }
+    }
+
     /// Answers `tools/list`, `prompts/list`, `resources/list` or
     /// `resources/templates/list`.
     pub(super) fn list<'i, S: ServerHandler + ?Sized>(
@@ -146,8 +172,14 @@ impl Session<'_> {
     ) -> Reply<'i> {
         let total = list_len(server, kind);
         let offset = self.cursor_offset(kind, p, total)?;
+        // Without `pagination` the page is the whole list: it cannot end early (there is
+        // no cursor to continue from), so an overflow is the dispatcher's -32603.
+        #[cfg(feature = "pagination")]
         let page = usize::from(self.config.page_size.max(1));
+        #[cfg(not(feature = "pagination"))]
+        let page = usize::MAX;
         // Room kept for `nextCursor`, the modern trailer and the closing braces.
+        #[cfg(feature = "pagination")]
         let reserve = 96
             + if ctx.version.is_modern() {
                 160 + self.info.name.len() + self.info.version.len()
@@ -160,6 +192,7 @@ impl Session<'_> {
         w.begin_array();
         let mut next = offset;
         while next < total && next - offset < page {
+            #[cfg(feature = "pagination")]
             let before = w.checkpoint();
             match write_item(server, kind, next, w, ctx.version) {
                 None => break,
@@ -171,6 +204,7 @@ impl Session<'_> {
                 }
                 Some(Ok(())) => {}
             }
+            #[cfg(feature = "pagination")]
             if w.len().saturating_add(reserve) > w.capacity() && next > offset {
                 w.rewind(before);
                 break;
@@ -178,6 +212,7 @@ impl Session<'_> {
             next += 1;
         }
         w.end_array();
+        #[cfg(feature = "pagination")]
         if next < total {
             let epoch = self.epochs.get(kind_index(kind)).copied().unwrap_or(0);
             let offset = u32::try_from(next).unwrap_or(u32::MAX);

@@ -72,7 +72,8 @@ pub struct Config {
     /// deeper messages get -32700.
     pub max_depth: u8,
     /// Items per list page (tools, prompts, resources, templates; default 50, at least 1).
-    /// A page also ends early when the next item would not fit the output buffer.
+    /// A page also ends early when the next item would not fit the output buffer. Ignored
+    /// without the `pagination` feature: every list is then one page.
     pub page_size: u16,
     /// Most elements in one JSON-RPC batch (2025-03-26 only; default 16); larger batches get
     /// one -32600.

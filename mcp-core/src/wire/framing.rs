@@ -448,7 +448,11 @@ fn move_down(buf: &mut [u8], src: core::ops::Range<usize>, dst: usize) {
     while from < src.end {
         let n = gap.min(src.end - from);
         // `from - gap >= dst >= 0`, and `[from - gap, from)` never overlaps `[from, from + n)`.
-        let (low, high) = buf.split_at_mut(from);
+        // Checked: `from < src.end <= buf.len()`, but a panicking split would link
+        // `panic_fmt` and its message into every image.
+        let Some((low, high)) = buf.split_at_mut_checked(from) else {
+            return;
+        };
         if let (Some(to), Some(chunk)) = (low.get_mut(from - gap..from - gap + n), high.get(..n)) {
             super::copy_bytes(to, chunk);
         }
