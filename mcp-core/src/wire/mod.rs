@@ -1,11 +1,13 @@
 //! The wire layer: JSON ([`json`]), JSON-RPC 2.0 ([`jsonrpc`]), newline framing
 //! ([`framing`]), the revision table ([`version`]), the method table ([`method`]), borrowed
 //! views of request parameters and `_meta` ([`params`]) and RFC 6570 URI templates
-//! ([`uri_template`]), and the DNS-rebinding check of HTTP transports ([`authority`]).
+//! ([`uri_template`]), the DNS-rebinding check of HTTP transports ([`authority`]) and their 2026-07-28
+//! request-header checks ([`headers`]).
 //! Nothing here knows what a tool or a session is.
 
 pub mod authority;
 pub mod framing;
+pub mod headers;
 pub mod json;
 pub mod jsonrpc;
 pub mod method;
