@@ -516,6 +516,49 @@ fn param_headers_are_checked() {
     assert_eq!(rs[0].status, 400);
 }
 
+/// The values as mcp-core's `wire::headers` reads them for both HTTP servers: no length
+/// limit of their own, canonical base64 only, visible ASCII only, `Mcp-Name` decoded too.
+#[test]
+fn header_values_follow_the_spec() {
+    // 300 decoded bytes (the first embedded copy refused more than 256): "xxx" is eHh4.
+    let long = "x".repeat(300);
+    let header = format!("Mcp-Param-Region: =?base64?{}?=\r\n", "eHh4".repeat(100));
+    let args = format!(r#"{{"region":"{long}"}}"#);
+    let (_, rs) = exchange(call(1, "weather", &args, &header).as_bytes());
+    assert_eq!(rs[0].status, 200, "{:?}", rs[0].json());
+    assert_eq!(rs[0].json()["result"]["content"][0]["text"], long.as_str());
+    // "SGk=" is "Hi"; "SGl=" sets bits after the last byte; raw UTF-8 is no header text.
+    let (_, rs) = exchange(
+        call(
+            1,
+            "weather",
+            r#"{"region":"Hi"}"#,
+            "Mcp-Param-Region: =?base64?SGk=?=\r\n",
+        )
+        .as_bytes(),
+    );
+    assert_eq!(rs[0].status, 200, "{:?}", rs[0].json());
+    for extra in [
+        "Mcp-Param-Region: =?base64?SGl=?=\r\n",
+        "Mcp-Param-Region: Z\u{fc}rich\r\n",
+    ] {
+        let (_, rs) = exchange(call(1, "weather", r#"{"region":"Hi"}"#, extra).as_bytes());
+        assert_eq!(rs[0].status, 400, "{extra}");
+        assert_eq!(error_of(&rs[0]).0, -32020, "{extra}");
+    }
+    // Mcp-Name in the encoded form: "weather" is d2VhdGhlcg==.
+    let body = modern_body(
+        1,
+        "tools/call",
+        r#""name":"weather","arguments":{"region":"Bern"}"#,
+    );
+    let head =
+        "Mcp-Method: tools/call\r\nMcp-Name: =?base64?d2VhdGhlcg==?=\r\nMcp-Param-Region: Bern\r\n";
+    let (_, rs) = exchange(post(&body, head).as_bytes());
+    assert_eq!(rs[0].status, 200, "{:?}", rs[0].json());
+    assert_eq!(rs[0].json()["result"]["content"][0]["text"], "Bern");
+}
+
 #[test]
 fn statuses_follow_the_cores_replies() {
     // A notification is accepted with 202 and no body.
