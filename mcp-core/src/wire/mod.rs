@@ -53,6 +53,21 @@ pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
+/// The 6 bits a base64 character stands for, in the alphabet whose last two characters are
+/// `c62` and `c63` (`-`, `_` for base64url: `token`; `+`, `/` for standard base64: the
+/// `=?base64?…?=` header values of [`headers`]).
+pub(crate) fn sextet(c: u8, c62: u8, c63: u8) -> Option<u32> {
+    let v = match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        _ if c == c62 => 62,
+        _ if c == c63 => 63,
+        _ => return None,
+    };
+    Some(u32::from(v))
+}
+
 #[cfg(test)]
 mod copy_tests {
     #[test]

@@ -129,15 +129,9 @@ impl Iterator for Bytes<'_> {
     }
 }
 
+/// A standard base64 character's 6 bits.
 fn sextet(b: u8) -> Option<u32> {
-    Some(u32::from(match b {
-        b'A'..=b'Z' => b - b'A',
-        b'a'..=b'z' => b - b'a' + 26,
-        b'0'..=b'9' => b - b'0' + 52,
-        b'+' => 62,
-        b'/' => 63,
-        _ => return None,
-    }))
+    crate::wire::sextet(b, b'+', b'/')
 }
 
 /// A quad's 24 bits and how many bytes they hold (3, or 2 / 1 with padding); `None` for a
