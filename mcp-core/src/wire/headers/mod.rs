@@ -347,7 +347,14 @@ fn check_param<'s, H: Headers + ?Sized>(
     let argument = call
         .arguments
         .and_then(|a| a.members())
-        .and_then(|mut m| m.find(|(k, _)| k.chars().eq(mark.property.chars())))
+        .and_then(|mut m| {
+            // A property without escapes (all but odd schemas) compares decoded; one with
+            // escapes compares as written.
+            m.find(|(k, _)| match mark.property.as_borrowed() {
+                Some(p) => k.eq_str(p),
+                None => *k == mark.property,
+            })
+        })
         .map(|(_, v)| v)
         .filter(|v| !v.is_null());
     match (argument, read(headers, PREFIX, name, field)?) {

@@ -67,13 +67,7 @@ impl<'h> Value<'h> {
 
     /// Whether the value equals the JSON string `s` (its decoded UTF-8 bytes).
     pub(super) fn matches_str(self, s: JsonStr<'_>) -> bool {
-        let mut utf8 = [0u8; 4];
-        let mut ours = self.bytes();
-        s.chars().all(|c| {
-            c.encode_utf8(&mut utf8)
-                .bytes()
-                .all(|b| ours.next() == Some(b))
-        }) && ours.next().is_none()
+        s.eq_bytes(self.bytes())
     }
 
     /// Whether the value equals the JSON value `body` (see the module table).
