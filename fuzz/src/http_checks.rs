@@ -1,14 +1,15 @@
-//! Invariants of the Streamable HTTP header checks (`mcp_rs_tokio::http::headers`): the code
-//! that maps HTTP headers onto the core's view of a request (HTTP parsing itself is
-//! hyper's). Shared by the `http_headers` fuzz target and
+//! Invariants of the Streamable HTTP header checks: mcp-core's `wire::headers` (the
+//! 2026-07-28 headers against the core's view of a request) read from hyper's `HeaderMap`
+//! through `mcp_rs_tokio::http::headers` (HTTP parsing itself is hyper's). Shared by the `http_headers` fuzz target and
 //! `mcp-tokio/tests/http_fuzz_replay.rs` (included with `#[path]`, so free of libFuzzer).
 
 use arbitrary::Arbitrary;
 use base64::Engine as _;
 use http::header::{HeaderMap, HeaderName, HeaderValue};
+use mcp_rs_core::wire::headers::{check_params_text, check_request};
 use mcp_rs_core::wire::json::{self, RawJson};
 use mcp_rs_core::wire::peek::{peek, Peek};
-use mcp_rs_tokio::http::headers;
+use mcp_rs_tokio::http::headers::{self, Hyper};
 
 /// Header names the checks look at (and one they must ignore).
 const NAMES: [&str; 8] = [
@@ -56,6 +57,38 @@ fn only(map: &HeaderMap, name: &str) -> Option<String> {
     Some(first.to_str().ok()?.trim_matches([' ', '\t']).to_owned())
 }
 
+/// A header value as the spec defines it, decoded independently of the core (the base64
+/// crate's strict standard engine): `None` when the `=?base64?…?=` form is not valid.
+fn decode(value: &str) -> Option<String> {
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|r| r.strip_suffix("?="))
+    {
+        None => Some(value.to_owned()),
+        Some(e) => base64::engine::general_purpose::STANDARD
+            .decode(e)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok()),
+    }
+}
+
+/// An integer's sign and digits without leading zeros (`-0` is `0`); `None` for other text.
+fn integer(text: &str) -> Option<(bool, &str)> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, text),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let digits = digits.trim_start_matches('0');
+    Some((negative && !digits.is_empty(), digits))
+}
+
+/// The schema of a tool with one `x-mcp-header` argument.
+const SCHEMA: &str =
+    r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"region"}}}"#;
+
 fn string_at(v: Option<RawJson<'_>>) -> Option<String> {
     v.and_then(|v| v.as_string()).map(|s| s.to_string())
 }
@@ -81,24 +114,26 @@ pub fn check(input: &Input) {
     // 2026 routing headers agree with the body, as the session reads it (`wire::peek`:
     // first duplicate, the session's depth bound); a body the session refuses is not
     // checked (the session answers it).
-    let peeked = peek(&input.body, json::Limits::default());
-    let declared = [("region".to_string(), "region".to_string())];
+    let sent = Hyper(&map);
+    let limits = json::Limits::default();
+    let peeked = peek(&input.body, limits);
     if let Peek::Malformed | Peek::Batch(_) | Peek::Response = peeked {
-        assert_eq!(headers::check_modern(&map, &peeked), Ok(()));
-        assert_eq!(headers::check_params(&map, &peeked, &declared), Ok(()));
+        assert_eq!(check_request(&sent, &peeked), Ok(()));
+        assert_eq!(check_params_text(&sent, &peeked, SCHEMA, limits), Ok(()));
     }
     // Deeper than a small bound: nothing to check, whatever the headers.
     let shallow = peek(&input.body, json::Limits { max_depth: 2 });
     if let Peek::Malformed = shallow {
-        assert_eq!(headers::check_modern(&map, &shallow), Ok(()));
-        assert_eq!(headers::check_params(&map, &shallow, &declared), Ok(()));
+        assert_eq!(check_request(&sent, &shallow), Ok(()));
+        assert_eq!(check_params_text(&sent, &shallow, SCHEMA, limits), Ok(()));
     }
-    if let Ok(body) = json::parse(&input.body, json::Limits::default()) {
+    if let Ok(body) = json::parse(&input.body, limits) {
         let method = string_at(body.get("method"));
         let is_request = matches!(peeked, Peek::Request(_));
-        if headers::check_modern(&map, &peeked).is_ok() && is_request {
-            let method = method.unwrap_or_default();
-            assert_eq!(only(&map, "mcp-method").as_deref(), Some(method.as_str()));
+        if check_request(&sent, &peeked).is_ok() && is_request {
+            let method = method.clone().unwrap_or_default();
+            let got = only(&map, "mcp-method").and_then(|m| decode(&m));
+            assert_eq!(got.as_deref(), Some(method.as_str()));
             let target = match method.as_str() {
                 "tools/call" | "prompts/get" => Some("name"),
                 "resources/read" => Some("uri"),
@@ -106,13 +141,14 @@ pub fn check(input: &Input) {
             };
             if let Some(target) = target {
                 let want = string_at(body.get("params").and_then(|p| p.get(target)));
-                assert_eq!(only(&map, "mcp-name"), want, "Mcp-Name accepted");
+                let got = only(&map, "mcp-name").and_then(|n| decode(&n));
+                assert_eq!(got, want, "Mcp-Name accepted");
             }
         }
-        // x-mcp-header parameters: accepting a request or notification means the header
-        // decodes to the argument the tool will see.
-        let message = matches!(peeked, Peek::Request(_) | Peek::Notification(_));
-        if headers::check_params(&map, &peeked, &declared).is_ok() && message {
+        // x-mcp-header parameters: accepting a tools/call request means the header decodes
+        // to the argument the tool will see.
+        let call = matches!(peeked, Peek::Request(_)) && method.as_deref() == Some("tools/call");
+        if check_params_text(&sent, &peeked, SCHEMA, limits).is_ok() && call {
             let arg = body
                 .get("params")
                 .and_then(|p| p.get("arguments"))
@@ -122,10 +158,11 @@ pub fn check(input: &Input) {
             match (arg, sent) {
                 (None, None) => {}
                 (Some(v), Some(h)) => {
-                    let decoded = headers::param_value(&h).expect("accepted an undecodable value");
-                    match v.as_string() {
-                        Some(s) => assert!(s.eq_str(&decoded), "{decoded:?} vs {}", s.raw()),
-                        None => assert_eq!(v.as_str(), decoded),
+                    let decoded = decode(&h).expect("accepted an undecodable value");
+                    match (v.as_string(), integer(v.as_str())) {
+                        (Some(s), _) => assert!(s.eq_str(&decoded), "{decoded:?} vs {}", s.raw()),
+                        (None, Some(n)) => assert_eq!(integer(&decoded), Some(n)),
+                        (None, None) => assert_eq!(v.as_str(), decoded),
                     }
                 }
                 (arg, sent) => panic!("accepted argument {arg:?} with header {sent:?}"),
@@ -133,18 +170,23 @@ pub fn check(input: &Input) {
         }
     }
 
-    // The base64 form round-trips any text; the literal form is itself.
+    // The base64 form of any text is accepted for it as an argument.
     let encoded = base64::engine::general_purpose::STANDARD.encode(&input.param);
-    assert_eq!(
-        headers::param_value(&format!("=?base64?{encoded}?=")).as_deref(),
-        Ok(input.param.as_str())
+    let value = format!("=?base64?{encoded}?=");
+    let call = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "t", "arguments": {"region": input.param}},
+    })
+    .to_string();
+    let mut map = HeaderMap::new();
+    map.insert(
+        "mcp-param-region",
+        HeaderValue::from_str(&value).expect("base64 is ASCII"),
     );
-    if !(input.param.starts_with("=?base64?") && input.param.ends_with("?=")) {
-        assert_eq!(
-            headers::param_value(&input.param).as_deref(),
-            Ok(input.param.as_str())
-        );
-    } else {
-        let _ = headers::param_value(&input.param);
-    }
+    let peeked = peek(call.as_bytes(), limits);
+    assert_eq!(
+        check_params_text(&Hyper(&map), &peeked, SCHEMA, limits),
+        Ok(()),
+        "{value}"
+    );
 }

@@ -507,6 +507,10 @@ fn param_headers_are_checked() {
         "",
         "Mcp-Param-Region: Basel\r\n",
         "Mcp-Param-Region: =?base64?!!?=\r\n",
+        // "QmVybg==" is "Bern"; "QmVybh==" sets bits after the last byte.
+        "Mcp-Param-Region: =?base64?QmVybh==?=\r\n",
+        // Raw UTF-8 is no header text (non-ASCII values are sent base64-encoded).
+        "Mcp-Param-Region: B\u{e9}rn\r\n",
     ] {
         let (_, rs) = exchange(call(1, "weather", r#"{"region":"Bern"}"#, extra).as_bytes());
         assert_eq!(rs[0].status, 400, "{extra}");
@@ -514,6 +518,30 @@ fn param_headers_are_checked() {
     }
     let (_, rs) = exchange(call(1, "weather", "{}", "Mcp-Param-Region: Bern\r\n").as_bytes());
     assert_eq!(rs[0].status, 400);
+}
+
+/// The values as mcp-core's `wire::headers` reads them for both HTTP servers: no length
+/// limit of their own, and `Mcp-Name` in the encoded form decoded too.
+#[test]
+fn header_values_follow_the_spec() {
+    // 300 decoded bytes (the first embedded copy refused more than 256): "xxx" is eHh4.
+    let long = "x".repeat(300);
+    let header = format!("Mcp-Param-Region: =?base64?{}?=\r\n", "eHh4".repeat(100));
+    let args = format!(r#"{{"region":"{long}"}}"#);
+    let (_, rs) = exchange(call(1, "weather", &args, &header).as_bytes());
+    assert_eq!(rs[0].status, 200, "{:?}", rs[0].json());
+    assert_eq!(rs[0].json()["result"]["content"][0]["text"], long.as_str());
+    // Mcp-Name in the encoded form: "weather" is d2VhdGhlcg==.
+    let body = modern_body(
+        1,
+        "tools/call",
+        r#""name":"weather","arguments":{"region":"Bern"}"#,
+    );
+    let head =
+        "Mcp-Method: tools/call\r\nMcp-Name: =?base64?d2VhdGhlcg==?=\r\nMcp-Param-Region: Bern\r\n";
+    let (_, rs) = exchange(post(&body, head).as_bytes());
+    assert_eq!(rs[0].status, 200, "{:?}", rs[0].json());
+    assert_eq!(rs[0].json()["result"]["content"][0]["text"], "Bern");
 }
 
 #[test]

@@ -302,23 +302,15 @@ impl Handler {
 pub(crate) struct Entry {
     pub(crate) def: ToolDef,
     pub(crate) handler: Handler,
-    /// `(argument, header name)` of the input schema's `x-mcp-header` parameters
-    /// (2026-07-28 HTTP clients mirror them into `Mcp-Param-<name>` headers).
-    pub(crate) header_params: Vec<(String, String)>,
 }
 
-/// The `x-mcp-header` parameters of an input schema (top-level properties).
-fn header_params(schema: &str) -> Vec<(String, String)> {
-    let Ok(schema) = serde_json::from_str::<serde_json::Value>(schema) else {
-        return Vec::new();
-    };
-    let Some(props) = schema.get("properties").and_then(|p| p.as_object()) else {
-        return Vec::new();
-    };
-    props
-        .iter()
-        .filter_map(|(k, v)| Some((k.clone(), v.get("x-mcp-header")?.as_str()?.to_owned())))
-        .collect()
+impl Entry {
+    /// The tool's `inputSchema` text (the HTTP transport checks `Mcp-Param-*` headers
+    /// against its `x-mcp-header` marks).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn input_schema(&self) -> &str {
+        &self.def.input_schema
+    }
 }
 
 /// The shared, changeable tool set of a server. Cloning shares it. Every change bumps a
@@ -347,12 +339,7 @@ impl Tools {
 
     /// Adds a tool, replacing one with the same name (keeping its position).
     pub fn add(&self, def: ToolDef, handler: Handler) {
-        let header_params = header_params(&def.input_schema);
-        let entry = Arc::new(Entry {
-            def,
-            handler,
-            header_params,
-        });
+        let entry = Arc::new(Entry { def, handler });
         self.modify(
             |v| match v.iter().position(|e| e.def.name == entry.def.name) {
                 Some(i) => v[i] = entry,
@@ -403,12 +390,11 @@ impl Tools {
         Snapshot(self.inner.read().unwrap_or_else(|e| e.into_inner()).clone())
     }
 
-    /// The `x-mcp-header` parameters of the tool called `name`, if it exists.
+    /// The tool called `name`, if it exists.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn header_params(&self, name: &str) -> Option<Vec<(String, String)>> {
+    pub(crate) fn entry(&self, name: &str) -> Option<Arc<Entry>> {
         let snapshot = self.snapshot();
-        let entry = snapshot.0.iter().find(|e| e.def.name == name)?;
-        Some(entry.header_params.clone())
+        snapshot.0.iter().find(|e| e.def.name == name).cloned()
     }
 
     pub(crate) fn watch(&self) -> watch::Receiver<u64> {

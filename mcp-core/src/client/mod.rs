@@ -75,7 +75,7 @@
 
 mod error;
 pub mod events;
-pub mod headers;
+pub use crate::wire::headers::marks as headers;
 mod incoming;
 pub mod lifecycle;
 pub mod requests;

@@ -309,15 +309,7 @@ fn b64_char(sextet: u32) -> u8 {
 }
 
 fn b64_value(c: u8) -> Option<u32> {
-    let v = match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'-' => 62,
-        b'_' => 63,
-        _ => return None,
-    };
-    Some(u32::from(v))
+    crate::wire::sextet(c, b'-', b'_')
 }
 
 /// Encodes `raw` as unpadded base64url at the start of `out`; returns the encoded text.

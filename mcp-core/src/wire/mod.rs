@@ -1,11 +1,13 @@
 //! The wire layer: JSON ([`json`]), JSON-RPC 2.0 ([`jsonrpc`]), newline framing
 //! ([`framing`]), the revision table ([`version`]), the method table ([`method`]), borrowed
 //! views of request parameters and `_meta` ([`params`]) and RFC 6570 URI templates
-//! ([`uri_template`]), and the DNS-rebinding check of HTTP transports ([`authority`]).
+//! ([`uri_template`]), the DNS-rebinding check of HTTP transports ([`authority`]) and their 2026-07-28
+//! request-header checks ([`headers`]).
 //! Nothing here knows what a tool or a session is.
 
 pub mod authority;
 pub mod framing;
+pub mod headers;
 pub mod json;
 pub mod jsonrpc;
 pub mod method;
@@ -49,6 +51,21 @@ fn copy_bytewise(dst: &mut [u8], src: &[u8]) {
 /// short keys and literals here.
 pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// The 6 bits a base64 character stands for, in the alphabet whose last two characters are
+/// `c62` and `c63` (`-`, `_` for base64url: `token`; `+`, `/` for standard base64: the
+/// `=?base64?…?=` header values of [`headers`]).
+pub(crate) fn sextet(c: u8, c62: u8, c63: u8) -> Option<u32> {
+    let v = match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        _ if c == c62 => 62,
+        _ if c == c63 => 63,
+        _ => return None,
+    };
+    Some(u32::from(v))
 }
 
 #[cfg(test)]

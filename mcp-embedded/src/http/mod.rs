@@ -48,14 +48,15 @@
 //! # 2026-07-28 headers
 //!
 //! A POST with `MCP-Protocol-Version: 2026-07-28` has its headers compared with the
-//! session's view of the body ([`mcp_rs_core::wire::peek`]):
+//! session's view of the body ([`mcp_rs_core::wire::peek`]) by mcp-core
+//! ([`mcp_rs_core::wire::headers`], whose docs hold every check and reply):
 //!
 //! | header | checked against |
 //! |---|---|
 //! | `Mcp-Method` | `method` (exact, case-sensitive) |
 //! | `MCP-Protocol-Version` | `params._meta["io.modelcontextprotocol/protocolVersion"]` |
 //! | `Mcp-Name` | `params.name` (`tools/call`, `prompts/get`), `params.uri` (`resources/read`) |
-//! | `Mcp-Param-<Name>` | the argument of a tool parameter marked `x-mcp-header: <Name>`, literal or `=?base64?…?=` (decoded at most [`MAX_PARAM_HEADER`] bytes) |
+//! | `Mcp-Param-<Name>` | the argument of a tool parameter marked `x-mcp-header: <Name>`, literal or `=?base64?…?=` (compared as it decodes: no length limit of its own) |
 //!
 //! # Slots and concurrency
 //!
@@ -195,7 +196,7 @@ use mcp_rs_core::{CallSlot, Config, ListKind, ServerHandler, ServerInfo, Session
 #[cfg(feature = "requests")]
 pub use calls::{Answer, RequestFailed};
 pub use calls::{CallContext, CallRunner};
-pub use checks::{MAX_PARAM_HEADER, MODERN};
+pub use checks::MODERN;
 pub use head::MAX_HEADERS;
 pub use sessions::SESSION_ID_LEN;
 pub use updates::{MAX_SUBSCRIPTIONS, MAX_UPDATED_URI};

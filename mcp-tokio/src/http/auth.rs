@@ -583,7 +583,7 @@ impl Auth {
             return None;
         }
         let one = |message: &Peek<'_>| {
-            let called = super::headers::called_tool(message)?;
+            let called = mcp_rs_core::wire::headers::called_tool(message)?;
             let tool: Cow<'_, str> = match called.as_borrowed() {
                 Some(name) => Cow::Borrowed(name),
                 None => Cow::Owned(called.to_string()),

@@ -81,6 +81,7 @@ use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::body::Frame;
 use hyper::header::{HeaderValue, ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
+use mcp_rs_core::wire::headers as wire_headers;
 use mcp_rs_core::wire::peek::{peek, Peek};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
@@ -1054,18 +1055,11 @@ where
         }
     }
     if let Some(peeked) = peeked.filter(|_| modern) {
-        let checked = headers::check_modern(&parts.headers, &peeked).and_then(|()| {
-            let declared = headers::called_tool(&peeked)
-                .and_then(|tool| match tool.as_borrowed() {
-                    Some(name) => state.server.tools().header_params(name),
-                    None => state.server.tools().header_params(&tool.to_string()),
-                })
-                .unwrap_or_default();
-            headers::check_params(&parts.headers, &peeked, &declared)
-        });
-        if let Err(why) = checked {
+        if let Err(why) = check_headers(state, &parts.headers, &peeked) {
             let id = request_id(&peeked);
-            return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), -32020, &why);
+            let status =
+                StatusCode::from_u16(wire_headers::STATUS).unwrap_or(StatusCode::BAD_REQUEST);
+            return rpc_error(status, id.as_ref(), wire_headers::CODE, &why);
         }
         if !streams && mode::needs_stream(&peeked) {
             let id = request_id(&peeked);
@@ -1341,6 +1335,30 @@ fn json(status: StatusCode, frame: Bytes) -> Response<Body> {
     r.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     r
+}
+
+/// A 2026-07-28 request's headers against its body, decided by mcp-core
+/// ([`mcp_rs_core::wire::headers`], shared with mcp-embedded): `Mcp-Method`,
+/// `MCP-Protocol-Version` and `Mcp-Name`, then the `Mcp-Param-*` headers of the called tool's
+/// `x-mcp-header` arguments. `Err` is the reply's message.
+fn check_headers(state: &State, map: &hyper::HeaderMap, peeked: &Peek<'_>) -> Result<(), String> {
+    let sent = headers::Hyper(map);
+    wire_headers::check_request(&sent, peeked).map_err(|r| r.to_string())?;
+    let Some(tool) = wire_headers::called_tool(peeked) else {
+        return Ok(());
+    };
+    let entry = match tool.as_borrowed() {
+        Some(name) => state.server.tools().entry(name),
+        None => state.server.tools().entry(&tool.to_string()),
+    };
+    let Some(entry) = entry else {
+        return Ok(());
+    };
+    let limits = mcp_rs_core::wire::json::Limits {
+        max_depth: state.server.inner.config.max_depth,
+    };
+    wire_headers::check_params_text(&sent, peeked, entry.input_schema(), limits)
+        .map_err(|r| r.to_string())
 }
 
 /// The id of a request, for a refusal the transport makes itself (`None` for anything but

@@ -445,6 +445,21 @@ impl<'a> JsonStr<'a> {
         }
         rest.is_empty()
     }
+    /// Whether the decoded content's UTF-8 bytes are exactly `bytes` (no allocation; for
+    /// text that is itself decoded as it is read, such as a `=?base64?…?=` header value).
+    pub fn eq_bytes(&self, mut bytes: impl Iterator<Item = u8>) -> bool {
+        let mut utf8 = [0u8; 4];
+        for segment in self.segments() {
+            let piece = match segment {
+                Segment::Text(text) => text.as_bytes(),
+                Segment::Char(c) => c.encode_utf8(&mut utf8).as_bytes(),
+            };
+            if !piece.iter().all(|&b| bytes.next() == Some(b)) {
+                return false;
+            }
+        }
+        bytes.next().is_none()
+    }
     /// Decodes into `buf`, returning the decoded text, or the size needed.
     pub fn decode_into<'b>(&self, buf: &'b mut [u8]) -> Result<&'b str, BufferTooSmall> {
         let mut len = 0usize;

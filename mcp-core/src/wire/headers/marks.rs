@@ -13,7 +13,7 @@
 //! | no two properties share a name, ignoring ASCII case | [`Duplicate`](HeaderMarkError::Duplicate) |
 //!
 //! ```
-//! use mcp_rs_core::client::headers::param_headers;
+//! use mcp_rs_core::wire::headers::marks::param_headers;
 //! use mcp_rs_core::wire::json::{parse, Limits};
 //!
 //! let schema = br#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"q":{"type":"string"}}}"#;
