@@ -70,9 +70,13 @@ fn write_subscription_meta(w: &mut JsonWriter<'_>, id: &str) {
     w.end_object();
 }
 
-/// 64-bit FNV-1a of a URI's decoded UTF-8 text; never 0 (0 marks an unused entry).
+/// 64-bit FNV-1a of a URI's decoded UTF-8 text; never 0 (0 marks an unused entry). The
+/// key a listen stream keeps a resource subscription under; a transport that keeps its
+/// own subscription sets (mcp-embedded's HTTP server, for legacy sessions) uses the same
+/// one. Two URIs with one hash share their updates: a collision sends an extra
+/// `notifications/resources/updated`, never loses one.
 #[cfg(feature = "resources")]
-pub(super) fn uri_hash(chars: impl Iterator<Item = char>) -> u64 {
+pub fn uri_hash(chars: impl Iterator<Item = char>) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut utf8 = [0u8; 4];
     for c in chars {

@@ -44,6 +44,8 @@ use crate::wire::version::ProtocolVersion;
 
 use crate::model::common::{AdapterData, CacheScope, ServerInfo};
 pub use calls::{Call, Request};
+#[cfg(all(feature = "listen", feature = "resources"))]
+pub use listen::uri_hash;
 #[cfg(feature = "requests")]
 pub use outgoing::{ClientMethod, ClientOutcome, ClientResponse};
 pub use progress::ProgressValue;

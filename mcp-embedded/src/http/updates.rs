@@ -64,18 +64,8 @@ impl Updates {
     }
 }
 
-/// A URI's hash for the subscription sets (FNV-1a over its characters, never 0).
-pub(super) fn uri_hash(chars: impl Iterator<Item = char>) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut utf8 = [0u8; 4];
-    for c in chars {
-        for &b in c.encode_utf8(&mut utf8).as_bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    h.max(1)
-}
+/// A URI's hash for the subscription sets: the core's, which its listen streams use.
+pub(super) use mcp_rs_core::session::uri_hash;
 
 /// A legacy session's subscriptions, as URI hashes (0: a free place).
 #[derive(Clone, Copy, Debug, Default)]
