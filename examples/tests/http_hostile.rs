@@ -2298,22 +2298,36 @@ fn bodies_held_past_the_memory_budget_get_503_until_freed() {
             "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {declared}\r\n\r\n"
         )
     };
-    let mut holder = Conn::open(s.addr);
-    holder.send(head(200_000).as_bytes());
-    holder.send(&vec![b' '; BUDGET - 90]);
-    // Until the holder's bytes are counted, a small body may still fit: wait for the first
-    // 503, then expect every one.
+    // Whether the server has answered (or closed) the holder's connection.
+    let answered = |c: &Conn| {
+        c.stream.set_nonblocking(true).expect("nonblocking");
+        let peeked = c.stream.peek(&mut [0u8; 1]);
+        c.stream.set_nonblocking(false).expect("blocking");
+        !matches!(&peeked, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
+    };
+    // The holder's bytes and a small POST race for the budget. Until the holder's bytes
+    // are counted a small body still fits; if a small body's bytes are counted while the
+    // holder's arrive, the holder is the one refused (503) and holds nothing: start over
+    // then. Done when the holder holds its bytes and a small POST gets 503.
     let init = initialize_body(1).to_string();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let r = post(s.addr, &[], &initialize_body(1));
-        if r.status == 503 {
-            r.rpc_error(503, -32603);
-            break;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let holder = 'hold: loop {
+        let mut holder = Conn::open(s.addr);
+        holder.send(head(200_000).as_bytes());
+        holder.send(&vec![b' '; BUDGET - 90]);
+        loop {
+            let r = post(s.addr, &[], &initialize_body(1));
+            if r.status == 503 {
+                r.rpc_error(503, -32603);
+                break 'hold holder;
+            }
+            assert!(Instant::now() < deadline, "never refused: {r}");
+            if answered(&holder) {
+                continue 'hold;
+            }
+            thread::sleep(Duration::from_millis(20));
         }
-        assert!(Instant::now() < deadline, "never refused: {r}");
-        thread::sleep(Duration::from_millis(20));
-    }
+    };
     for _ in 0..8 {
         let mut c = Conn::open(s.addr);
         c.send(head(100_000).as_bytes());
