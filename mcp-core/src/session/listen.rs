@@ -75,7 +75,6 @@ fn write_subscription_meta(w: &mut JsonWriter<'_>, id: &str) {
 /// own subscription sets (mcp-embedded's HTTP server, for legacy sessions) uses the same
 /// one. Two URIs with one hash share their updates: a collision sends an extra
 /// `notifications/resources/updated`, never loses one.
-#[cfg(feature = "resources")]
 pub fn uri_hash(chars: impl Iterator<Item = char>) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut utf8 = [0u8; 4];

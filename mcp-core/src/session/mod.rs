@@ -44,7 +44,7 @@ use crate::wire::version::ProtocolVersion;
 
 use crate::model::common::{AdapterData, CacheScope, ServerInfo};
 pub use calls::{Call, Request};
-#[cfg(all(feature = "listen", feature = "resources"))]
+#[cfg(feature = "listen")]
 pub use listen::uri_hash;
 #[cfg(feature = "requests")]
 pub use outgoing::{ClientMethod, ClientOutcome, ClientResponse};
