@@ -82,6 +82,8 @@ pub mod requests;
 pub mod rounds;
 mod shortcuts;
 mod slots;
+#[cfg(feature = "tasks")]
+pub mod tasks;
 
 pub use error::{ClientError, HandshakeError};
 pub use events::{
@@ -93,6 +95,8 @@ pub use lifecycle::{Mode, ServerCaps};
 pub use requests::{Answers, Options, Reference, Request};
 pub use rounds::{InputRequest, InputRound};
 pub use slots::{RequestHandle, RequestSlot};
+#[cfg(feature = "tasks")]
+pub use tasks::{CallOutcome, Task, TaskRefusal, TaskRequest};
 
 use crate::model::common::ClientCaps;
 use crate::wire::json::{self, JsonWriter};
