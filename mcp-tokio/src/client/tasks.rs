@@ -8,6 +8,7 @@
 //! that does not declare the extension gets nothing ([`ClientError::Refused`]).
 
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_rs_core::client::TaskRequest;
@@ -172,7 +173,7 @@ pub enum TaskStart {
 pub struct TaskHandle {
     client: Client,
     id: String,
-    created: Option<TaskInfo>,
+    created: Option<Arc<TaskInfo>>,
 }
 
 impl Client {
@@ -229,7 +230,7 @@ impl Client {
             return Ok(TaskStart::Task(TaskHandle {
                 client: self.clone(),
                 id: created.task_id.clone(),
-                created: Some(created),
+                created: Some(Arc::new(created)),
             }));
         }
         serde_json::from_value(value)
@@ -260,7 +261,7 @@ impl TaskHandle {
 
     /// The task as it was created (`None` for a handle from [`Client::task`]).
     pub fn created(&self) -> Option<&TaskInfo> {
-        self.created.as_ref()
+        self.created.as_deref()
     }
 
     /// `tasks/get`: the task now. An unknown or expired task is
