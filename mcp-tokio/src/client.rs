@@ -97,6 +97,7 @@ mod request;
 mod results;
 mod shared;
 mod stream;
+mod tasks;
 mod types;
 
 use std::future::Future;
@@ -127,6 +128,7 @@ pub use results::{
     ResourceTemplate, Root, Tool, ToolsPage,
 };
 use shared::{lock, Shared};
+pub use tasks::{TaskFailure, TaskHandle, TaskInfo, TaskStart, TaskStatus, MIN_TASK_POLL};
 pub use types::{
     CallOptions, ClientOptions, Era, Implementation, Notification, Progress, ProgressSink,
     ServerDetails, MAX_INPUT_ROUNDS,

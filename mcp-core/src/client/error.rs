@@ -54,6 +54,10 @@ pub enum ClientError {
     NotDeclared,
     /// The notification exists in the legacy era only.
     LegacyOnly,
+    /// The request needs an extension the server did not declare in its capabilities
+    /// (the tasks extension: `capabilities.extensions["io.modelcontextprotocol/tasks"]`),
+    /// or the connection's revision cannot carry it (tasks v2 is 2026-07-28 only).
+    NotOffered,
 }
 
 impl From<BufferTooSmall> for ClientError {
@@ -89,6 +93,9 @@ impl fmt::Display for ClientError {
             ClientError::InvalidJson => f.write_str("raw JSON must be one object on one line"),
             ClientError::NotDeclared => f.write_str("the capability it needs was not declared"),
             ClientError::LegacyOnly => f.write_str("it exists in the legacy era only"),
+            ClientError::NotOffered => {
+                f.write_str("the server does not offer the extension the request needs")
+            }
         }
     }
 }

@@ -190,6 +190,19 @@ impl Client<'_> {
                 result,
             }));
         }
+        // A created task (the tasks extension) answers a `tools/call` that declared it.
+        #[cfg(feature = "tasks")]
+        if slot.tasks
+            && method == Method::ToolsCall
+            && kind.flatten().is_some_and(|k| k.eq_str("task"))
+        {
+            self.release(index);
+            return Some(Event::Result(Response {
+                handle,
+                method,
+                result,
+            }));
+        }
         if !kind.flatten().is_some_and(|k| k.eq_str("input_required")) {
             self.release(index);
             return malformed("unknown resultType");

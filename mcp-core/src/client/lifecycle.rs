@@ -47,6 +47,9 @@ impl ServerCaps {
     pub const COMPLETIONS: ServerCaps = ServerCaps(16);
     /// `logging`
     pub const LOGGING: ServerCaps = ServerCaps(32);
+    /// The tasks extension (`extensions["io.modelcontextprotocol/tasks"]`, feature
+    /// `tasks`; declared in `server/discover` only).
+    pub const TASKS: ServerCaps = ServerCaps(128);
     const NAMES: [(ServerCaps, &'static str); 5] = [
         (Self::TOOLS, "tools"),
         (Self::PROMPTS, "prompts"),
@@ -77,6 +80,10 @@ impl ServerCaps {
             let subscribe = v.get("subscribe").and_then(|s| s.as_bool()) == Some(true);
             if k.eq_str("resources") && subscribe {
                 caps |= Self::SUBSCRIBE.0;
+            }
+            #[cfg(feature = "tasks")]
+            if k.eq_str("extensions") && v.get(crate::model::tasks::EXTENSION).is_some() {
+                caps |= Self::TASKS.0;
             }
         }
         ServerCaps(caps)

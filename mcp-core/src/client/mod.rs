@@ -6,8 +6,10 @@
 //! and how; `shortcuts` adds one `request_*` method per kind), `incoming` (frames from the
 //! server, answers to its requests), [`events`] (what the application is told, with typed
 //! readers of results), [`rounds`] (2026-07-28 `input_required` results and their retries),
-//! `slots` (the caller-owned request slots) and [`headers`] (SEP-2243 `x-mcp-header` marks
-//! of tool schemas, for HTTP transports).
+//! `slots` (the caller-owned request slots), [`headers`] (SEP-2243 `x-mcp-header` marks
+//! of tool schemas, for HTTP transports) and, with feature `tasks`, `tasks` (the tasks
+//! extension: calls that may answer with a task, `tasks/get`, `tasks/update`,
+//! `tasks/cancel`).
 //!
 //! ## The loop
 //! Commands (`connect`, [`send`](Client::send) and the `request_*` shortcuts, `retry`,
@@ -82,6 +84,8 @@ pub mod requests;
 pub mod rounds;
 mod shortcuts;
 mod slots;
+#[cfg(feature = "tasks")]
+pub mod tasks;
 
 pub use error::{ClientError, HandshakeError};
 pub use events::{
@@ -93,6 +97,8 @@ pub use lifecycle::{Mode, ServerCaps};
 pub use requests::{Answers, Options, Reference, Request};
 pub use rounds::{InputRequest, InputRound};
 pub use slots::{RequestHandle, RequestSlot};
+#[cfg(feature = "tasks")]
+pub use tasks::{CallOutcome, Task, TaskRefusal, TaskRequest};
 
 use crate::model::common::ClientCaps;
 use crate::wire::json::{self, JsonWriter};

@@ -11,6 +11,7 @@
 //! | [`Request::Ping`] | — (legacy only) |
 //! | [`Request::SetLevel`] | `level` (legacy only) |
 //! | [`Request::Listen`] | `notifications` (raw JSON `SubscriptionFilter`; 2026-07-28 only) |
+//! | `Request::Task` (feature `tasks`) | `taskId`, and `inputResponses` for `tasks/update` (2026-07-28 only; see [`tasks`](super::tasks)) |
 //!
 //! Every request then gets `_meta`: `progressToken` (the request's id) when progress was
 //! asked for, and on 2026-07-28 `io.modelcontextprotocol/protocolVersion`,
@@ -21,6 +22,7 @@
 use super::error::ClientError;
 use super::slots::{target_digest, RequestHandle, SlotState};
 use super::{Client, Sent, Transmit};
+use crate::model::common::ClientCaps;
 use crate::model::logging::LogLevel;
 use crate::wire::json::{check_embedded, JsonWriter};
 use crate::wire::jsonrpc;
@@ -114,6 +116,10 @@ pub enum Request<'a> {
         /// The `SubscriptionFilter` (a JSON object), e.g. `{"toolsListChanged":true}`.
         notifications: &'a str,
     },
+    /// `tasks/get`, `tasks/update` or `tasks/cancel` (the tasks extension, 2026-07-28):
+    /// declares the extension on the request by itself.
+    #[cfg(feature = "tasks")]
+    Task(super::tasks::TaskRequest<'a>),
 }
 
 impl Request<'_> {
@@ -133,6 +139,8 @@ impl Request<'_> {
             Request::Ping => Method::Ping,
             Request::SetLevel(_) => Method::SetLevel,
             Request::Listen { .. } => Method::Listen,
+            #[cfg(feature = "tasks")]
+            Request::Task(t) => t.method(),
         }
     }
 
@@ -143,6 +151,8 @@ impl Request<'_> {
             Request::ReadResource { uri }
             | Request::Subscribe { uri }
             | Request::Unsubscribe { uri } => uri,
+            #[cfg(feature = "tasks")]
+            Request::Task(t) => t.task_id(),
             _ => "",
         }
     }
@@ -155,6 +165,8 @@ impl Request<'_> {
             }
             Request::Complete { context, .. } => *context,
             Request::Listen { notifications } => Some(notifications),
+            #[cfg(feature = "tasks")]
+            Request::Task(t) => t.input_responses(),
             _ => None,
         }
     }
@@ -231,6 +243,8 @@ impl Request<'_> {
                 w.raw_value(notifications);
             }
             Request::Ping => {}
+            #[cfg(feature = "tasks")]
+            Request::Task(t) => t.write_members(w),
         }
     }
 }
@@ -248,6 +262,12 @@ pub struct Options {
     /// without it the server sends no log messages for it. Ignored in the legacy era
     /// (use [`Request::SetLevel`]).
     pub log_level: Option<LogLevel>,
+    /// 2026-07-28: capabilities declared on this request on top of the config's
+    /// ([`ClientConfig::capabilities`](super::ClientConfig::capabilities)), e.g.
+    /// `ClientCaps::TASKS` so that a task-capable tool may answer with a task
+    /// ([`Client::request_tools_call_as_task`](super::Client::request_tools_call_as_task)).
+    /// Ignored in the legacy era (capabilities are the `initialize` ones there).
+    pub capabilities: ClientCaps,
 }
 
 impl Options {
@@ -303,6 +323,8 @@ impl<'a> Client<'a> {
         if !allowed {
             return Err(ClientError::NotInRevision { method, version });
         }
+        #[cfg(feature = "tasks")]
+        self.check_tasks_offered(request, &options)?;
         let index = self.free_slot()?;
         self.write_and_track(index, request, options, version, Answers::default(), out)
     }
@@ -326,6 +348,16 @@ impl<'a> Client<'a> {
         {
             return Err(ClientError::InvalidJson);
         }
+        // A tasks request declares the extension by itself.
+        #[cfg(feature = "tasks")]
+        let options = match request {
+            Request::Task(_) => Options {
+                capabilities: options.capabilities.with(ClientCaps::TASKS),
+                ..options
+            },
+            _ => options,
+        };
+        let declared = self.config.capabilities.with(options.capabilities);
         let id = self.next_id;
         let mut w = JsonWriter::new(out);
         jsonrpc::begin_request(&mut w, u64::from(id), request.method().as_str());
@@ -355,6 +387,7 @@ impl<'a> Client<'a> {
         slot.method = request.method();
         slot.deadline = deadline;
         slot.progress = options.progress;
+        slot.tasks = version.is_modern() && declared.contains(ClientCaps::TASKS);
         slot.target = target_digest(request.method(), request.target());
         let handle = slot.handle(index);
         self.bump_id();
@@ -383,7 +416,7 @@ impl<'a> Client<'a> {
             w.key(META_VERSION);
             w.string(version.as_str());
             w.key(META_CAPS);
-            self.config.capabilities.write(w);
+            self.config.capabilities.with(options.capabilities).write(w);
             w.key(META_CLIENT_INFO);
             self.config.info.write(w, version);
             if let Some(level) = options.log_level {

@@ -65,6 +65,9 @@ pub struct RequestSlot {
     pub(crate) deadline: u64,
     /// `_meta.progressToken` was sent (the token is the id).
     pub(crate) progress: bool,
+    /// The request declared the tasks extension (2026-07-28): a `tools/call` may be
+    /// answered with a task (`resultType: "task"`).
+    pub(crate) tasks: bool,
     /// Digest of the method and target, checked by `retry`.
     pub(crate) target: u64,
     pub(crate) cancel_owed: bool,
@@ -80,6 +83,7 @@ impl RequestSlot {
         method: Method::Ping,
         deadline: u64::MAX,
         progress: false,
+        tasks: false,
         target: 0,
         cancel_owed: false,
         event_owed: false,

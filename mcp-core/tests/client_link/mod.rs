@@ -41,6 +41,21 @@ fn read(r: &mcp_rs_core::client::Response<'_>) -> Read {
             );
             read.next_cursor = page.next_cursor.map(|c| c.to_string());
         }
+        // A created task (the tasks extension) reads as one.
+        #[cfg(feature = "tasks")]
+        Method::ToolsCall
+            if r.result
+                .get("resultType")
+                .and_then(|t| t.as_string())
+                .is_some_and(|t| t == "task") =>
+        {
+            let task = r.task().expect("a created task");
+            read.text = Some(task.id.to_string());
+        }
+        #[cfg(feature = "tasks")]
+        Method::TasksGet => {
+            r.task().expect("a task");
+        }
         Method::ToolsCall => {
             let call = r.tool_call().expect("a tool call result");
             read.text = call.text().map(|t| t.to_string());

@@ -399,6 +399,11 @@ pub(crate) fn validate_client_message(
             Some("resources/subscribe") => "SubscribeRequest",
             Some("resources/unsubscribe") => "UnsubscribeRequest",
             Some("subscriptions/listen") => "SubscriptionsListenRequest",
+            // The tasks extension (SEP-2663) is in no schema: its params are checked here
+            // (the `_meta` against the revision's `RequestParams`).
+            Some(m @ ("tasks/get" | "tasks/update" | "tasks/cancel")) => {
+                return validate_tasks_v2_request(rev, m, msg);
+            }
             other => {
                 return Err(format!(
                     "[{rev}] unexpected client request {other:?}: {msg}"
@@ -429,6 +434,58 @@ pub(crate) fn validate_client_message(
         .into_iter()
         .filter_map(|(def, value, base)| validate_at(rev, def, value, base).err())
         .collect();
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n"))
+    }
+}
+
+/// A tasks-v2 request the client sent: a `JSONRPCRequest` whose params are the revision's
+/// `RequestParams` (the per-request `_meta`, which must list the extension in its client
+/// capabilities) plus a `taskId` string, and for `tasks/update` an `inputResponses`
+/// object of the revision's `InputResponses`. Nothing else.
+fn validate_tasks_v2_request(rev: &str, method: &str, msg: &Value) -> Result<(), String> {
+    let params = &msg["params"];
+    let mut failures: Vec<String> = [
+        validate_at(rev, "JSONRPCRequest", msg, ""),
+        validate_at(rev, "RequestParams", params, "/params"),
+    ]
+    .into_iter()
+    .filter_map(Result::err)
+    .collect();
+    let caps = &params["_meta"]["io.modelcontextprotocol/clientCapabilities"];
+    if caps["extensions"]["io.modelcontextprotocol/tasks"].is_null() {
+        failures.push(format!(
+            "[{rev}] {method} does not declare the tasks extension: {msg}"
+        ));
+    }
+    if params["taskId"].as_str().is_none_or(str::is_empty) {
+        failures.push(format!("[{rev}] {method} without a taskId string: {msg}"));
+    }
+    let allowed: &[&str] = match method {
+        "tasks/update" => &["taskId", "inputResponses", "_meta"],
+        _ => &["taskId", "_meta"],
+    };
+    for key in params.as_object().into_iter().flat_map(|o| o.keys()) {
+        if !allowed.contains(&key.as_str()) {
+            failures.push(format!(
+                "[{rev}] {method} has an unknown member {key}: {msg}"
+            ));
+        }
+    }
+    if method == "tasks/update" {
+        match params.get("inputResponses") {
+            Some(r) => {
+                if let Err(e) = validate_at(rev, "InputResponses", r, "/params/inputResponses") {
+                    failures.push(e);
+                }
+            }
+            None => failures.push(format!(
+                "[{rev}] tasks/update without inputResponses: {msg}"
+            )),
+        }
+    }
     if failures.is_empty() {
         Ok(())
     } else {

@@ -68,7 +68,7 @@ struct Page<T> {
 
 impl Client {
     /// Sends `request` and returns the handle of its raw result, decoded by `decode`.
-    fn begin<T>(
+    pub(super) fn begin<T>(
         &self,
         request: OwnedRequest,
         options: CallOptions,

@@ -364,6 +364,7 @@ impl Driver {
                         .map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
                     progress: options.progress.is_some(),
                     log_level: options.log_level,
+                    capabilities: request.capabilities(),
                 };
                 let now = self.now();
                 let sent = self.write(|out| core.send(&request.as_core(), core_options, now, out));

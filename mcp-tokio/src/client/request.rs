@@ -2,6 +2,7 @@
 //! request is in flight (a 2026-07-28 `input_required` round sends it again).
 
 use mcp_rs_core::client::{Reference, Request};
+use mcp_rs_core::model::common::ClientCaps;
 use mcp_rs_core::model::logging::LogLevel;
 
 /// What `completion/complete` completes an argument of.
@@ -40,6 +41,14 @@ pub(crate) enum OwnedRequest {
     Ping,
     SetLevel(LogLevel),
     Listen(String),
+    /// `tools/call` declaring the tasks extension (a task-capable tool answers with a
+    /// task).
+    CallToolAsTask {
+        name: String,
+        arguments: Option<String>,
+    },
+    /// `tasks/get`, `tasks/update`, `tasks/cancel`.
+    Task(super::tasks::TaskOp),
 }
 
 impl OwnedRequest {
@@ -86,6 +95,19 @@ impl OwnedRequest {
             OwnedRequest::Ping => Request::Ping,
             OwnedRequest::SetLevel(level) => Request::SetLevel(*level),
             OwnedRequest::Listen(notifications) => Request::Listen { notifications },
+            OwnedRequest::CallToolAsTask { name, arguments } => Request::CallTool {
+                name,
+                arguments: arguments.as_deref(),
+            },
+            OwnedRequest::Task(op) => Request::Task(op.as_core()),
+        }
+    }
+
+    /// Capabilities this request declares on top of the client's (2026-07-28).
+    pub(crate) fn capabilities(&self) -> ClientCaps {
+        match self {
+            OwnedRequest::CallToolAsTask { .. } => ClientCaps::TASKS,
+            _ => ClientCaps::NONE,
         }
     }
 }

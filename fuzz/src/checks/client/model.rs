@@ -277,6 +277,7 @@ impl<'c> Run<'c> {
             timeout_ms: timeout.map(u64::from),
             progress,
             log_level: None,
+            ..Options::default()
         };
         if level {
             options.log_level = Some(LEVELS[usize::from(timeout.unwrap_or(3)) % 8]);
