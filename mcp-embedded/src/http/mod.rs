@@ -181,6 +181,9 @@ mod mailbox;
 mod replay;
 mod respond;
 mod sessions;
+#[cfg(feature = "tasks")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tasks")))]
+mod tasks;
 mod updates;
 mod wait;
 
@@ -199,6 +202,8 @@ pub use calls::{CallContext, CallRunner};
 pub use checks::MODERN;
 pub use head::MAX_HEADERS;
 pub use sessions::SESSION_ID_LEN;
+#[cfg(feature = "tasks")]
+pub use tasks::{TaskContext, TaskRunner, TaskWorker};
 pub use updates::{MAX_SUBSCRIPTIONS, MAX_UPDATED_URI};
 
 use body::{BodyError, Inbox};

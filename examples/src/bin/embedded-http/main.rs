@@ -28,6 +28,7 @@ mod asks;
 mod handler;
 mod mrtr;
 mod net;
+mod tasks;
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -35,7 +36,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use mcp_rs_core::{CallSlot, Config, SecretKey, ServerInfo};
-use mcp_rs_embedded::http::{HttpConfig, Server, Slot};
+use mcp_rs_embedded::http::{HttpConfig, Server, Slot, TaskWorker};
 
 /// Connection slots (connections served at once). Clients keep connections and GET streams
 /// open: idle ones are evicted for new connections.
@@ -73,12 +74,15 @@ static INFO: ServerInfo<'static> = ServerInfo {
     instructions: None,
 };
 
-static EPOCH: OnceLock<Instant> = OnceLock::new();
+/// The start-up instant and the wall clock then (ms since the UNIX epoch).
+static EPOCH: OnceLock<(Instant, u64)> = OnceLock::new();
 
-/// Milliseconds since start-up.
+/// Milliseconds since the UNIX epoch (tasks show `createdAt` from it), advanced from
+/// start-up by the monotonic clock.
 fn clock() -> u64 {
-    EPOCH.get().map_or(0, |e| {
-        u64::try_from(e.elapsed().as_millis()).unwrap_or(u64::MAX)
+    EPOCH.get().map_or(0, |(start, wall)| {
+        let since = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        wall.saturating_add(since)
     })
 }
 
@@ -129,7 +133,12 @@ fn main() {
             std::process::exit(2);
         }
     };
-    EPOCH.get_or_init(Instant::now);
+    EPOCH.get_or_init(|| {
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        (Instant::now(), wall)
+    });
     let listener = match mio::net::TcpListener::bind(options.listen) {
         Ok(l) => l,
         Err(e) => {
@@ -140,10 +149,11 @@ fn main() {
     let addr = listener.local_addr().unwrap_or(options.listen);
     // Start-up: every piece of memory the server will use, allocated once.
     let key = SecretKey(seed());
+    let host: &'static mut tasks::Host = Box::leak(Box::new(tasks::host(key)));
     let storage: &'static mut [[CallSlot; CALLS]; SESSIONS] =
         Box::leak(Box::new([[CallSlot::EMPTY; CALLS]; SESSIONS]));
     let server: &'static FixtureServer = Box::leak(Box::new(
-        Server::new(&INFO, Config::new(key), handler::Fixtures)
+        Server::new(&INFO, Config::new(key), handler::Fixtures { tasks: host })
             .with_http(HttpConfig::new())
             .with_clock(clock)
             .with_sessions(storage)
@@ -156,7 +166,13 @@ fn main() {
             .collect::<Vec<_>>()
             .into_boxed_slice(),
     );
-    let mut executor = match net::Executor::new(listener, server, slots) {
+    let workers: &'static mut [TaskWorker<{ tasks::JOB }>] = Box::leak(
+        (0..tasks::WORKERS)
+            .map(|_| TaskWorker::new())
+            .collect::<Vec<_>>()
+            .into_boxed_slice(),
+    );
+    let mut executor = match net::Executor::new(listener, server, slots, workers) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("embedded-http: {e}");
