@@ -5,7 +5,7 @@
 //! client that negotiated the extension, gets a task before it runs
 //! ([`CallRequest::task`](mcp_rs_core::CallRequest::task)); `tasks/get`, `tasks/update` and
 //! `tasks/cancel` are answered from the handler's
-//! [`TaskStore`](mcp_rs_core::model::tasks::TaskStore). What the core leaves to the
+//! [`TaskStore`]. What the core leaves to the
 //! runner is the work itself, which outlives the `tools/call` that started it.
 //!
 //! [`TaskHost`] is that part, caller-owned: the core's [`TaskTable`] (`N` tasks of `R`
@@ -20,7 +20,7 @@
 //! at once.
 //!
 //! The serial runners need nothing more: the handler returns its host from
-//! [`ServerHandler::tasks`](mcp_rs_core::ServerHandler::tasks) and the application takes
+//! [`ServerHandler::tasks`] and the application takes
 //! jobs in its own loop ([`TaskHost::take_job`]) and reports through the host's
 //! `TaskStore` methods.
 //!

@@ -81,6 +81,15 @@
 //! (202) and which leaves the answer in the session's mailbox (`Server::with_responses`)
 //! for the call's slot.
 //!
+//! # Tasks (feature `tasks`)
+//!
+//! The work of a task (the tasks extension) outlives the `tools/call` that created it: a
+//! tool handed a task queues a job in the handler's `tasks::TaskHost` and defers, the
+//! client gets its `working` task at once, and task workers run the job: one
+//! `Server::serve_tasks` future per `TaskWorker` beside the slot tasks, with the
+//! application's `TaskRunner`, which reports through a `TaskContext`. `tasks/get`, `tasks/update` and `tasks/cancel` are
+//! answered by the session on any slot; `tasks/update` and `tasks/cancel` wake the workers.
+//!
 //! # Example
 //!
 //! One task per slot, all sharing the server (with embassy: `#[embassy_executor::task(pool_size

@@ -217,8 +217,10 @@ impl TaskContext<'_> {
 impl<S: TaskHandler, const SESSIONS: usize, const WAITERS: usize> Server<'_, S, SESSIONS, WAITERS> {
     /// Runs task work forever with `worker`'s memory: takes the jobs the handler's
     /// [`TaskHost`](crate::tasks::TaskHost) queued, oldest first, and runs each with
-    /// `runner` to its end (see the [module docs](self)). Run one such future per worker,
-    /// beside the connection slots.
+    /// `runner` to its end, after the `tools/call` that created the task was answered. Run
+    /// one such future per worker beside the connection slots (with embassy: a task pool
+    /// of workers), all with the same server. A runner that returns without an outcome
+    /// leaves the task `failed` (-32603 "Task work ended without a result").
     pub async fn serve_tasks<R: TaskRunner, const A: usize>(
         &self,
         worker: &mut TaskWorker<A>,
