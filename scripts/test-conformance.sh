@@ -21,8 +21,8 @@
 #
 # Extension scenarios are in no requirement set: the server leg also runs those of the
 # extensions everything serves (`server_extensions` below, one `--scenario` run each, at the
-# suite's default version) and scores them like a requirement set named `extensions`;
-# embedded-http's leg runs the tasks ones (`embedded_extensions`: it serves no skills).
+# suite's default version) and scores them like a requirement set named `extensions`, for
+# each server (embedded-http serves the same extensions).
 #
 #   MCP_CONFORMANCE_LEGS="server client" which legs to run (default both)
 #   MCP_EVERYTHING_CMD=/path/to/server  test another everything build (default: target/debug/everything)
@@ -47,19 +47,14 @@ revisions=(2025-11-25 2026-07-28)
 # Scored client scenarios (name prefixes) whose feature has not landed on main yet: run and
 # reported, never counted as passed. Empty: every scored scenario counts.
 client_pending=()
-# Extension scenarios the server leg runs and scores (everything serves these extensions).
+# Extension scenarios the server leg runs and scores (everything and embedded-http serve these
+# extensions).
 # The suite itself skips tasks-status-notifications (its one check is SKIPPED, "pending
 # subscriptions/listen rewrite"): it runs, and is reported as skipped by the suite.
 server_extensions=(sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest
   tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal
   tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-status-notifications
   tasks-required-task-error tasks-mrtr-composition)
-# embedded-http serves the tasks extension (mcp-embedded's TaskHost and task workers), not
-# the skills one (no skill provider there).
-embedded_extensions=()
-for scenario in "${server_extensions[@]}"; do
-  if [[ $scenario == tasks-* ]]; then embedded_extensions+=("$scenario"); fi
-done
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/mcp-rs/conformance
 run_timeout=${MCP_CONFORMANCE_TIMEOUT:-300}
 verbose=${MCP_CONFORMANCE_VERBOSE:-0}
@@ -184,12 +179,8 @@ server_leg() { # label cmd [args...]
   for rev in "${revisions[@]}"; do
     run_suite "server:$label" "$rev" --url "$url"
   done
-  # The extension scenarios each server serves.
-  if [ "$label" = server ]; then
-    run_extensions "$url" "$label" "${server_extensions[@]}"
-  else
-    run_extensions "$url" "$label" "${embedded_extensions[@]}"
-  fi
+  # The extension scenarios (both servers serve skills and tasks).
+  run_extensions "$url" "$label" "${server_extensions[@]}"
   if ! kill -0 "$server_pid" 2>/dev/null; then
     echo "conformance: the server exited during the run; its output:" >&2
     cat "$server_log" >&2

@@ -24,6 +24,7 @@ use mcp_rs_core::model::prompts::{GetPromptRequest, Prompt, PromptResult, Prompt
 use mcp_rs_core::model::resources::{
     ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate,
 };
+use mcp_rs_core::model::skills::SkillSet;
 use mcp_rs_core::model::tasks::{TaskStore, TaskSupport};
 use mcp_rs_core::wire::json::{JsonStr, JsonWriter};
 use mcp_rs_core::{
@@ -293,6 +294,9 @@ impl ServerHandler for Fixtures {
     fn completions(&mut self) -> Option<&mut dyn Completions> {
         Some(self)
     }
+    fn skills(&mut self) -> Option<&dyn SkillSet> {
+        Some(crate::skills::skills())
+    }
 }
 
 impl ToolSet for Fixtures {
@@ -391,10 +395,14 @@ impl ToolSet for Fixtures {
 
 impl ResourceSet for Fixtures {
     fn len(&self) -> usize {
-        RESOURCES.len()
+        RESOURCES.len() + 1
     }
     fn get(&self, index: usize) -> Option<Resource<'_>> {
-        RESOURCES.get(index).copied()
+        // After the fixtures, the skill's entry point (as `everything` lists it).
+        RESOURCES
+            .get(index)
+            .copied()
+            .or((index == RESOURCES.len()).then_some(crate::skills::SKILL_RESOURCE))
     }
     fn templates_len(&self) -> usize {
         TEMPLATES.len()
@@ -455,7 +463,13 @@ impl ResourceSet for Fixtures {
                             Err(_) => result.not_found(),
                         }
                     }
-                    _ => result.not_found(),
+                    // The skill's files (SKILL.md is listed, the others are not).
+                    _ => match crate::skills::file(uri) {
+                        Some((mime, text)) => {
+                            result.text(uri, Some(mime), text);
+                        }
+                        None => result.not_found(),
+                    },
                 }
             }
         }

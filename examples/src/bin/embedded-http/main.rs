@@ -21,13 +21,18 @@
 //! Prints `listening on ADDR` on stdout and stderr once it accepts connections (the
 //! conformance script and the interop suites read it). Limits: [`SLOTS`] connections at once (the next one is answered 503), [`SESSIONS`]
 //! legacy sessions, [`RX`]/[`TX`] bytes per request and frame, [`REPLAY`] bytes of events kept
-//! per legacy session for resumption.
+//! per legacy session for resumption; tasks (the tasks extension's fixtures): the
+//! [`tasks::Host`] (64 tasks of 4 KiB, 8 queued jobs of 1 KiB) and [`tasks::WORKERS`] task
+//! workers, futures of the executor beside the slots.
 
 mod alloc_count;
 mod asks;
 mod handler;
 mod mrtr;
 mod net;
+// `everything`'s skill (SEP-2640): the same file, so that both servers serve one definition.
+#[path = "../everything/skills.rs"]
+mod skills;
 mod tasks;
 
 use std::io::Write as _;
@@ -186,6 +191,9 @@ fn main() {
     println!("listening on {addr}");
     let _ = std::io::stdout().flush();
     eprintln!("listening on {addr}");
+    // The skill's manifest (its files' digests) is computed on first use: now, before
+    // allocations are counted.
+    let _ = skills::skills();
     alloc_count::start();
     let report = options.report;
     let mut served = 0u64;
