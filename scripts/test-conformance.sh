@@ -21,7 +21,8 @@
 #
 # Extension scenarios are in no requirement set: the server leg also runs those of the
 # extensions everything serves (`server_extensions` below, one `--scenario` run each, at the
-# suite's default version) and scores them like a requirement set named `extensions`.
+# suite's default version) and scores them like a requirement set named `extensions`, for
+# each server (embedded-http serves the same extensions).
 #
 #   MCP_CONFORMANCE_LEGS="server client" which legs to run (default both)
 #   MCP_EVERYTHING_CMD=/path/to/server  test another everything build (default: target/debug/everything)
@@ -46,7 +47,8 @@ revisions=(2025-11-25 2026-07-28)
 # Scored client scenarios (name prefixes) whose feature has not landed on main yet: run and
 # reported, never counted as passed. Empty: every scored scenario counts.
 client_pending=()
-# Extension scenarios the server leg runs and scores (everything serves these extensions).
+# Extension scenarios the server leg runs and scores (everything and embedded-http serve these
+# extensions).
 # The suite itself skips tasks-status-notifications (its one check is SKIPPED, "pending
 # subscriptions/listen rewrite"): it runs, and is reported as skipped by the suite.
 server_extensions=(sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest
@@ -177,8 +179,8 @@ server_leg() { # label cmd [args...]
   for rev in "${revisions[@]}"; do
     run_suite "server:$label" "$rev" --url "$url"
   done
-  # The extensions only `everything` serves (skills).
-  if [ "$label" = server ]; then run_extensions "$url"; fi
+  # The extension scenarios (both servers serve skills and tasks).
+  run_extensions "$url" "$label" "${server_extensions[@]}"
   if ! kill -0 "$server_pid" 2>/dev/null; then
     echo "conformance: the server exited during the run; its output:" >&2
     cat "$server_log" >&2
@@ -192,22 +194,25 @@ server_leg() { # label cmd [args...]
   server_pid=""
 }
 
-# The extension scenarios, one run each, into one results dir: $out/server-extensions.
-run_extensions() { # url
-  local dir=$out/server-extensions log=$out/server-extensions.log rc=0 one
-  step "suite: server --scenario ${server_extensions[*]}"
+# The extension scenarios given, one run each, into one results dir: $out/<label>-extensions.
+run_extensions() { # url label scenario...
+  local url=$1 label=$2 rc=0 one
+  shift 2
+  local dir=$out/$label-extensions log=$out/$label-extensions.log
+  step "suite: server --scenario $* ($label)"
   rm -rf "${dir:?}"
   mkdir -p "$dir"
   : >"$log"
-  for scenario in "${server_extensions[@]}"; do
+  for scenario in "$@"; do
     one=0
     (cd "$work" && timeout --kill-after=10 "$run_timeout" "$node" "$suite_dir/dist/index.js" \
-      server --url "$1" --scenario "$scenario" --output-dir "$dir") >>"$log" 2>&1 || one=$?
+      server --url "$url" --scenario "$scenario" --output-dir "$dir") >>"$log" 2>&1 || one=$?
     if [ "$one" -gt "$rc" ]; then rc=$one; fi
   done
   if [ "$verbose" = 1 ]; then cat "$log"; fi
   echo "exit status $rc; $(find "$dir" -name checks.json | wc -l) scenario results in $dir"
-  record "server|extensions|$rc|$dir|$log|server"
+  # The scenarios scored (the 7th field) go with the run.
+  record "server|extensions|$rc|$dir|$log|$label|$*"
 }
 
 if has_leg server; then
@@ -235,7 +240,7 @@ if has_leg server; then
     for rev in "${revisions[@]}"; do
       run_suite server "$rev" --url "$url"
     done
-    run_extensions "$url"
+    run_extensions "$url" server "${server_extensions[@]}"
   else
     server_leg server "${MCP_EVERYTHING_CMD:-$bin_dir/everything}"
   fi
@@ -286,7 +291,7 @@ let status = 0;
 let totalPassed = 0;
 let totalFailed = 0;
 for (const run of runs) {
-  const [leg, rev, rcText, outDir, logFile, label = leg] = run.split('|');
+  const [leg, rev, rcText, outDir, logFile, label = leg, scenarios = ''] = run.split('|');
   if (leg === 'server-died') {
     console.log(`\nerror: the server under test (${label}) exited during the run (its output is above)`);
     status = 1;
@@ -299,11 +304,11 @@ for (const run of runs) {
   }
   const rc = Number(rcText);
   const problems = [];
-  // `extensions`: the extension scenarios of the script's list, each run on its own (one
-  // "Test Results:" block each instead of a summary).
+  // `extensions`: the extension scenarios the run lists (the script's list for that
+  // server), each run on its own (one "Test Results:" block each instead of a summary).
   const extensions = rev === 'extensions';
   const req = extensions
-    ? { server: (process.env.MCP_CONFORMANCE_EXTENSIONS ?? '').split(' ').filter(Boolean) }
+    ? { server: scenarios.split(' ').filter(Boolean) }
     : YAML.parse(fs.readFileSync(path.join(suiteDir, 'requirements', `${rev}.yaml`), 'utf8'));
   const summary = extensions ? /^Test Results:$/m : /^=== (SUITE )?SUMMARY ===$/m;
   const scored = req[leg] ?? [];
@@ -436,6 +441,6 @@ EOF
 step "results"
 status=0
 mapfile -t runs < <(sort -s -t"|" -k6,6 "$runs_file")
-MCP_CONFORMANCE_PENDING="${client_pending[*]}" MCP_CONFORMANCE_EXTENSIONS="${server_extensions[*]}" \
+MCP_CONFORMANCE_PENDING="${client_pending[*]}" \
   "$node" "$work/report.mjs" "$suite_dir" "${runs[@]}" || status=$?
 exit "$status"

@@ -36,6 +36,11 @@ for features in "" "http" "jwt" "macros" "stdio" "socket" "client" "client,http"
   cargo clippy -p mcp-rs-tokio --no-default-features --features "$features" --quiet -- -D warnings
 done
 
+step "feature matrix (mcp-embedded)"
+for features in "" "requests" "http" "prompts" "tasks" "http,tasks" "http,requests,prompts,tasks"; do
+  cargo clippy -p mcp-rs-embedded --no-default-features --features "$features" --quiet -- -D warnings
+done
+
 step "unit, integration and doc tests"
 cargo test --workspace
 

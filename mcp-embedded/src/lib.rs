@@ -151,6 +151,9 @@ pub mod blocking;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
+#[cfg(feature = "tasks")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tasks")))]
+pub mod tasks;
 
 #[cfg(feature = "defmt")]
 macro_rules! log_warn {

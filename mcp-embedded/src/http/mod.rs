@@ -81,6 +81,15 @@
 //! (202) and which leaves the answer in the session's mailbox (`Server::with_responses`)
 //! for the call's slot.
 //!
+//! # Tasks (feature `tasks`)
+//!
+//! The work of a task (the tasks extension) outlives the `tools/call` that created it: a
+//! tool handed a task queues a job in the handler's `tasks::TaskHost` and defers, the
+//! client gets its `working` task at once, and task workers run the job: one
+//! `Server::serve_tasks` future per `TaskWorker` beside the slot tasks, with the
+//! application's `TaskRunner`, which reports through a `TaskContext`. `tasks/get`, `tasks/update` and `tasks/cancel` are
+//! answered by the session on any slot; `tasks/update` and `tasks/cancel` wake the workers.
+//!
 //! # Example
 //!
 //! One task per slot, all sharing the server (with embassy: `#[embassy_executor::task(pool_size
@@ -181,6 +190,9 @@ mod mailbox;
 mod replay;
 mod respond;
 mod sessions;
+#[cfg(feature = "tasks")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tasks")))]
+mod tasks;
 mod updates;
 mod wait;
 
@@ -199,6 +211,8 @@ pub use calls::{CallContext, CallRunner};
 pub use checks::MODERN;
 pub use head::MAX_HEADERS;
 pub use sessions::SESSION_ID_LEN;
+#[cfg(feature = "tasks")]
+pub use tasks::{TaskContext, TaskRunner, TaskWorker};
 pub use updates::{MAX_SUBSCRIPTIONS, MAX_UPDATED_URI};
 
 use body::{BodyError, Inbox};

@@ -24,12 +24,15 @@ use mcp_rs_core::model::prompts::{GetPromptRequest, Prompt, PromptResult, Prompt
 use mcp_rs_core::model::resources::{
     ReadRequest, ReadResult, Resource, ResourceSet, ResourceTemplate,
 };
+use mcp_rs_core::model::skills::SkillSet;
+use mcp_rs_core::model::tasks::{TaskStore, TaskSupport};
 use mcp_rs_core::wire::json::{JsonStr, JsonWriter};
 use mcp_rs_core::{
     Call, CallRequest, ClientCaps, Content, Dispatch, ListKind, LogLevel, Role, ServerHandler,
     Tool, ToolResult, ToolSet,
 };
 use mcp_rs_embedded::http::{CallContext, CallRunner};
+use mcp_rs_embedded::tasks::{TaskHandler, TaskJobs};
 
 /// List changes the trigger tools asked for (bit 0: tools, bit 1: prompts); the serving
 /// loop announces them through the server after each round.
@@ -263,11 +266,22 @@ impl<const N: usize> fmt::Write for Buf<N> {
     }
 }
 
-/// The fixture server's handler.
-#[derive(Debug, Default)]
-pub(crate) struct Fixtures;
+/// The fixture server's handler: the tasks fixtures' host besides the static fixtures.
+#[derive(Debug)]
+pub(crate) struct Fixtures {
+    pub(crate) tasks: &'static mut crate::tasks::Host,
+}
+
+impl TaskHandler for Fixtures {
+    fn task_jobs(&mut self) -> Option<&mut dyn TaskJobs> {
+        Some(&mut *self.tasks)
+    }
+}
 
 impl ServerHandler for Fixtures {
+    fn tasks(&mut self) -> Option<&mut dyn TaskStore> {
+        Some(&mut *self.tasks)
+    }
     fn tools(&mut self) -> Option<&mut dyn ToolSet> {
         Some(self)
     }
@@ -280,18 +294,32 @@ impl ServerHandler for Fixtures {
     fn completions(&mut self) -> Option<&mut dyn Completions> {
         Some(self)
     }
+    fn skills(&mut self) -> Option<&dyn SkillSet> {
+        Some(crate::skills::skills())
+    }
 }
 
 impl ToolSet for Fixtures {
     fn len(&self) -> usize {
-        TOOLS.len()
+        TOOLS.len() + crate::tasks::TOOLS.len()
     }
     fn get(&self, index: usize) -> Option<Tool<'_>> {
-        TOOLS.get(index).copied()
+        TOOLS.get(index).copied().or_else(|| {
+            let i = index.checked_sub(TOOLS.len())?;
+            crate::tasks::TOOLS.get(i).copied()
+        })
+    }
+    fn task_support(&self, index: usize) -> TaskSupport {
+        index
+            .checked_sub(TOOLS.len())
+            .map_or(TaskSupport::Forbidden, crate::tasks::support)
     }
     fn call(&mut self, request: &CallRequest<'_>, r: &mut ToolResult<'_, '_>) -> Dispatch {
         let Some(tool) = TOOLS.get(request.tool_index()) else {
-            return Dispatch::Defer;
+            let Some(i) = request.tool_index().checked_sub(TOOLS.len()) else {
+                return Dispatch::Defer;
+            };
+            return crate::tasks::call(self.tasks, i, request, r, crate::clock());
         };
         if request.version().is_modern()
             && crate::mrtr::step(
@@ -367,10 +395,14 @@ impl ToolSet for Fixtures {
 
 impl ResourceSet for Fixtures {
     fn len(&self) -> usize {
-        RESOURCES.len()
+        RESOURCES.len() + 1
     }
     fn get(&self, index: usize) -> Option<Resource<'_>> {
-        RESOURCES.get(index).copied()
+        // After the fixtures, the skill's entry point (as `everything` lists it).
+        RESOURCES
+            .get(index)
+            .copied()
+            .or((index == RESOURCES.len()).then_some(crate::skills::SKILL_RESOURCE))
     }
     fn templates_len(&self) -> usize {
         TEMPLATES.len()
@@ -431,7 +463,13 @@ impl ResourceSet for Fixtures {
                             Err(_) => result.not_found(),
                         }
                     }
-                    _ => result.not_found(),
+                    // The skill's files (SKILL.md is listed, the others are not).
+                    _ => match crate::skills::file(uri) {
+                        Some((mime, text)) => {
+                            result.text(uri, Some(mime), text);
+                        }
+                        None => result.not_found(),
+                    },
                 }
             }
         }
@@ -572,8 +610,10 @@ impl Completions for Fixtures {
 
 /// Runs the deferred fixtures that report while they run (progress, log messages) or ask
 /// the client (legacy sampling and elicitation) on the connection's slot.
-#[derive(Debug, Default)]
-pub(crate) struct Runner;
+pub(crate) struct Runner {
+    /// The slot's timer (`slow_compute` without a task sleeps on it).
+    pub(crate) timer: crate::net::Timer,
+}
 
 const RUNS: [&str; 4] = [
     "test_tool_with_progress",
@@ -588,6 +628,7 @@ impl<T: embedded_io_async::Write> CallRunner<T> for Runner {
             .chain(&crate::asks::ASKS)
             .any(|name| call.name().eq_str(name))
             || call.name().raw().starts_with("test_input_required_result_")
+            || call.name().eq_str("slow_compute")
     }
 
     async fn run<'c>(&'c mut self, call: Call<'c>, ctx: &'c mut CallContext<'_, T>) {
@@ -595,6 +636,20 @@ impl<T: embedded_io_async::Write> CallRunner<T> for Runner {
             crate::asks::run(&call, ctx).await;
         } else if call.name().raw().starts_with("test_input_required_result_") {
             crate::asks::drive(&call, ctx).await;
+        } else if call.name().eq_str("slow_compute") {
+            // Called without a task: the sleep runs on the slot, then the result goes out.
+            let args = call.args();
+            self.timer
+                .sleep(std::time::Duration::from_secs_f64(crate::tasks::seconds(
+                    args,
+                )))
+                .await;
+            let mut text = Buf::<512>::new();
+            crate::tasks::computed(args, &mut text);
+            ctx.complete(|r| {
+                r.text(text.as_str());
+            })
+            .await;
         } else if call.name().eq_str("test_reconnection") {
             // Legacy sessions: the POST's stream ends here and the result goes to the
             // session's replay ring; the client resumes with GET and Last-Event-ID (as

@@ -21,13 +21,19 @@
 //! Prints `listening on ADDR` on stdout and stderr once it accepts connections (the
 //! conformance script and the interop suites read it). Limits: [`SLOTS`] connections at once (the next one is answered 503), [`SESSIONS`]
 //! legacy sessions, [`RX`]/[`TX`] bytes per request and frame, [`REPLAY`] bytes of events kept
-//! per legacy session for resumption.
+//! per legacy session for resumption; tasks (the tasks extension's fixtures): the
+//! [`tasks::Host`] (64 tasks of 4 KiB, 8 queued jobs of 1 KiB) and [`tasks::WORKERS`] task
+//! workers, futures of the executor beside the slots.
 
 mod alloc_count;
 mod asks;
 mod handler;
 mod mrtr;
 mod net;
+// `everything`'s skill (SEP-2640): the same file, so that both servers serve one definition.
+#[path = "../everything/skills.rs"]
+mod skills;
+mod tasks;
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -35,7 +41,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use mcp_rs_core::{CallSlot, Config, SecretKey, ServerInfo};
-use mcp_rs_embedded::http::{HttpConfig, Server, Slot};
+use mcp_rs_embedded::http::{HttpConfig, Server, Slot, TaskWorker};
 
 /// Connection slots (connections served at once). Clients keep connections and GET streams
 /// open: idle ones are evicted for new connections.
@@ -73,12 +79,15 @@ static INFO: ServerInfo<'static> = ServerInfo {
     instructions: None,
 };
 
-static EPOCH: OnceLock<Instant> = OnceLock::new();
+/// The start-up instant and the wall clock then (ms since the UNIX epoch).
+static EPOCH: OnceLock<(Instant, u64)> = OnceLock::new();
 
-/// Milliseconds since start-up.
+/// Milliseconds since the UNIX epoch (tasks show `createdAt` from it), advanced from
+/// start-up by the monotonic clock.
 fn clock() -> u64 {
-    EPOCH.get().map_or(0, |e| {
-        u64::try_from(e.elapsed().as_millis()).unwrap_or(u64::MAX)
+    EPOCH.get().map_or(0, |(start, wall)| {
+        let since = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        wall.saturating_add(since)
     })
 }
 
@@ -129,7 +138,12 @@ fn main() {
             std::process::exit(2);
         }
     };
-    EPOCH.get_or_init(Instant::now);
+    EPOCH.get_or_init(|| {
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        (Instant::now(), wall)
+    });
     let listener = match mio::net::TcpListener::bind(options.listen) {
         Ok(l) => l,
         Err(e) => {
@@ -140,10 +154,11 @@ fn main() {
     let addr = listener.local_addr().unwrap_or(options.listen);
     // Start-up: every piece of memory the server will use, allocated once.
     let key = SecretKey(seed());
+    let host: &'static mut tasks::Host = Box::leak(Box::new(tasks::host(key)));
     let storage: &'static mut [[CallSlot; CALLS]; SESSIONS] =
         Box::leak(Box::new([[CallSlot::EMPTY; CALLS]; SESSIONS]));
     let server: &'static FixtureServer = Box::leak(Box::new(
-        Server::new(&INFO, Config::new(key), handler::Fixtures)
+        Server::new(&INFO, Config::new(key), handler::Fixtures { tasks: host })
             .with_http(HttpConfig::new())
             .with_clock(clock)
             .with_sessions(storage)
@@ -156,7 +171,13 @@ fn main() {
             .collect::<Vec<_>>()
             .into_boxed_slice(),
     );
-    let mut executor = match net::Executor::new(listener, server, slots) {
+    let workers: &'static mut [TaskWorker<{ tasks::JOB }>] = Box::leak(
+        (0..tasks::WORKERS)
+            .map(|_| TaskWorker::new())
+            .collect::<Vec<_>>()
+            .into_boxed_slice(),
+    );
+    let mut executor = match net::Executor::new(listener, server, slots, workers) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("embedded-http: {e}");
@@ -170,6 +191,9 @@ fn main() {
     println!("listening on {addr}");
     let _ = std::io::stdout().flush();
     eprintln!("listening on {addr}");
+    // The skill's manifest (its files' digests) is computed on first use: now, before
+    // allocations are counted.
+    let _ = skills::skills();
     alloc_count::start();
     let report = options.report;
     let mut served = 0u64;

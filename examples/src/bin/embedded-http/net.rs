@@ -13,12 +13,12 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
-use mcp_rs_embedded::http::{Ended, SlotState};
+use mcp_rs_embedded::http::{Ended, SlotState, TaskWorker};
 use mcp_rs_embedded::ErrorKind;
 use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Token};
 
-use crate::{handler, FixtureServer, HttpSlot};
+use crate::{handler, tasks, FixtureServer, HttpSlot};
 
 /// A socket error, by kind (`std::io::Error` is not an `embedded_io::Error`).
 #[derive(Debug, Clone, Copy)]
@@ -117,9 +117,42 @@ pub(crate) struct Executor {
     tasks: Vec<Task>,
     flags: Vec<Arc<Flag>>,
     wakers: Vec<Waker>,
+    /// One timer per future (the slots', then the task workers').
+    timers: &'static [Cell<Option<Instant>>],
     handoffs: &'static [Handoff],
     /// `--watch-every`: the period of `test://watched-resource`'s updates, and the next one.
     watch: Option<(Duration, Instant)>,
+}
+
+/// A future's timer: the deadline it sleeps until, which the executor's poll waits for
+/// (one per future, made at start-up).
+#[derive(Clone, Copy)]
+pub(crate) struct Timer(&'static Cell<Option<Instant>>);
+
+impl Timer {
+    /// Sleeps `d` (the executor polls the future again once it has passed).
+    pub(crate) async fn sleep(&self, d: Duration) {
+        let until = Instant::now() + d;
+        poll_fn(|_| {
+            if Instant::now() >= until {
+                Poll::Ready(())
+            } else {
+                self.0.set(Some(until));
+                Poll::Pending
+            }
+        })
+        .await;
+    }
+}
+
+/// One task worker's life: run task work as it is queued.
+async fn worker_task(
+    server: &'static FixtureServer,
+    worker: &'static mut TaskWorker<{ tasks::JOB }>,
+    timer: Timer,
+) {
+    let mut work = tasks::Work::new(timer);
+    let _ = server.serve_tasks(worker, &mut work).await;
 }
 
 /// The resource the `--watch-every` clock updates.
@@ -130,7 +163,9 @@ async fn slot_task(
     server: &'static FixtureServer,
     slot: &'static mut HttpSlot,
     hand: &'static Handoff,
+    timer: Timer,
 ) {
+    let mut runner = handler::Runner { timer };
     loop {
         let stream = poll_fn(|_| match hand.conn.take() {
             Some(s) => Poll::Ready(s),
@@ -138,7 +173,7 @@ async fn slot_task(
         })
         .await;
         let ended = server
-            .serve_calls(slot, &hand.state, &mut Sock(&stream), &mut handler::Runner)
+            .serve_calls(slot, &hand.state, &mut Sock(&stream), &mut runner)
             .await;
         let _ = stream.shutdown(std::net::Shutdown::Both);
         drop(stream);
@@ -153,17 +188,32 @@ impl Executor {
         mut listener: TcpListener,
         server: &'static FixtureServer,
         slots: &'static mut [HttpSlot],
+        workers: &'static mut [TaskWorker<{ tasks::JOB }>],
     ) -> io::Result<Self> {
         let poll = mio::Poll::new()?;
         poll.registry()
             .register(&mut listener, LISTENER, Interest::READABLE)?;
         let handoffs: &'static [Handoff] =
             Box::leak((0..slots.len()).map(|_| Handoff::default()).collect());
-        let tasks: Vec<Task> = slots
+        let slot_count = slots.len();
+        let timers: &'static [Cell<Option<Instant>>] = Box::leak(
+            (0..slot_count + workers.len())
+                .map(|_| Cell::new(None))
+                .collect(),
+        );
+        let mut tasks: Vec<Task> = slots
             .iter_mut()
             .zip(handoffs)
-            .map(|(slot, hand)| Box::pin(slot_task(server, slot, hand)) as Task)
+            .zip(timers)
+            .map(|((slot, hand), t)| Box::pin(slot_task(server, slot, hand, Timer(t))) as Task)
             .collect();
+        let worker_timers = timers.get(slot_count..).unwrap_or_default();
+        tasks.extend(
+            workers
+                .iter_mut()
+                .zip(worker_timers)
+                .map(|(w, t)| Box::pin(worker_task(server, w, Timer(t))) as Task),
+        );
         let flags: Vec<Arc<Flag>> = (0..tasks.len())
             .map(|_| Arc::new(Flag(AtomicBool::new(true))))
             .collect();
@@ -176,6 +226,7 @@ impl Executor {
             tasks,
             flags,
             wakers,
+            timers,
             handoffs,
             watch: None,
         })
@@ -197,7 +248,7 @@ impl Executor {
                         polled = true;
                         self.poll_task(i);
                     }
-                    if let Some(e) = self.handoffs[i].ended.take() {
+                    if let Some(e) = self.handoffs.get(i).and_then(|h| h.ended.take()) {
                         ended(e);
                     }
                 }
@@ -205,9 +256,14 @@ impl Executor {
                     self.server.list_changed(kind);
                 }
             }
+            let now = Instant::now();
             let timeout = self
                 .watch
-                .map(|(_, next)| next.saturating_duration_since(Instant::now()));
+                .map(|(_, next)| next)
+                .into_iter()
+                .chain(self.timers.iter().filter_map(Cell::get))
+                .min()
+                .map(|next| next.saturating_duration_since(now));
             match self.poll.poll(&mut self.events, timeout) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -226,6 +282,15 @@ impl Executor {
             }
             if accept {
                 self.accept();
+            }
+            // Timers that have passed: their futures are polled (and sleep again if they
+            // were woken early).
+            let now = Instant::now();
+            for (timer, flag) in self.timers.iter().zip(&self.flags) {
+                if timer.get().is_some_and(|t| t <= now) {
+                    timer.set(None);
+                    flag.0.store(true, Ordering::Release);
+                }
             }
             if let Some((period, next)) = self.watch.as_mut() {
                 if Instant::now() >= *next {
