@@ -81,6 +81,8 @@ pub mod lifecycle;
 pub mod requests;
 pub mod rounds;
 mod shortcuts;
+#[cfg(feature = "skills")]
+pub mod skills;
 mod slots;
 
 pub use error::{ClientError, HandshakeError};

@@ -11,6 +11,7 @@
 //! | [`Request::Ping`] | — (legacy only) |
 //! | [`Request::SetLevel`] | `level` (legacy only) |
 //! | [`Request::Listen`] | `notifications` (raw JSON `SubscriptionFilter`; 2026-07-28 only) |
+//! | `Request::Skills` (feature `skills`) | `uri`, `cursor` (see `skills::SkillsRequest`) |
 //!
 //! Every request then gets `_meta`: `progressToken` (the request's id) when progress was
 //! asked for, and on 2026-07-28 `io.modelcontextprotocol/protocolVersion`,
@@ -114,6 +115,10 @@ pub enum Request<'a> {
         /// The `SubscriptionFilter` (a JSON object), e.g. `{"toolsListChanged":true}`.
         notifications: &'a str,
     },
+    /// The skills extension's requests (`skills/list`, `skills/get`,
+    /// `resources/directory/read`).
+    #[cfg(feature = "skills")]
+    Skills(super::skills::SkillsRequest<'a>),
 }
 
 impl Request<'_> {
@@ -133,6 +138,8 @@ impl Request<'_> {
             Request::Ping => Method::Ping,
             Request::SetLevel(_) => Method::SetLevel,
             Request::Listen { .. } => Method::Listen,
+            #[cfg(feature = "skills")]
+            Request::Skills(r) => r.method(),
         }
     }
 
@@ -231,6 +238,8 @@ impl Request<'_> {
                 w.raw_value(notifications);
             }
             Request::Ping => {}
+            #[cfg(feature = "skills")]
+            Request::Skills(r) => r.write_members(w),
         }
     }
 }
