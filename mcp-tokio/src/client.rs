@@ -96,6 +96,7 @@ pub mod oauth;
 mod request;
 mod results;
 mod shared;
+mod skills;
 mod stream;
 mod types;
 
@@ -127,6 +128,7 @@ pub use results::{
     ResourceTemplate, Root, Tool, ToolsPage,
 };
 use shared::{lock, Shared};
+pub use skills::{DynamicMarker, LoadedSkill, SkillContent, SkillEntry, SkillFile, SkillResources};
 pub use types::{
     CallOptions, ClientOptions, Era, Implementation, Notification, Progress, ProgressSink,
     ServerDetails, MAX_INPUT_ROUNDS,

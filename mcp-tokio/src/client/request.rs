@@ -40,6 +40,8 @@ pub(crate) enum OwnedRequest {
     Ping,
     SetLevel(LogLevel),
     Listen(String),
+    /// The skills extension's requests.
+    Skills(super::skills::OwnedSkillsRequest),
 }
 
 impl OwnedRequest {
@@ -86,6 +88,7 @@ impl OwnedRequest {
             OwnedRequest::Ping => Request::Ping,
             OwnedRequest::SetLevel(level) => Request::SetLevel(*level),
             OwnedRequest::Listen(notifications) => Request::Listen { notifications },
+            OwnedRequest::Skills(skills) => skills.as_core(),
         }
     }
 }
