@@ -20,8 +20,10 @@
 # not-scored failures are reported but do not fail.
 #
 # Extension scenarios are in no requirement set: the server leg also runs those of the
-# extensions everything serves (`server_extensions` below, one `--scenario` run each, at the
-# suite's default version) and scores them like a requirement set named `extensions`.
+# extensions everything serves (`server_extensions` below), and the client leg those the
+# conformance client implements (`client_extensions`), one `--scenario` run each at the
+# suite's default version, scored like a requirement set named `extensions` (a scenario whose
+# checks were all SKIPPED counts as failed on the client leg: the client did not do its part).
 #
 #   MCP_CONFORMANCE_LEGS="server client" which legs to run (default both)
 #   MCP_EVERYTHING_CMD=/path/to/server  test another everything build (default: target/debug/everything)
@@ -53,6 +55,10 @@ server_extensions=(sep-2640-skills-enumeration sep-2640-skills-directory sep-264
   tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal
   tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-status-notifications
   tasks-required-task-error tasks-mrtr-composition)
+# Extension scenarios the client leg runs and scores (skills: the client lists, loads and
+# verifies).
+client_extensions=(sep-2640-client-no-prefetch sep-2640-client-verify-digest
+  sep-2640-client-verify-size sep-2640-client-verify-frontmatter)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/mcp-rs/conformance
 run_timeout=${MCP_CONFORMANCE_TIMEOUT:-300}
 verbose=${MCP_CONFORMANCE_VERBOSE:-0}
@@ -178,7 +184,7 @@ server_leg() { # label cmd [args...]
     run_suite "server:$label" "$rev" --url "$url"
   done
   # The extensions only `everything` serves (skills).
-  if [ "$label" = server ]; then run_extensions "$url"; fi
+  if [ "$label" = server ]; then run_extensions server --url "$url"; fi
   if ! kill -0 "$server_pid" 2>/dev/null; then
     echo "conformance: the server exited during the run; its output:" >&2
     cat "$server_log" >&2
@@ -192,22 +198,28 @@ server_leg() { # label cmd [args...]
   server_pid=""
 }
 
-# The extension scenarios, one run each, into one results dir: $out/server-extensions.
-run_extensions() { # url
-  local dir=$out/server-extensions log=$out/server-extensions.log rc=0 one
-  step "suite: server --scenario ${server_extensions[*]}"
+# A leg's extension scenarios, one run each, into one results dir: $out/<leg>-extensions.
+run_extensions() { # leg args (--url URL or --command CMD)
+  local leg=$1 dir=$out/$1-extensions log=$out/$1-extensions.log rc=0 one scenarios
+  shift
+  if [ "$leg" = server ]; then
+    scenarios=("${server_extensions[@]}")
+  else
+    scenarios=("${client_extensions[@]}")
+  fi
+  step "suite: $leg --scenario ${scenarios[*]}"
   rm -rf "${dir:?}"
   mkdir -p "$dir"
   : >"$log"
-  for scenario in "${server_extensions[@]}"; do
+  for scenario in "${scenarios[@]}"; do
     one=0
     (cd "$work" && timeout --kill-after=10 "$run_timeout" "$node" "$suite_dir/dist/index.js" \
-      server --url "$1" --scenario "$scenario" --output-dir "$dir") >>"$log" 2>&1 || one=$?
+      "$leg" "$@" --scenario "$scenario" --output-dir "$dir") >>"$log" 2>&1 || one=$?
     if [ "$one" -gt "$rc" ]; then rc=$one; fi
   done
   if [ "$verbose" = 1 ]; then cat "$log"; fi
   echo "exit status $rc; $(find "$dir" -name checks.json | wc -l) scenario results in $dir"
-  record "server|extensions|$rc|$dir|$log|server"
+  record "$leg|extensions|$rc|$dir|$log|$leg"
 }
 
 if has_leg server; then
@@ -235,7 +247,7 @@ if has_leg server; then
     for rev in "${revisions[@]}"; do
       run_suite server "$rev" --url "$url"
     done
-    run_extensions "$url"
+    run_extensions server --url "$url"
   else
     server_leg server "${MCP_EVERYTHING_CMD:-$bin_dir/everything}"
   fi
@@ -253,6 +265,7 @@ if has_leg client; then
   for rev in "${revisions[@]}"; do
     run_suite client "$rev" --command "$client_cmd"
   done
+  run_extensions client --command "$client_cmd"
 fi
 
 # The report: checks.json per scenario, scored per the package's requirements/<rev>.yaml (read
@@ -303,7 +316,7 @@ for (const run of runs) {
   // "Test Results:" block each instead of a summary).
   const extensions = rev === 'extensions';
   const req = extensions
-    ? { server: (process.env.MCP_CONFORMANCE_EXTENSIONS ?? '').split(' ').filter(Boolean) }
+    ? { [leg]: (process.env[leg === 'client' ? 'MCP_CONFORMANCE_CLIENT_EXTENSIONS' : 'MCP_CONFORMANCE_EXTENSIONS'] ?? '').split(' ').filter(Boolean) }
     : YAML.parse(fs.readFileSync(path.join(suiteDir, 'requirements', `${rev}.yaml`), 'utf8'));
   const summary = extensions ? /^Test Results:$/m : /^=== (SUITE )?SUMMARY ===$/m;
   const scored = req[leg] ?? [];
@@ -345,8 +358,10 @@ for (const run of runs) {
       const ok = checks.filter((k) => k.status === 'SUCCESS').length;
       const bad = checks.filter((k) => k.status === 'FAILURE').length;
       if (ok > 0 && bad === 0) c.scenariosPassed++;
-      else if (extensions && checks.length > 0 && checks.every((k) => k.status === 'SKIPPED')) {
-        // An extension scenario the suite does not exercise yet: reported, not passed.
+      else if (extensions && leg === 'server' && checks.length > 0 && checks.every((k) => k.status === 'SKIPPED')) {
+        // An extension scenario the suite does not exercise yet: reported, not passed. (On
+        // the client leg a SKIPPED check means the client did not act: it falls through to
+        // "no check passed", a failure.)
         c.suiteSkipped.push(`${name}: ${oneLine(checks[0].errorMessage || checks[0].description)}`);
       } else if (bad === 0) {
         // 0 passed, 0 failed: nothing was checked, so nothing passed.
@@ -437,5 +452,6 @@ step "results"
 status=0
 mapfile -t runs < <(sort -s -t"|" -k6,6 "$runs_file")
 MCP_CONFORMANCE_PENDING="${client_pending[*]}" MCP_CONFORMANCE_EXTENSIONS="${server_extensions[*]}" \
+  MCP_CONFORMANCE_CLIENT_EXTENSIONS="${client_extensions[*]}" \
   "$node" "$work/report.mjs" "$suite_dir" "${runs[@]}" || status=$?
 exit "$status"
