@@ -1,7 +1,7 @@
 //! The skills extension (SEP-2640, `io.modelcontextprotocol/skills`) on the client side:
 //! its requests ([`SkillsRequest`], sent as [`Request::Skills`](super::Request::Skills)),
-//! zero-copy views of what the server answers ([`SkillsPage`], [`SkillEntry`], [`EntryFile`], [`DirectoryPage`]),
-//! and the verifier of what a `resources/read` of a skill's file returned
+//! zero-copy views of what the server answers ([`SkillsPage`], [`SkillEntry`],
+//! [`EntryFile`], [`DirectoryPage`]), and the verifier of what a `resources/read` of a skill's file returned
 //! ([`EntryFile::verify`], [`SkillEntry::verify_skill_md`]: size, `sha256:` digest and
 //! SKILL.md's front matter, see [`frontmatter`]).
 //!
