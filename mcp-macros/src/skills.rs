@@ -167,6 +167,8 @@ fn frontmatter_json(text: &str) -> Result<String, String> {
     // The open mapping: (its key's index in `top`, its members).
     let mut open: Option<(usize, Vec<(String, String)>)> = None;
     let mut closed = false;
+    // The indentation of the open mapping's members, once known.
+    let mut indent = 0;
     let close = |open: &mut Option<(usize, Vec<(String, String)>)>,
                  top: &mut Vec<(String, String)>| {
         if let Some((i, members)) = open.take() {
@@ -191,6 +193,13 @@ fn frontmatter_json(text: &str) -> Result<String, String> {
             continue;
         }
         let nested = trimmed.len() != raw.len();
+        if nested {
+            let width = raw.len() - trimmed.len();
+            if indent != 0 && width != indent {
+                return Err(format!("line {line}: outside the supported YAML subset"));
+            }
+            indent = width;
+        }
         let (key, value) = trimmed
             .split_once(": ")
             .map(|(k, v)| (k, v.trim()))
@@ -216,6 +225,7 @@ fn frontmatter_json(text: &str) -> Result<String, String> {
             continue;
         }
         close(&mut open, &mut top);
+        indent = 0;
         if top.iter().any(|(k, _)| k == key) {
             return Err(format!("line {line}: duplicate key"));
         }
@@ -258,6 +268,7 @@ mod tests {
             "---\nname: a\n",
             "---\ntools: [a]\n---\n",
             "---\nm:\n  a:\n---\n",
+            "---\nm:\n  a: b\n    c: d\n---\n",
             "---\n  a: b\n---\n",
             "---\na: b\na: c\n---\n",
             "---\njust text\n---\n",
