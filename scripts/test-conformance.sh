@@ -20,9 +20,11 @@
 # not-scored failures are reported but do not fail.
 #
 # Extension scenarios are in no requirement set: the server leg also runs those of the
-# extensions everything serves (`server_extensions` below, one `--scenario` run each, at the
-# suite's default version) and scores them like a requirement set named `extensions`, for
-# each server (embedded-http serves the same extensions).
+# extensions both servers serve (`server_extensions` below), and the client leg those the
+# conformance client implements (`client_extensions`), one `--scenario` run each at the
+# suite's default version, scored like a requirement set named `extensions` for each server
+# and the client (a scenario whose checks were all SKIPPED counts as failed on the client
+# leg: the client did not do its part).
 #
 #   MCP_CONFORMANCE_LEGS="server client" which legs to run (default both)
 #   MCP_EVERYTHING_CMD=/path/to/server  test another everything build (default: target/debug/everything)
@@ -55,6 +57,10 @@ server_extensions=(sep-2640-skills-enumeration sep-2640-skills-directory sep-264
   tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal
   tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-status-notifications
   tasks-required-task-error tasks-mrtr-composition)
+# Extension scenarios the client leg runs and scores (skills: the client lists, loads and
+# verifies).
+client_extensions=(sep-2640-client-no-prefetch sep-2640-client-verify-digest
+  sep-2640-client-verify-size sep-2640-client-verify-frontmatter)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/mcp-rs/conformance
 run_timeout=${MCP_CONFORMANCE_TIMEOUT:-300}
 verbose=${MCP_CONFORMANCE_VERBOSE:-0}
@@ -180,7 +186,7 @@ server_leg() { # label cmd [args...]
     run_suite "server:$label" "$rev" --url "$url"
   done
   # The extension scenarios (both servers serve skills and tasks).
-  run_extensions "$url" "$label" "${server_extensions[@]}"
+  run_extensions server "$label" --url "$url" "${server_extensions[@]}"
   if ! kill -0 "$server_pid" 2>/dev/null; then
     echo "conformance: the server exited during the run; its output:" >&2
     cat "$server_log" >&2
@@ -194,25 +200,25 @@ server_leg() { # label cmd [args...]
   server_pid=""
 }
 
-# The extension scenarios given, one run each, into one results dir: $out/<label>-extensions.
-run_extensions() { # url label scenario...
-  local url=$1 label=$2 rc=0 one
-  shift 2
+# A leg's extension scenarios given, one run each, into one results dir: $out/<label>-extensions.
+run_extensions() { # leg label (--url URL | --command CMD) scenario...
+  local leg=$1 label=$2 flag=$3 target=$4 rc=0 one
+  shift 4
   local dir=$out/$label-extensions log=$out/$label-extensions.log
-  step "suite: server --scenario $* ($label)"
+  step "suite: $leg --scenario $* ($label)"
   rm -rf "${dir:?}"
   mkdir -p "$dir"
   : >"$log"
   for scenario in "$@"; do
     one=0
     (cd "$work" && timeout --kill-after=10 "$run_timeout" "$node" "$suite_dir/dist/index.js" \
-      server --url "$url" --scenario "$scenario" --output-dir "$dir") >>"$log" 2>&1 || one=$?
+      "$leg" "$flag" "$target" --scenario "$scenario" --output-dir "$dir") >>"$log" 2>&1 || one=$?
     if [ "$one" -gt "$rc" ]; then rc=$one; fi
   done
   if [ "$verbose" = 1 ]; then cat "$log"; fi
   echo "exit status $rc; $(find "$dir" -name checks.json | wc -l) scenario results in $dir"
   # The scenarios scored (the 7th field) go with the run.
-  record "server|extensions|$rc|$dir|$log|$label|$*"
+  record "$leg|extensions|$rc|$dir|$log|$label|$*"
 }
 
 if has_leg server; then
@@ -240,7 +246,7 @@ if has_leg server; then
     for rev in "${revisions[@]}"; do
       run_suite server "$rev" --url "$url"
     done
-    run_extensions "$url" server "${server_extensions[@]}"
+    run_extensions server server --url "$url" "${server_extensions[@]}"
   else
     server_leg server "${MCP_EVERYTHING_CMD:-$bin_dir/everything}"
   fi
@@ -258,6 +264,7 @@ if has_leg client; then
   for rev in "${revisions[@]}"; do
     run_suite client "$rev" --command "$client_cmd"
   done
+  run_extensions client client --command "$client_cmd" "${client_extensions[@]}"
 fi
 
 # The report: checks.json per scenario, scored per the package's requirements/<rev>.yaml (read
@@ -308,7 +315,7 @@ for (const run of runs) {
   // server), each run on its own (one "Test Results:" block each instead of a summary).
   const extensions = rev === 'extensions';
   const req = extensions
-    ? { server: scenarios.split(' ').filter(Boolean) }
+    ? { [leg]: scenarios.split(' ').filter(Boolean) }
     : YAML.parse(fs.readFileSync(path.join(suiteDir, 'requirements', `${rev}.yaml`), 'utf8'));
   const summary = extensions ? /^Test Results:$/m : /^=== (SUITE )?SUMMARY ===$/m;
   const scored = req[leg] ?? [];
@@ -350,8 +357,10 @@ for (const run of runs) {
       const ok = checks.filter((k) => k.status === 'SUCCESS').length;
       const bad = checks.filter((k) => k.status === 'FAILURE').length;
       if (ok > 0 && bad === 0) c.scenariosPassed++;
-      else if (extensions && checks.length > 0 && checks.every((k) => k.status === 'SKIPPED')) {
-        // An extension scenario the suite does not exercise yet: reported, not passed.
+      else if (extensions && leg === 'server' && checks.length > 0 && checks.every((k) => k.status === 'SKIPPED')) {
+        // An extension scenario the suite does not exercise yet: reported, not passed. (On
+        // the client leg a SKIPPED check means the client did not act: it falls through to
+        // "no check passed", a failure.)
         c.suiteSkipped.push(`${name}: ${oneLine(checks[0].errorMessage || checks[0].description)}`);
       } else if (bad === 0) {
         // 0 passed, 0 failed: nothing was checked, so nothing passed.

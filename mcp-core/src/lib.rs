@@ -86,6 +86,8 @@ extern crate std;
 pub mod client;
 pub mod model;
 pub mod pump;
+#[cfg(all(feature = "macros", feature = "skills"))]
+pub use mcp_rs_macros::skill;
 #[cfg(feature = "macros")]
 pub use mcp_rs_macros::{
     prompts, resources, tools, PromptArgs, TemplateVars, ToolArgs, ToolOutput,

@@ -42,6 +42,7 @@ mod output;
 mod pattern;
 mod prompts;
 mod resources;
+mod skills;
 mod tools;
 
 /// Derives `mcp_rs_core::typed::ToolArgs` (structs with named fields) or the value traits
@@ -100,4 +101,15 @@ pub fn derive_template_vars(input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn resources(attr: TokenStream, item: TokenStream) -> TokenStream {
     resources::expand(attr.into(), item.into()).into()
+}
+
+/// `skill!("dir", "skill://base/name")`: a skills-extension entry
+/// (`mcp_rs_core::model::skills::Skill`, a constant expression) built at compile time from
+/// the files under `dir` (relative to the crate's `Cargo.toml`): every file in the manifest
+/// with its size and `sha256:` digest, SKILL.md first, and SKILL.md's YAML front matter as
+/// the JSON `frontmatter` (the subset: `key: scalar` and one level of nested mappings;
+/// every scalar becomes a JSON string; anything else is a compile error naming the line).
+#[proc_macro]
+pub fn skill(input: TokenStream) -> TokenStream {
+    skills::expand(input.into()).into()
 }

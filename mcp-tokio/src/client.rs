@@ -96,6 +96,7 @@ pub mod oauth;
 mod request;
 mod results;
 mod shared;
+mod skills;
 mod stream;
 mod tasks;
 mod types;
@@ -129,6 +130,7 @@ pub use results::{
 };
 use shared::{lock, Shared};
 pub use tasks::{TaskFailure, TaskHandle, TaskInfo, TaskStart, TaskStatus, MIN_TASK_POLL};
+pub use skills::{DynamicMarker, LoadedSkill, SkillContent, SkillEntry, SkillFile, SkillResources};
 pub use types::{
     CallOptions, ClientOptions, Era, Implementation, Notification, Progress, ProgressSink,
     ServerDetails, MAX_INPUT_ROUNDS,

@@ -83,6 +83,8 @@ pub mod lifecycle;
 pub mod requests;
 pub mod rounds;
 mod shortcuts;
+#[cfg(feature = "skills")]
+pub mod skills;
 mod slots;
 #[cfg(feature = "tasks")]
 pub mod tasks;

@@ -12,6 +12,7 @@
 //! | [`Request::SetLevel`] | `level` (legacy only) |
 //! | [`Request::Listen`] | `notifications` (raw JSON `SubscriptionFilter`; 2026-07-28 only) |
 //! | `Request::Task` (feature `tasks`) | `taskId`, and `inputResponses` for `tasks/update` (2026-07-28 only; see [`tasks`](super::tasks)) |
+//! | `Request::Skills` (feature `skills`) | `uri`, `cursor` (see `skills::SkillsRequest`) |
 //!
 //! Every request then gets `_meta`: `progressToken` (the request's id) when progress was
 //! asked for, and on 2026-07-28 `io.modelcontextprotocol/protocolVersion`,
@@ -120,6 +121,10 @@ pub enum Request<'a> {
     /// declares the extension on the request by itself.
     #[cfg(feature = "tasks")]
     Task(super::tasks::TaskRequest<'a>),
+    /// The skills extension's requests (`skills/list`, `skills/get`,
+    /// `resources/directory/read`).
+    #[cfg(feature = "skills")]
+    Skills(super::skills::SkillsRequest<'a>),
 }
 
 impl Request<'_> {
@@ -141,6 +146,8 @@ impl Request<'_> {
             Request::Listen { .. } => Method::Listen,
             #[cfg(feature = "tasks")]
             Request::Task(t) => t.method(),
+            #[cfg(feature = "skills")]
+            Request::Skills(r) => r.method(),
         }
     }
 
@@ -245,6 +252,8 @@ impl Request<'_> {
             Request::Ping => {}
             #[cfg(feature = "tasks")]
             Request::Task(t) => t.write_members(w),
+            #[cfg(feature = "skills")]
+            Request::Skills(r) => r.write_members(w),
         }
     }
 }

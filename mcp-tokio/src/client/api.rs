@@ -20,7 +20,7 @@ use super::shared::{count_drop, lock, valid_marks};
 use super::types::{CallOptions, Notification};
 use super::{CallHandle, Client, ClientError, Result, MAX_PAGES, MAX_QUEUED_NOTIFICATIONS};
 
-fn decode<T: DeserializeOwned>(value: Value) -> Result<T> {
+pub(super) fn decode<T: DeserializeOwned>(value: Value) -> Result<T> {
     serde_json::from_value(value).map_err(|e| ClientError::Malformed(e.to_string()))
 }
 
@@ -105,7 +105,7 @@ impl Client {
 
     /// Follows `nextCursor` from page to page; fails if the server repeats a cursor or after
     /// [`MAX_PAGES`] pages.
-    async fn all_pages<T: DeserializeOwned>(
+    pub(super) async fn all_pages<T: DeserializeOwned>(
         &self,
         what: &str,
         request: fn(Option<String>) -> OwnedRequest,

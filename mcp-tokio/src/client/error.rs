@@ -71,6 +71,16 @@ pub enum ClientError {
     /// era, too many requests in flight, arguments that are not a JSON object, ...).
     #[error("the request cannot be sent: {0}")]
     Refused(String),
+    /// A skill's file failed verification (skills extension): its content was dropped.
+    #[error("{uri}: {reason}")]
+    Unverified {
+        /// The file.
+        uri: String,
+        /// The check that failed: `manifest`, `size`, `digest` or `front matter`.
+        check: &'static str,
+        /// What differed.
+        reason: String,
+    },
 }
 
 impl ClientError {
@@ -106,6 +116,11 @@ impl ClientError {
             ClientError::LineTimeout(t) => ClientError::LineTimeout(*t),
             ClientError::TooLarge { limit } => ClientError::TooLarge { limit: *limit },
             ClientError::Refused(m) => ClientError::Refused(m.clone()),
+            ClientError::Unverified { uri, check, reason } => ClientError::Unverified {
+                uri: uri.clone(),
+                check,
+                reason: reason.clone(),
+            },
         }
     }
 }

@@ -49,6 +49,8 @@ pub(crate) enum OwnedRequest {
     },
     /// `tasks/get`, `tasks/update`, `tasks/cancel`.
     Task(super::tasks::TaskOp),
+    /// The skills extension's requests.
+    Skills(super::skills::OwnedSkillsRequest),
 }
 
 impl OwnedRequest {
@@ -95,6 +97,7 @@ impl OwnedRequest {
             OwnedRequest::Ping => Request::Ping,
             OwnedRequest::SetLevel(level) => Request::SetLevel(*level),
             OwnedRequest::Listen(notifications) => Request::Listen { notifications },
+            OwnedRequest::Skills(skills) => skills.as_core(),
             OwnedRequest::CallToolAsTask { name, arguments } => Request::CallTool {
                 name,
                 arguments: arguments.as_deref(),

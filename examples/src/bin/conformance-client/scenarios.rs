@@ -9,8 +9,10 @@
 //! | `http-standard-headers` | also lists and reads resources, lists and gets prompts |
 //! | `json-schema-2020-12-preservation` | echoes a tool's `inputSchema` through `json_schema_echo` |
 //! | `json-schema-ref-no-deref` | lists the tools only (a `$ref` is never fetched) |
+//! | `sep-2640-client-no-prefetch` | lists the skills only (no file is read before a skill is loaded) |
+//! | `sep-2640-client-verify-{digest,size,frontmatter}` | lists the skills and loads each: SKILL.md is read and verified, and a skill that fails is not loaded (none of its other files is read) |
 
-use mcp_rs_tokio::client::{Client, ClientOptions, Era, Root, Tool};
+use mcp_rs_tokio::client::{Client, ClientError, ClientOptions, Era, Root, Tool};
 use serde_json::{json, Map, Value};
 
 /// Runs `scenario` against `url` in revision `version`.
@@ -49,6 +51,9 @@ async fn exercise(client: &Client, scenario: &str, context: Option<&Value>) -> R
     if scenario == "initialize" {
         return Ok(());
     }
+    if let Some(mode) = scenario.strip_prefix("sep-2640-client-") {
+        return skills(client, mode).await;
+    }
     let tools = client
         .list_tools()
         .await
@@ -71,6 +76,37 @@ async fn exercise(client: &Client, scenario: &str, context: Option<&Value>) -> R
         }
         for prompt in client.list_prompts().await.unwrap_or_default() {
             let _ = client.get_prompt(&prompt.name, Value::Null).await;
+        }
+    }
+    Ok(())
+}
+
+/// The skills scenarios: list the skills; unless `mode` is `no-prefetch`, load each one
+/// as a host would when it needs it, and use (read) its other files only once SKILL.md
+/// verified.
+async fn skills(client: &Client, mode: &str) -> Result<(), String> {
+    let skills = client
+        .list_skills()
+        .await
+        .map_err(|e| format!("skills/list: {e}"))?;
+    if mode == "no-prefetch" {
+        return Ok(());
+    }
+    for entry in &skills {
+        let loaded = match client.load_skill_entry(entry).await {
+            Ok(loaded) => loaded,
+            Err(e @ ClientError::Unverified { .. }) => {
+                // The expected outcome for a tampered skill: it is not loaded.
+                eprintln!("skill {} not loaded: {e}", entry.uri);
+                continue;
+            }
+            Err(e) => return Err(format!("loading {}: {e}", entry.uri)),
+        };
+        for file in loaded.entry.files().iter().filter(|f| f.uri != entry.uri) {
+            client
+                .read_skill_file(&loaded, &file.uri)
+                .await
+                .map_err(|e| format!("{}: {e}", file.uri))?;
         }
     }
     Ok(())
