@@ -166,7 +166,7 @@ async fn an_attributed_tool_answers_directly_or_as_a_task() {
 
     // Directly: no task, the method's answer is the reply.
     let args = json!({"name": "slow", "arguments": {"ms": 20, "label": "x"}});
-    let (_, direct) = c.call("tools/call", args.clone(), false).await;
+    let (direct_line, direct) = c.call("tools/call", args.clone(), false).await;
     let direct = &direct["result"];
     assert_eq!(direct["resultType"], "complete", "{direct}");
     assert_eq!(direct["content"][0]["text"], "x \"done\" \u{e9}");
@@ -180,6 +180,18 @@ async fn an_attributed_tool_answers_directly_or_as_a_task() {
     let id = created["taskId"].as_str().unwrap().to_owned();
     let done = c.settle(&id).await;
     assert_eq!(done["result"]["status"], "completed", "{done}");
+    // Byte for byte: the direct result's text up to its trailer is what `tasks/get`
+    // inlines (only the text the method wrote differs).
+    let start = direct_line.find(r#""result":{"#).expect("a result") + r#""result":"#.len();
+    let end = direct_line
+        .find(r#","resultType":"complete""#)
+        .expect("a trailer");
+    let stored = direct_line[start..end].replace("task: none", "task: some") + "}";
+    let (get_line, _) = c.call("tasks/get", json!({"taskId": id}), true).await;
+    assert!(
+        get_line.contains(&format!(r#""result":{stored}"#)),
+        "{stored}\nnot in\n{get_line}"
+    );
     let mut expected = bare(direct);
     expected["content"][1]["text"] = json!("task: some");
     assert_eq!(done["result"]["result"], expected, "{done}");
