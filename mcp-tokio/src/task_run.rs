@@ -32,12 +32,20 @@ pub(crate) const POLL: Duration = Duration::from_millis(50);
 /// buffer of the size it needs (the table then takes it or fails the task with that size).
 const FIRST_RENDER: usize = 1024;
 
-/// Starts `handler` for `request` (which carries its task) on the current runtime.
+/// Starts `handler` for `request` (which carries its task) on the current runtime; without
+/// one ([`Server::serve_blocking`](crate::Server::serve_blocking)) the task fails with
+/// -32603 instead.
 pub(crate) fn spawn(handler: &Arc<AsyncFn>, request: &CallRequest<'_>, tasks: &SharedTasks) {
     let Some(task) = request.task() else { return };
     let handle = TaskHandle {
         id: Arc::from(task.as_str()),
         tasks: tasks.clone(),
+    };
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        let why = "This server runs without an async runtime (serve_blocking)";
+        let id = handle.id();
+        let _ = handle.with(|s, now| s.fail(id, code::INTERNAL_ERROR, why, now));
+        return;
     };
     let (cancel, cancelled) = watch::channel(false);
     // No request remains to carry progress, logs or client requests: their channel has
@@ -58,7 +66,7 @@ pub(crate) fn spawn(handler: &Arc<AsyncFn>, request: &CallRequest<'_>, tasks: &S
     let name = request.name().to_string();
     let version = request.version();
     let work = handler(Args::new(request.args().as_str().to_owned()), ctx);
-    tokio::spawn(run(work, handle, cancel, version, name));
+    runtime.spawn(run(work, handle, cancel, version, name));
 }
 
 /// Whether the task is gone (expired) or has ended (cancelled, or failed by the tool).

@@ -247,3 +247,41 @@ async fn a_panicking_task_tool_fails_visibly() {
     assert_eq!(result["isError"], true, "{done}");
     assert_eq!(result["content"][0]["text"], "tool boom panicked", "{done}");
 }
+
+#[test]
+fn without_a_runtime_the_task_fails_instead_of_panicking() {
+    let tools = Tools::new();
+    Arc::new(Jobs::default()).register(&tools);
+    let table = Arc::new(Mutex::new(TaskTable::<8, 4096>::new(SecretKey([7; 16]))));
+    let shared: SharedTasks = table.clone();
+    let info = ServerInfo {
+        name: "task-attr".into(),
+        version: "0".into(),
+        ..Default::default()
+    };
+    let server = Server::new(info, tools).tasks(shared);
+    let request = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
+    "name":"boom",
+    "_meta":{
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {EXT: {}}},
+    }}});
+    let input = format!("{request}\n");
+    let mut out = Vec::new();
+    server.serve_blocking(input.as_bytes(), &mut out).unwrap();
+    let line = String::from_utf8(out).unwrap();
+    let created: Value = serde_json::from_str(line.trim()).unwrap();
+    harness::validate_server_message(MODERN, Some("tools/call"), &created)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let id = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let mut t = table.lock().unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let view = mcp_rs_core::model::tasks::TaskStore::view(&mut *t, &id, now).expect("the task");
+    assert_eq!(view.status, mcp_rs_core::model::tasks::TaskStatus::Failed);
+}
