@@ -103,6 +103,12 @@
 //! - `#[tool(inline = path)]` (async tools only): a
 //!   `fn(&Self, &CallRequest<'_>, &mut ToolResult<'_, '_>) -> Dispatch` run inside the
 //!   connection's loop before the task; `Dispatch::Done` answers the call there.
+//! - `#[tool(task)]` or `#[tool(task = "optional" | "required" | "forbidden")]` (tokio
+//!   form; bare `task` is `"optional"`): the tool's `TaskSupport` in the tasks extension
+//!   (`ToolDef::task`, served with `Server::tasks`). A task-augmented `tools/call` from a
+//!   client that negotiated the extension is answered with a `CreateTaskResult` at once and
+//!   an async method runs detached as the task (its `Context::task` names it), its answer
+//!   stored as the task's result; any other call is answered as without the key.
 //!
 //! An async tool's arguments are parsed twice: inline, before the task is spawned (a
 //! refusal is answered at once with the core form's `isError` text, and no task is

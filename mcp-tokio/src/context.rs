@@ -82,15 +82,61 @@ pub enum RequestError {
 
 /// Given to async handlers (tools, prompts, resource reads, completions): progress,
 /// logging, cancellation and the caller's principal for one request.
+///
+/// A tool that runs as a task (tasks extension: [`ToolDef::task`](crate::ToolDef::task))
+/// gets a detached one: it outlives the `tools/call` that created the task, which was
+/// answered at once. Its [`task`](Self::task) names the task; [`is_cancelled`](Self::is_cancelled)
+/// and [`cancelled`](Self::cancelled) follow `tasks/cancel` (and the task's expiry); there is
+/// no request left to carry progress, logs or requests to the client, so
+/// [`progress`](Self::progress) and [`log`](Self::log) do nothing and
+/// [`request`](Self::request) fails with [`RequestError::Closed`] (ask through the task's
+/// table instead: [`TaskHandle::with`] and `TaskStore::ask`).
 #[derive(Clone, Debug)]
 pub struct Context {
-    pub(crate) token: CallToken,
+    /// The call's slot; `None` for a detached task.
+    pub(crate) token: Option<CallToken>,
     pub(crate) wants_progress: bool,
     pub(crate) caps: ClientCaps,
     pub(crate) version: ProtocolVersion,
     pub(crate) principal: Option<Arc<Principal>>,
     pub(crate) tx: mpsc::Sender<Command>,
     pub(crate) cancelled: watch::Receiver<bool>,
+    /// The task a detached call runs as.
+    pub(crate) task: Option<TaskHandle>,
+}
+
+/// The task a detached tool runs as ([`Context::task`]): its id and the shared table.
+#[derive(Clone)]
+pub struct TaskHandle {
+    pub(crate) id: Arc<str>,
+    pub(crate) tasks: crate::SharedTasks,
+}
+
+impl std::fmt::Debug for TaskHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskHandle").field("id", &self.id).finish()
+    }
+}
+
+impl TaskHandle {
+    /// The task's id (`taskId`).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+    /// Runs `f` on the table with the session clock's time (for `ask`, `take_responses`,
+    /// `fail`: see [`TaskStore`](mcp_rs_core::model::tasks::TaskStore)); keep it short,
+    /// every session answering `tasks/*` waits for the same lock.
+    pub fn with<T>(
+        &self,
+        f: impl FnOnce(&mut dyn mcp_rs_core::model::tasks::TaskStore, u64) -> T,
+    ) -> T {
+        // A tool that panicked holding the table leaves plain data behind.
+        let mut guard = self
+            .tasks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut *guard, crate::clock::now_ms())
+    }
 }
 
 impl std::fmt::Debug for Command {
@@ -116,6 +162,10 @@ impl Context {
     pub fn version(&self) -> ProtocolVersion {
         self.version
     }
+    /// The task this call runs as (a detached call of a task tool), if any.
+    pub fn task(&self) -> Option<&TaskHandle> {
+        self.task.as_ref()
+    }
     /// Whether the client asked for progress on this call.
     pub fn wants_progress(&self) -> bool {
         self.wants_progress
@@ -123,11 +173,11 @@ impl Context {
     /// Reports progress (dropped by the session unless the client gave a progress token;
     /// `progress` must increase).
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
-        if self.wants_progress {
+        if let (true, Some(token)) = (self.wants_progress, self.token) {
             let _ = self
                 .tx
                 .send(Command::Progress {
-                    token: self.token,
+                    token,
                     progress,
                     total,
                     message,
@@ -137,8 +187,9 @@ impl Context {
     }
     /// Sends a log message tied to this call (filtered by the level the client chose).
     pub async fn log(&self, level: LogLevel, logger: Option<&str>, data: impl Into<String>) {
+        let Some(token) = self.token else { return };
         let cmd = Command::Log {
-            token: self.token,
+            token,
             level,
             logger: logger.map(Into::into),
             data: data.into(),
@@ -156,7 +207,9 @@ impl Context {
     /// the rest, the result included (SEP-1699 polling). Legacy sessions only; elsewhere
     /// (other transports, 2026-07-28 requests) it does nothing.
     pub async fn close_stream(&self) {
-        let _ = self.tx.send(Command::CloseStream(self.token)).await;
+        if let Some(token) = self.token {
+            let _ = self.tx.send(Command::CloseStream(token)).await;
+        }
     }
     /// Whether the call was cancelled.
     pub fn is_cancelled(&self) -> bool {
@@ -170,9 +223,12 @@ impl Context {
         method: ClientMethod,
         params: serde_json::Value,
     ) -> Result<serde_json::Value, RequestError> {
+        let Some(token) = self.token else {
+            return Err(RequestError::Closed);
+        };
         let (reply, answer) = oneshot::channel();
         let cmd = Command::Request {
-            token: self.token,
+            token,
             method,
             params: params.to_string(),
             reply,

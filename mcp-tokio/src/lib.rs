@@ -66,9 +66,10 @@ mod server;
 mod state;
 #[cfg(feature = "stdio")]
 mod stdio;
+mod task_run;
 
 pub use config::{Limits, ServerInfo};
-pub use context::{Context, RequestError};
+pub use context::{Context, RequestError, TaskHandle};
 pub use deferred::{CompletionRequest, CompletionTarget, PromptRequest, ResourceRequest};
 pub use error::Error;
 pub use keys::{random_key, KeySource, Keys, KeysError};
@@ -113,6 +114,15 @@ pub use server::{Server, ShutdownHandle};
 ///   the connection's loop: [`Dispatch::Done`](mcp_rs_core::Dispatch::Done) answers the call
 ///   there, [`Dispatch::Defer`](mcp_rs_core::Dispatch::Defer) spawns the task (a
 ///   [`Handler::mixed`]);
+/// - `#[tool(task)]` (or `task = "optional"`, `"required"`, `"forbidden"`: the tool's
+///   [`TaskSupport`](mcp_rs_core::model::tasks::TaskSupport), [`ToolDef::task`]) makes a
+///   long tool a task of the tasks extension (served with [`Server::tasks`]): a
+///   task-augmented `tools/call` from a client that negotiated the extension is answered at
+///   once with a `CreateTaskResult`, and the `async fn` runs detached as the task, its
+///   answer stored as the task's result (rendered by the same writer a direct reply uses),
+///   a panic as an `isError` one; its [`Context`] names the task ([`Context::task`]) and
+///   sees `tasks/cancel` ([`Context::cancelled`]). Any other call (a client without the
+///   extension, for an optional tool) is answered as without the key;
 /// - a synchronous method (`fn`) is the core form's, answered inside the connection's loop
 ///   ([`Handler::sync`]); it cannot return `Dispatch` (there would be nothing to defer to);
 /// - generated: `TOOLS` (the definitions, in declaration order), `find_tool` and

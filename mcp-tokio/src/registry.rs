@@ -139,11 +139,16 @@ impl ToolDef {
         self
     }
     /// Whether the tool runs as a task (tasks extension, served with
-    /// [`Server::tasks`](crate::Server::tasks)): with `Optional` or `Required`, a call from a
-    /// client that negotiated the extension is answered with a `CreateTaskResult` at once,
-    /// and the handler sees the task's id in [`CallRequest::task`]. An inline handler that
-    /// answers becomes the task's result; one that defers (`Dispatch::Defer`) runs the work
-    /// itself and reports to the table.
+    /// [`Server::tasks`](crate::Server::tasks); `#[tool(task)]` sets it): with `Optional` or
+    /// `Required`, a call from a client that negotiated the extension is answered with a
+    /// `CreateTaskResult` at once, and the handler sees the task's id in
+    /// [`CallRequest::task`]. An inline handler that answers becomes the task's result; one
+    /// that defers (`Dispatch::Defer`, as an [`Handler::async_fn`] always does) has its async
+    /// part run detached as the task: its answer becomes the task's result (a panic an
+    /// `isError` one), its [`Context::task`](crate::Context::task) names the task (for input
+    /// requests: `TaskStore::ask`), and `tasks/cancel` or the task's expiry resolves
+    /// [`Context::cancelled`](crate::Context::cancelled) and drops it within 50 ms. Other
+    /// calls run as without a task.
     pub fn task(mut self, support: mcp_rs_core::model::tasks::TaskSupport) -> Self {
         self.task = support;
         self
@@ -232,7 +237,7 @@ impl Args {
 type SyncFn = dyn Fn(&CallRequest<'_>, &mut ToolResult<'_, '_>) + Send + Sync;
 /// A boxed future returned by async handlers.
 pub type BoxFuture = Pin<Box<dyn Future<Output = ToolReply> + Send>>;
-type AsyncFn = dyn Fn(Args, Context) -> BoxFuture + Send + Sync;
+pub(crate) type AsyncFn = dyn Fn(Args, Context) -> BoxFuture + Send + Sync;
 
 /// How a tool runs.
 #[derive(Clone)]
@@ -387,7 +392,10 @@ impl Tools {
     }
 
     pub(crate) fn snapshot(&self) -> Snapshot {
-        Snapshot(self.inner.read().unwrap_or_else(|e| e.into_inner()).clone())
+        Snapshot(
+            self.inner.read().unwrap_or_else(|e| e.into_inner()).clone(),
+            None,
+        )
     }
 
     /// The tool called `name`, if it exists.
@@ -402,9 +410,21 @@ impl Tools {
     }
 }
 
-/// An immutable view of the registry, used as the core's [`ToolSet`].
-#[derive(Clone, Debug)]
-pub(crate) struct Snapshot(pub(crate) Arc<Vec<Arc<Entry>>>);
+/// An immutable view of the registry, used as the core's [`ToolSet`], and the task table
+/// its task tools run against (set by the handler that serves it: [`Server::tasks`]).
+///
+/// [`Server::tasks`]: crate::Server::tasks
+#[derive(Clone)]
+pub(crate) struct Snapshot(
+    pub(crate) Arc<Vec<Arc<Entry>>>,
+    pub(crate) Option<SharedTasks>,
+);
+
+impl fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Snapshot").field(&self.0).finish()
+    }
+}
 
 impl Snapshot {
     pub(crate) fn entry(&self, index: usize) -> Option<&Arc<Entry>> {
@@ -426,6 +446,22 @@ impl ToolSet for Snapshot {
         self.0.get(index).map(|e| e.def.task).unwrap_or_default()
     }
     fn call(&mut self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) -> Dispatch {
+        let dispatch = self.call_inline(request, result);
+        // A call the session made a task of was answered already: a deferral runs the
+        // async part detached, reporting to the table, instead of in the drive loop.
+        if let (Dispatch::Defer, Some(_), Some(tasks)) = (dispatch, request.task(), &self.1) {
+            let entry = self.0.get(request.tool_index());
+            if let Some(f) = entry.and_then(|e| e.handler.async_part()) {
+                crate::task_run::spawn(f, request, tasks);
+            }
+        }
+        dispatch
+    }
+}
+
+impl Snapshot {
+    /// The inline part of a call: a sync or mixed handler's answer, or a deferral.
+    fn call_inline(&self, request: &CallRequest<'_>, result: &mut ToolResult<'_, '_>) -> Dispatch {
         match self.0.get(request.tool_index()).map(|e| &e.handler) {
             Some(Handler::Sync(f)) => {
                 if std::panic::catch_unwind(AssertUnwindSafe(|| f(request, result))).is_err() {

@@ -159,6 +159,10 @@ impl ServerHandler for Combined<'_> {
         // A tool may report to the task table from its inline handler: never call one
         // with the table locked.
         self.tasks = None;
+        // Task tools run detached against the table (only a fresh snapshot lacks it).
+        if self.tools.1.is_none() && self.shared.tasks.is_some() {
+            self.tools.1 = self.shared.tasks.clone();
+        }
         Some(self.tools)
     }
     fn resources(&mut self) -> Option<&mut dyn mcp_rs_core::model::resources::ResourceSet> {

@@ -284,6 +284,29 @@ enum ResultState {
     Misused,
 }
 
+/// Why [`ToolResult::render_task`] rendered no result.
+#[cfg(feature = "tasks")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenderError {
+    /// The buffer is too small: the result needs `needed` bytes.
+    TooSmall {
+        /// Bytes the whole result needs.
+        needed: usize,
+    },
+    /// The tool used the builder out of order, or answered `input_required`.
+    Misused,
+}
+
+#[cfg(feature = "tasks")]
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RenderError::TooSmall { needed } => write!(f, "result needs {needed} bytes"),
+            RenderError::Misused => f.write_str("tool handler misused the result builder"),
+        }
+    }
+}
+
 impl fmt::Debug for ToolResult<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolResult")
@@ -536,6 +559,39 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         self.state == ResultState::Misused
     }
 
+    /// Renders a tool's result as a task keeps it (tasks extension): `write` fills a builder
+    /// over `out` and the `CallToolResult` object is closed without the revision's trailer
+    /// (`resultType`, `_meta`), exactly as the session stores a result written inline, so a
+    /// task's result and a direct reply from the same `write` differ only in that trailer.
+    /// An async runtime renders a detached tool's answer with it and hands the text to
+    /// [`TaskStore::complete`](crate::model::tasks::TaskStore::complete).
+    ///
+    /// # Errors
+    /// [`RenderError::TooSmall`] with the bytes it needs (render again into that many);
+    /// [`RenderError::Misused`] when `write` used the builder out of order or answered
+    /// `input_required` (a task asks for input through its table instead).
+    #[cfg(feature = "tasks")]
+    pub fn render_task(
+        out: &mut [u8],
+        version: ProtocolVersion,
+        write: impl FnOnce(&mut ToolResult<'_, '_>),
+    ) -> Result<&str, RenderError> {
+        let info = crate::model::common::ServerInfo::default();
+        let env = Envelope::new(version, &info);
+        let mut w = JsonWriter::new(&mut *out);
+        let mut result = ToolResult::begin(&mut w, &env);
+        write(&mut result);
+        if result.misused() || result.is_input_required() {
+            return Err(RenderError::Misused);
+        }
+        result.finish_bare();
+        let n = w
+            .finish()
+            .map_err(|e| RenderError::TooSmall { needed: e.required })?;
+        // The writer escapes every string it writes: its output is UTF-8.
+        core::str::from_utf8(out.get(..n).unwrap_or_default()).map_err(|_| RenderError::Misused)
+    }
+
     /// Closes the result object without the revision's trailer (`resultType`, `_meta`):
     /// a task's stored result, inlined later by `tasks/get`.
     #[cfg(feature = "tasks")]
@@ -567,5 +623,39 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         }
         self.env.trailer(w, ResultType::Complete);
         w.end_object();
+    }
+}
+
+#[cfg(all(test, feature = "tasks"))]
+mod render_tests {
+    use super::{RenderError, ToolResult};
+    use crate::wire::version::ProtocolVersion;
+
+    const WANT: &str = r#"{"content":[{"type":"text","text":"a \"b\""}],"isError":true}"#;
+
+    fn write(r: &mut ToolResult<'_, '_>) {
+        r.error();
+        r.text("a \"b\"");
+    }
+
+    #[test]
+    fn render_task_says_what_it_needs_then_fits_exactly() {
+        let v = ProtocolVersion::V2026_07_28;
+        let mut small = [0u8; 8];
+        let err = ToolResult::render_task(&mut small, v, write).unwrap_err();
+        assert_eq!(err, RenderError::TooSmall { needed: WANT.len() });
+        let mut exact = [0u8; WANT.len()];
+        assert_eq!(ToolResult::render_task(&mut exact, v, write), Ok(WANT));
+    }
+
+    #[test]
+    fn render_task_refuses_a_misused_builder() {
+        let mut buf = [0u8; 256];
+        let v = ProtocolVersion::V2026_07_28;
+        let got = ToolResult::render_task(&mut buf, v, |r| {
+            r.structured_raw("{\"a\":1}");
+            r.text("after structured output");
+        });
+        assert_eq!(got, Err(RenderError::Misused));
     }
 }

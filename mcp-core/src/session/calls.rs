@@ -173,33 +173,6 @@ fn rebuild<'i>(
 }
 
 impl<'a> Session<'a> {
-    /// The envelope of a call's results, sealing state for `method` with the target digest.
-    pub(super) fn call_envelope<'s>(
-        &'s self,
-        version: crate::wire::version::ProtocolVersion,
-        cacheable: bool,
-        method: Method,
-        digest: u64,
-        caps: crate::model::common::ClientCaps,
-        hex: &'s mut [u8; 16],
-    ) -> Envelope<'s> {
-        #[cfg_attr(not(feature = "input-required"), allow(unused_mut))]
-        let mut env = self.envelope(version, cacheable);
-        #[cfg(feature = "input-required")]
-        if version.features().result_type {
-            env.seal = Some(crate::model::common::SealCtx {
-                key: &self.config.key,
-                method: method.as_str(),
-                target: super::rounds::digest_hex(digest, hex),
-                expires_at_ms: self.now_ms.saturating_add(self.config.state_ttl_ms),
-                caps,
-            });
-        }
-        #[cfg(not(feature = "input-required"))]
-        let _ = (method, digest, caps, hex);
-        env
-    }
-
     /// Frees the slot of the call or listen stream with this id (client cancellation).
     pub(super) fn cancel_by_id(&mut self, id: RequestId<'_>) {
         let live = |s: &CallSlot| {

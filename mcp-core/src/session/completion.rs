@@ -123,8 +123,8 @@ impl Session<'_> {
         };
         let before = w.checkpoint();
         jsonrpc::begin_result(w, id.as_raw());
-        let mut hex = [0u8; 16];
-        let env = self.call_envelope(ctx.version, false, Method::Complete, 0, ctx.caps, &mut hex);
+        let mut target = super::rounds::Target::digest(0);
+        let env = self.target_envelope(ctx, false, Method::Complete, &mut target);
         let mut result = CompletionResult::begin(w, &env);
         match completions.complete(&request, &mut result) {
             Dispatch::Done => {

@@ -84,18 +84,11 @@ impl Session<'_> {
             check_arguments(&prompt, request.arguments)?;
             super::tools::missing_caps(ctx, prompt.requires)?;
         }
-        let digest = super::rounds::target_digest(&self.config.key, name.raw());
+        let mut target = super::rounds::Target::of(&self.config.key, name.raw());
+        let digest = target.digest;
         let before = w.checkpoint();
         jsonrpc::begin_result(w, id.as_raw());
-        let mut hex = [0u8; 16];
-        let env = self.call_envelope(
-            ctx.version,
-            false,
-            Method::PromptsGet,
-            digest,
-            ctx.caps,
-            &mut hex,
-        );
+        let env = self.target_envelope(ctx, false, Method::PromptsGet, &mut target);
         let mut result = PromptResult::begin(w, &env);
         match prompts.get_prompt(&request, &mut result) {
             Dispatch::Done => {

@@ -105,18 +105,11 @@ impl Session<'_> {
         let small = |i: Option<usize>| i.map_or(u16::MAX, |i| u16::try_from(i).unwrap_or(u16::MAX));
         let index = (small(resource), small(template));
         let request = read_request(p, ctx, index, &self.config, self.now_ms)?;
-        let digest = super::rounds::target_digest(&self.config.key, uri.raw());
+        let mut target = super::rounds::Target::of(&self.config.key, uri.raw());
+        let digest = target.digest;
         let before = w.checkpoint();
         jsonrpc::begin_result(w, id.as_raw());
-        let mut hex = [0u8; 16];
-        let env = self.call_envelope(
-            ctx.version,
-            true,
-            Method::ResourcesRead,
-            digest,
-            ctx.caps,
-            &mut hex,
-        );
+        let env = self.target_envelope(ctx, true, Method::ResourcesRead, &mut target);
         let mut result = ReadResult::begin(w, &env);
         match resources.read(&request, &mut result) {
             Dispatch::Done => match result.finish() {

@@ -85,3 +85,78 @@ pub(super) fn digest_hex(digest: u64, buf: &mut [u8; 16]) -> &str {
     }
     core::str::from_utf8(buf).unwrap_or("")
 }
+
+/// A call's target as its result envelope needs it: the keyed digest (kept by a deferred
+/// call's slot) and the scratch the seal spells it in, written only when state is sealed.
+pub(super) struct Target {
+    /// [`target_digest`] of the target (0 without `input-required`).
+    pub(super) digest: u64,
+    hex: [u8; 16],
+}
+
+impl Target {
+    /// The target named by `raw` (a raw JSON string's text: a tool or prompt name, a URI).
+    #[inline]
+    pub(super) fn of(key: &crate::token::mac::SecretKey, raw: &str) -> Self {
+        Self::digest(target_digest(key, raw))
+    }
+
+    /// A target with this digest (0: a call without one, `completion/complete`).
+    #[inline]
+    pub(super) const fn digest(digest: u64) -> Self {
+        Self {
+            digest,
+            hex: [0; 16],
+        }
+    }
+}
+
+impl<'a> super::Session<'a> {
+    /// The envelope of a request's call result: [`Self::call_envelope`] with the request's
+    /// version and capabilities and `target`'s digest.
+    #[inline]
+    pub(super) fn target_envelope<'s>(
+        &'s self,
+        ctx: super::Ctx<'_>,
+        cacheable: bool,
+        method: crate::wire::Method,
+        target: &'s mut Target,
+    ) -> crate::model::common::Envelope<'s> {
+        let digest = target.digest;
+        self.call_envelope(
+            ctx.version,
+            cacheable,
+            method,
+            digest,
+            ctx.caps,
+            &mut target.hex,
+        )
+    }
+
+    /// The envelope of a call's results, sealing state for `method` with the target digest.
+    pub(super) fn call_envelope<'s>(
+        &'s self,
+        version: crate::wire::version::ProtocolVersion,
+        cacheable: bool,
+        method: crate::wire::Method,
+        digest: u64,
+        caps: crate::model::common::ClientCaps,
+        hex: &'s mut [u8; 16],
+    ) -> crate::model::common::Envelope<'s> {
+        #[cfg_attr(not(feature = "input-required"), allow(unused_mut))]
+        let mut env = self.envelope(version, cacheable);
+        #[cfg(feature = "input-required")]
+        if version.features().result_type {
+            env.seal = Some(crate::model::common::SealCtx {
+                key: &self.config.key,
+                method: method.as_str(),
+                target: digest_hex(digest, hex),
+                expires_at_ms: self.now_ms.saturating_add(self.config.state_ttl_ms),
+                caps,
+            });
+        }
+        #[cfg(not(feature = "input-required"))]
+        let _ = (method, digest, caps, hex);
+        env
+    }
+}

@@ -12,6 +12,7 @@
 //! come before the task, SEP-2663's composition); a deferred call reports to the table.
 
 use super::faults::{Detail, Fault};
+use super::rounds::Target;
 use super::{Ctx, Reply, Session};
 use crate::model::common::{ClientCaps, Dispatch, ResultType};
 use crate::model::handler::ServerHandler;
@@ -108,16 +109,8 @@ impl Session<'_> {
             .map_err(|e| task_fault(e, request.name()))?;
         let mut request = *request;
         request.task = Some(task);
-        let digest = super::rounds::target_digest(&self.config.key, request.name().raw());
-        let mut hex = [0u8; 16];
-        let env = self.call_envelope(
-            ctx.version,
-            false,
-            Method::ToolsCall,
-            digest,
-            ctx.caps,
-            &mut hex,
-        );
+        let mut target = Target::of(&self.config.key, request.name().raw());
+        let env = self.target_envelope(ctx, false, Method::ToolsCall, &mut target);
         let before = w.checkpoint();
         jsonrpc::begin_result(w, id.as_raw());
         let start = w.len();

@@ -1,6 +1,7 @@
 //! `tools/call`: argument and capability checks, then the tool answers inline or defers.
 
 use super::faults::{Detail, Fault};
+use super::rounds::Target;
 use super::{Ctx, Incoming, Reply, Session};
 use crate::model::common::{ClientCaps, Dispatch};
 use crate::model::handler::ServerHandler;
@@ -122,18 +123,11 @@ impl Session<'_> {
             return Err(Fault::new(code::METHOD_NOT_FOUND, "Method not found"));
         };
 
-        let digest = super::rounds::target_digest(&self.config.key, name.raw());
+        let mut target = Target::of(&self.config.key, name.raw());
+        let digest = target.digest;
         let before = w.checkpoint();
         jsonrpc::begin_result(w, id.as_raw());
-        let mut hex = [0u8; 16];
-        let env = self.call_envelope(
-            ctx.version,
-            false,
-            Method::ToolsCall,
-            digest,
-            ctx.caps,
-            &mut hex,
-        );
+        let env = self.target_envelope(ctx, false, Method::ToolsCall, &mut target);
         let mut result = ToolResult::begin(w, &env);
         if refused {
             // Without `fmt`: this path is in every tools build, the firmware's included.

@@ -3,7 +3,7 @@
 use proc_macro2::Span;
 use syn::parse::ParseStream;
 use syn::spanned::Spanned;
-use syn::{Attribute, Expr, ExprLit, Lit, LitBool, LitStr, Meta, Path, Token};
+use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitBool, LitStr, Meta, Path, Token};
 
 use super::{json, Form};
 
@@ -92,6 +92,31 @@ pub(super) struct ToolAttr {
     /// Tokio form, async tools: `fn(&Self, &CallRequest, &mut ToolResult) -> Dispatch`
     /// run before the task (`Dispatch::Done`: answered; `Defer`: the task runs).
     pub inline: Option<Expr>,
+    /// Tokio form: `task` (optional) or `task = "optional" | "required" | "forbidden"`, the
+    /// tool's `TaskSupport` (tasks extension).
+    pub task: Option<Ident>,
+}
+
+/// `task` or `task = "optional" | "required" | "forbidden"`: the `TaskSupport` variant.
+fn task_support(input: ParseStream<'_>, span: Span) -> syn::Result<Ident> {
+    if !input.peek(Token![=]) {
+        return Ok(Ident::new("Optional", span));
+    }
+    input.parse::<Token![=]>()?;
+    let lit: LitStr = input.parse()?;
+    let variant = match lit.value().as_str() {
+        "optional" => "Optional",
+        "required" => "Required",
+        "forbidden" => "Forbidden",
+        _ => {
+            return Err(syn::Error::new(
+                lit.span(),
+                "expected `task`, `task = \"optional\"`, `task = \"required\"` or \
+                 `task = \"forbidden\"`",
+            ))
+        }
+    };
+    Ok(Ident::new(variant, lit.span()))
 }
 
 fn set<T>(slot: &mut Option<T>, value: T, key: &str, span: Span) -> syn::Result<()> {
@@ -122,7 +147,7 @@ impl ToolAttr {
     pub(super) fn parse(attr: &Attribute, form: Form) -> syn::Result<ToolAttr> {
         let more = match form {
             Form::Core => "",
-            Form::Tokio => ", inline",
+            Form::Tokio => ", inline, task",
         };
         let mut out = ToolAttr::default();
         match &attr.meta {
@@ -176,6 +201,9 @@ impl ToolAttr {
                     set(&mut out.output_schema, expr, &key, span)
                 }
                 "inline" => set(&mut out.inline, meta.value()?.parse()?, &key, span),
+                "task" if form == Form::Tokio => {
+                    set(&mut out.task, task_support(meta.input, span)?, &key, span)
+                }
                 _ => Err(meta.error(format_args!(
                     "unknown #[tool] key `{key}`; expected one of: {KEYS}{more}"
                 ))),

@@ -28,8 +28,13 @@ pub(super) fn generate(options: &Options, imp: &ItemImpl, tools: &[ToolDef]) -> 
         } else {
             sync_handler(k, t, d)
         };
+        let task = d
+            .attr
+            .task
+            .as_ref()
+            .map(|v| quote!(.task(#k::model::tasks::TaskSupport::#v)));
         quote! {
-            tools.add(#t::ToolDef::from_static(&Self::TOOLS[#i]), #handler);
+            tools.add(#t::ToolDef::from_static(&Self::TOOLS[#i]) #task, #handler);
         }
     });
     let tools_doc = tools_doc("#[mcp_rs_tokio::tools]", tools);

@@ -244,13 +244,14 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
     ) -> (Context, watch::Sender<bool>) {
         let (cancel, cancelled) = watch::channel(false);
         let ctx = Context {
-            token,
+            token: Some(token),
             wants_progress,
             caps,
             version,
             principal: principal.cloned(),
             tx: self.sender(),
             cancelled,
+            task: None,
         };
         (ctx, cancel)
     }
