@@ -20,6 +20,11 @@
 //! (if set) `io.modelcontextprotocol/logLevel`. A retry of an `input_required` round adds
 //! `inputResponses` and `requestState` ([`Client::retry`]).
 
+#[cfg(feature = "skills")]
+pub(crate) mod skills;
+#[cfg(feature = "tasks")]
+pub(crate) mod tasks;
+
 use super::error::ClientError;
 use super::slots::{target_digest, RequestHandle, SlotState};
 use super::{Client, Sent, Transmit};
@@ -120,11 +125,11 @@ pub enum Request<'a> {
     /// `tasks/get`, `tasks/update` or `tasks/cancel` (the tasks extension, 2026-07-28):
     /// declares the extension on the request by itself.
     #[cfg(feature = "tasks")]
-    Task(super::tasks::TaskRequest<'a>),
+    Task(tasks::TaskRequest<'a>),
     /// The skills extension's requests (`skills/list`, `skills/get`,
     /// `resources/directory/read`).
     #[cfg(feature = "skills")]
-    Skills(super::skills::SkillsRequest<'a>),
+    Skills(skills::SkillsRequest<'a>),
 }
 
 impl Request<'_> {

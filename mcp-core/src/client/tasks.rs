@@ -26,77 +26,15 @@
 use super::error::ClientError;
 use super::events::{CallResult, ResultError, RpcError};
 use super::lifecycle::ServerCaps;
+pub use super::requests::tasks::TaskRequest;
 use super::requests::{Options, Request};
 use super::rounds::{InputRequest, InputRound};
 use super::{Client, Response, Sent};
 use crate::model::common::ClientCaps;
 use crate::model::tasks::TaskStatus;
-use crate::wire::json::{JsonStr, JsonWriter, Kind, RawJson};
+use crate::wire::json::{JsonStr, Kind, RawJson};
 use crate::wire::jsonrpc::code;
 use crate::wire::method::Method;
-
-/// A request of the tasks extension (sent as [`Request::Task`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TaskRequest<'a> {
-    /// `tasks/get`: the task's status, and its result or error once terminal.
-    Get {
-        /// The task (`taskId` of the created task).
-        task_id: &'a str,
-    },
-    /// `tasks/update`: answers to an `input_required` task's `inputRequests`.
-    Update {
-        /// The task.
-        task_id: &'a str,
-        /// `inputResponses`: a JSON object of result objects, keyed like the task's
-        /// `inputRequests` (one line).
-        input_responses: &'a str,
-    },
-    /// `tasks/cancel`.
-    Cancel {
-        /// The task.
-        task_id: &'a str,
-    },
-}
-
-impl<'a> TaskRequest<'a> {
-    /// The method.
-    pub fn method(&self) -> Method {
-        match self {
-            TaskRequest::Get { .. } => Method::TasksGet,
-            TaskRequest::Update { .. } => Method::TasksUpdate,
-            TaskRequest::Cancel { .. } => Method::TasksCancel,
-        }
-    }
-
-    /// The task it names.
-    pub fn task_id(&self) -> &'a str {
-        match *self {
-            TaskRequest::Get { task_id }
-            | TaskRequest::Update { task_id, .. }
-            | TaskRequest::Cancel { task_id } => task_id,
-        }
-    }
-
-    /// The raw JSON written verbatim (`inputResponses`), if any.
-    pub(super) fn input_responses(&self) -> Option<&'a str> {
-        match *self {
-            TaskRequest::Update {
-                input_responses, ..
-            } => Some(input_responses),
-            _ => None,
-        }
-    }
-
-    /// Writes the params members (into an open object).
-    pub(super) fn write_members(&self, w: &mut JsonWriter<'_>) {
-        w.key("taskId");
-        w.string(self.task_id());
-        if let Some(r) = self.input_responses() {
-            w.key("inputResponses");
-            w.raw_value(r);
-        }
-    }
-}
 
 /// How the server refused a tasks request (from its JSON-RPC error).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

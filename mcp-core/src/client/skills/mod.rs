@@ -33,60 +33,11 @@ pub use frontmatter::FrontMatterError;
 pub use verify::{Check, VerifyError};
 
 use super::events::{Response, ResultError};
-use crate::wire::json::{Elements, JsonStr, JsonWriter, Kind, RawJson};
+use crate::wire::json::{Elements, JsonStr, Kind, RawJson};
 use crate::wire::method::Method;
 
+pub use super::requests::skills::SkillsRequest;
 pub use crate::model::skills::{EXTENSION, SKILL_MD};
-
-/// A request of the skills extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SkillsRequest<'a> {
-    /// `skills/list`, from `cursor` (a page's `nextCursor`).
-    List {
-        /// Where to continue; `None` for the first page.
-        cursor: Option<&'a str>,
-    },
-    /// `skills/get`: the entry of the skill whose SKILL.md is `uri`.
-    Get {
-        /// The skill's `uri`.
-        uri: &'a str,
-    },
-    /// `resources/directory/read`: the direct children of a skill directory.
-    ReadDirectory {
-        /// The directory's URI (e.g. `skill://acme/pdf`).
-        uri: &'a str,
-        /// Where to continue; `None` for the first page.
-        cursor: Option<&'a str>,
-    },
-}
-
-impl SkillsRequest<'_> {
-    /// The method.
-    pub fn method(&self) -> Method {
-        match self {
-            SkillsRequest::List { .. } => Method::SkillsList,
-            SkillsRequest::Get { .. } => Method::SkillsGet,
-            SkillsRequest::ReadDirectory { .. } => Method::DirectoryRead,
-        }
-    }
-
-    /// Writes the params members (into an open object).
-    pub(super) fn write_members(&self, w: &mut JsonWriter<'_>) {
-        let (uri, cursor) = match *self {
-            SkillsRequest::List { cursor } => (None, cursor),
-            SkillsRequest::Get { uri } => (Some(uri), None),
-            SkillsRequest::ReadDirectory { uri, cursor } => (Some(uri), cursor),
-        };
-        if let Some(uri) = uri {
-            w.key("uri");
-            w.string(uri);
-        }
-        if let Some(c) = cursor {
-            w.key("cursor");
-            w.string(c);
-        }
-    }
-}
 
 /// A required member of kind `kind`.
 fn member<'i>(v: RawJson<'i>, key: &'static str, kind: Kind) -> Result<RawJson<'i>, ResultError> {
