@@ -290,6 +290,9 @@ impl Routes {
         let Some(p) = self.posts.get_mut(&id) else {
             return (outcome, None);
         };
+        if !matches!(p.sink, Some(Sink::Held { .. })) {
+            return (outcome, None);
+        }
         let Some(Sink::Held { frames, closed }) = p.sink.take() else {
             return (outcome, None);
         };

@@ -538,7 +538,10 @@ impl State {
         &self,
         first: Option<Post>,
         stateless: bool,
-    ) -> (Option<mpsc::Sender<Inbound>>, Option<(routes::Outcome, Answer)>) {
+    ) -> (
+        Option<mpsc::Sender<Inbound>>,
+        Option<(routes::Outcome, Answer)>,
+    ) {
         let (tx, rx) = if stateless {
             (None, None)
         } else {
@@ -1160,51 +1163,52 @@ where
             sse(frames, state.config.sse_keep_alive)
         }
         answer => {
-        // Everything was answered at once (or the client takes JSON only: wait for the
-        // answer, dropping what comes before it).
-        let id = || {
-            let limits = mcp_rs_core::wire::json::Limits {
-                max_depth: state.server.inner.config.max_depth,
+            // Everything was answered at once (or the client takes JSON only: wait for the
+            // answer, dropping what comes before it).
+            let id = || {
+                let limits = mcp_rs_core::wire::json::Limits {
+                    max_depth: state.server.inner.config.max_depth,
+                };
+                request_id(&peek(&sent, limits))
             };
-            request_id(&peek(&sent, limits))
-        };
-        // (What a stream client gets at once is bounded by its queue and the budget.)
-        let cap = if streams {
-            usize::MAX
-        } else {
-            state.config.max_json_answer
-        };
-        let gathered = match answer {
-            Answer::Held(frames) => mode::gather_held(frames, streams, cap),
-            Answer::Stream(mut frames) => mode::gather(&mut frames, streams, cap).await,
-        };
-        match gathered {
-            mode::Gathered::OverBudget => busy(id().as_ref()),
-            mode::Gathered::TooLarge => rpc_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                id().as_ref(),
-                -32603,
-                &format!(
+            // (What a stream client gets at once is bounded by its queue and the budget.)
+            let cap = if streams {
+                usize::MAX
+            } else {
+                state.config.max_json_answer
+            };
+            let gathered = match answer {
+                Answer::Held(frames) => mode::gather_held(frames, streams, cap),
+                Answer::Stream(mut frames) => mode::gather(&mut frames, streams, cap).await,
+            };
+            match gathered {
+                mode::Gathered::OverBudget => busy(id().as_ref()),
+                mode::Gathered::TooLarge => rpc_error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    id().as_ref(),
+                    -32603,
+                    &format!(
                     "The answer exceeds the {} bytes gathered for an application/json response; \
                      accept text/event-stream to receive it as a stream",
                     state.config.max_json_answer
                 ),
-            ),
-            mode::Gathered::Frames(mut all) => match all.len() {
-                0 => empty(StatusCode::ACCEPTED),
-                1 => {
-                    let frame = all.pop().map(|e| e.data).unwrap_or_default();
-                    let status = status_for(&frame, stateless, fresh && outcome.version.is_none());
-                    json(status, frame)
-                }
-                _ if streams => sse_of(all),
-                _ => json(
-                    StatusCode::OK,
-                    all.pop().map(|e| e.data).unwrap_or_default(),
                 ),
-            },
+                mode::Gathered::Frames(mut all) => match all.len() {
+                    0 => empty(StatusCode::ACCEPTED),
+                    1 => {
+                        let frame = all.pop().map(|e| e.data).unwrap_or_default();
+                        let status =
+                            status_for(&frame, stateless, fresh && outcome.version.is_none());
+                        json(status, frame)
+                    }
+                    _ if streams => sse_of(all),
+                    _ => json(
+                        StatusCode::OK,
+                        all.pop().map(|e| e.data).unwrap_or_default(),
+                    ),
+                },
+            }
         }
-    }
     };
     if let Some(id) = new_session.and_then(|id| HeaderValue::from_str(&id).ok()) {
         response.headers_mut().insert("mcp-session-id", id);

@@ -432,7 +432,10 @@ impl<'a> JsonStr<'a> {
         // the same length, equal means no escape and the same bytes (member names).
         if s.len() >= raw.len() {
             return s.len() == raw.len()
-                && raw.iter().zip(s.as_bytes()).all(|(&a, &b)| a == b && a != b'\\');
+                && raw
+                    .iter()
+                    .zip(s.as_bytes())
+                    .all(|(&a, &b)| a == b && a != b'\\');
         }
         let mut rest = s.as_bytes();
         let mut utf8 = [0u8; 4];
