@@ -503,3 +503,45 @@ impl Routes {
         self.posts.is_empty()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_post_begun_without_a_sink_gets_its_frames_back_bounded() {
+        let mut routes = Routes::new(None);
+        routes.begin(None, Some(ProtocolVersion::V2025_11_25));
+        for _ in 0..SINK_FRAMES + 10 {
+            routes.frame(Route::Reply, b"{}");
+        }
+        let (outcome, answer) = routes.end(Some(ProtocolVersion::V2025_11_25));
+        assert!(outcome.answered && !outcome.open);
+        match answer {
+            // The priming event first, then frames up to the sink's bound.
+            Some(Answer::Held(frames)) => {
+                assert_eq!(frames.len(), SINK_FRAMES);
+                assert!(frames[0].data.is_empty());
+                assert_eq!(&frames[1].data[..], b"{}");
+            }
+            _ => panic!("held frames"),
+        }
+        assert!(routes.idle());
+    }
+
+    #[test]
+    fn a_post_with_a_channel_sends_there_and_gets_no_answer_back() {
+        let mut routes = Routes::new(None);
+        let (tx, mut rx) = mpsc::channel(SINK_FRAMES);
+        routes.begin(Some(tx), None);
+        routes.frame(Route::Reply, b"{}");
+        let (outcome, answer) = routes.end(None);
+        assert!(outcome.answered && !outcome.open && answer.is_none());
+        assert_eq!(
+            rx.try_recv().map(|e| e.data).ok().as_deref(),
+            Some(&b"{}"[..])
+        );
+        // The POST is done: its sink was dropped.
+        assert!(rx.try_recv().is_err() && rx.is_closed());
+    }
+}
