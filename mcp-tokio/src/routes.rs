@@ -65,18 +65,84 @@ impl Event {
 pub(crate) struct Post {
     /// The body: one JSON-RPC message or batch.
     pub body: Bytes,
-    /// Where its frames go.
-    pub sink: mpsc::Sender<Event>,
-    /// Told once the body has been handled.
-    pub outcome: oneshot::Sender<Outcome>,
     /// Who sent it (with authorization): current while the body is handled.
     pub principal: Option<std::sync::Arc<crate::principal::Principal>>,
 }
 
+/// Where the frames and the outcome of a POST sent to a running drive loop go.
+pub(crate) struct Channel {
+    /// Its frames.
+    pub sink: mpsc::Sender<Event>,
+    /// Told once the body has been handled.
+    pub outcome: oneshot::Sender<Outcome>,
+}
+
+/// The frames of the first POST of a drive loop, which the HTTP layer handles in place
+/// (see [`hand_over`]).
+pub(crate) enum Answer {
+    /// The POST is done: every frame it got (at most [`SINK_FRAMES`]).
+    Held(Vec<Event>),
+    /// Calls of it run on: its frames so far, then the rest as they come.
+    Stream(mpsc::Receiver<Event>),
+}
+
+thread_local! {
+    /// The outcome and frames of the first POST of the drive loop the HTTP layer is polling
+    /// in place on this thread ([`hand_over`], [`take_first`]).
+    static FIRST: std::cell::Cell<Option<(Outcome, Answer)>> = const { std::cell::Cell::new(None) };
+}
+
+/// The drive loop hands the outcome of its first POST to the HTTP layer. That POST is
+/// handled within the loop's first poll, which the HTTP layer makes in place on this thread
+/// and follows with [`take_first`]: a request answered at once needs no channel for its
+/// frames and none for its outcome (the first POST is the only one handed over this way, so
+/// a loop running as a task never sets it).
+pub(crate) fn hand_over(outcome: Outcome, answer: Answer) {
+    FIRST.with(|f| f.set(Some((outcome, answer))));
+}
+
+/// What the drive loop polled last on this thread handed over ([`hand_over`]).
+pub(crate) fn take_first() -> Option<(Outcome, Answer)> {
+    FIRST.with(std::cell::Cell::take)
+}
+
+/// Where a POST's frames go.
+enum Sink {
+    /// A channel read by the HTTP layer.
+    Channel(mpsc::Sender<Event>),
+    /// Kept until the POST is handled (the first POST of a drive loop); `closed` once it
+    /// refused a frame, as a channel whose client does not read.
+    Held { frames: Vec<Event>, closed: bool },
+}
+
+impl Sink {
+    /// Queues `event`; `false` when the sink is full or its reader gone.
+    fn send(&mut self, event: Event) -> bool {
+        match self {
+            Sink::Channel(s) => s.try_send(event).is_ok(),
+            Sink::Held { frames, closed } => {
+                if *closed || frames.len() >= SINK_FRAMES {
+                    *closed = true;
+                    return false;
+                }
+                frames.push(event);
+                true
+            }
+        }
+    }
+
+    fn attached(&self) -> bool {
+        match self {
+            Sink::Channel(s) => !s.is_closed(),
+            Sink::Held { closed, .. } => !closed,
+        }
+    }
+}
+
 /// What a session's drive loop receives from the HTTP layer.
 pub(crate) enum Inbound {
-    /// A POST body.
-    Post(Post),
+    /// A POST body, and where its frames and outcome go.
+    Post(Post, Channel),
     /// The session's GET stream for session-wide messages (replaces an earlier one).
     Listen(mpsc::Sender<Event>),
     /// A GET with `Last-Event-ID`: continue that stream on `sink` (`false`: unknown id).
@@ -105,7 +171,7 @@ pub(crate) struct Outcome {
 
 struct Open {
     /// `None` once the client's stream closed (or the server closed it).
-    sink: Option<mpsc::Sender<Event>>,
+    sink: Option<Sink>,
     /// Deferred calls and listen streams of this POST still running.
     calls: usize,
     /// Sequence number of the last event sent.
@@ -116,7 +182,15 @@ struct Open {
 
 impl Open {
     fn attached(&self) -> bool {
-        self.sink.as_ref().is_some_and(|s| !s.is_closed())
+        self.sink.as_ref().is_some_and(Sink::attached)
+    }
+
+    /// The client's stream is closed: a held sink keeps what it has (the answer so far).
+    fn close(&mut self) {
+        match &mut self.sink {
+            Some(Sink::Held { closed, .. }) => *closed = true,
+            _ => self.sink = None,
+        }
     }
 }
 
@@ -149,16 +223,28 @@ impl Routes {
         }
     }
 
-    /// A POST's body is about to be handled: frames routed `Reply` go to `sink`. On a
-    /// legacy session at 2025-11-25 or later the stream starts with a priming event (an
-    /// id, no data) so that the client can resume it from the start.
-    pub(crate) fn begin(&mut self, sink: mpsc::Sender<Event>, version: Option<ProtocolVersion>) {
+    /// A POST's body is about to be handled: frames routed `Reply` go to `sink` (none: they
+    /// are held, and [`end`](Self::end) gives them back). On a legacy session at 2025-11-25
+    /// or later the stream starts with a priming event (an id, no data) so that the client
+    /// can resume it from the start.
+    pub(crate) fn begin(
+        &mut self,
+        sink: Option<mpsc::Sender<Event>>,
+        version: Option<ProtocolVersion>,
+    ) {
         let id = self.next;
         self.next += 1;
         self.resumable = version.is_some();
+        let mut sink = match sink {
+            Some(s) => Sink::Channel(s),
+            None => Sink::Held {
+                frames: Vec::new(),
+                closed: false,
+            },
+        };
         let prime = version.is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
         if prime {
-            let _ = sink.try_send(Event::uncounted(id, 0, Bytes::new()));
+            sink.send(Event::uncounted(id, 0, Bytes::new()));
         }
         self.posts.insert(
             id,
@@ -172,28 +258,53 @@ impl Routes {
         self.current = Some(id);
     }
 
-    /// The body was handled: its response ends now unless calls of it are still open.
-    pub(crate) fn end(&mut self, version: Option<ProtocolVersion>) -> Outcome {
+    /// The body was handled: its response ends now unless calls of it are still open. For
+    /// a POST begun without a sink, its frames: held if it is done, else a channel that
+    /// starts with them and carries the rest.
+    pub(crate) fn end(&mut self, version: Option<ProtocolVersion>) -> (Outcome, Option<Answer>) {
         self.resumable = version.is_some();
         let Some(id) = self.current.take() else {
-            return Outcome {
+            let outcome = Outcome {
                 answered: false,
                 open: false,
                 version,
             };
+            return (outcome, None);
         };
         let (answered, open) = self
             .posts
             .get(&id)
             .map_or((false, false), |p| (p.seq > 0, p.calls > 0));
-        if !open {
-            self.posts.remove(&id);
-        }
-        Outcome {
+        let outcome = Outcome {
             answered,
             open,
             version,
+        };
+        if !open {
+            let answer = match self.posts.remove(&id).and_then(|p| p.sink) {
+                Some(Sink::Held { frames, .. }) => Some(Answer::Held(frames)),
+                _ => None,
+            };
+            return (outcome, answer);
         }
+        let Some(p) = self.posts.get_mut(&id) else {
+            return (outcome, None);
+        };
+        if !matches!(p.sink, Some(Sink::Held { .. })) {
+            return (outcome, None);
+        }
+        let Some(Sink::Held { frames, closed }) = p.sink.take() else {
+            return (outcome, None);
+        };
+        let (tx, rx) = mpsc::channel(SINK_FRAMES);
+        for e in frames {
+            // (At most SINK_FRAMES: they fit.)
+            let _ = tx.try_send(e);
+        }
+        if !closed {
+            p.sink = Some(Sink::Channel(tx));
+        }
+        (outcome, Some(Answer::Stream(rx)))
     }
 
     /// A deferred call (or listen stream) of the current POST started.
@@ -236,7 +347,7 @@ impl Routes {
             return; // a 2026-07-28 stream cannot be resumed: closing it would cancel the call
         }
         if let Some(p) = self.calls.get(&token).and_then(|id| self.posts.get_mut(id)) {
-            p.sink = None;
+            p.close();
         }
     }
 
@@ -256,7 +367,7 @@ impl Routes {
         };
         if let Some(p) = self.posts.get_mut(&stream) {
             replay(&p.backlog);
-            p.sink = Some(sink);
+            p.sink = Some(Sink::Channel(sink));
             return true;
         }
         if let Some(i) = self.finished.iter().position(|(id, _)| *id == stream) {
@@ -316,10 +427,10 @@ impl Routes {
                     }
                     p.backlog.push_back(event.clone());
                 }
-                if let Some(sink) = &p.sink {
-                    if sink.try_send(event).is_err() {
+                if let Some(sink) = &mut p.sink {
+                    if !sink.send(event) {
                         tracing::debug!("an HTTP response is closed or not read");
-                        p.sink = None;
+                        p.close();
                         self.overflowed |= self.single;
                     }
                 }
@@ -350,9 +461,10 @@ impl Routes {
             Some(p) => {
                 // The response was answered, by the refusal the HTTP layer makes of it.
                 p.seq += 1;
-                if let Some(sink) = p.sink.take() {
-                    let _ = sink.try_send(Event::uncounted(OVER_BUDGET, 0, Bytes::new()));
+                if let Some(sink) = &mut p.sink {
+                    sink.send(Event::uncounted(OVER_BUDGET, 0, Bytes::new()));
                 }
+                p.close();
                 self.overflowed |= self.single;
             }
             None if route == Route::Session => {
@@ -389,5 +501,47 @@ impl Routes {
     /// No response is open.
     pub(crate) fn idle(&self) -> bool {
         self.posts.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_post_begun_without_a_sink_gets_its_frames_back_bounded() {
+        let mut routes = Routes::new(None);
+        routes.begin(None, Some(ProtocolVersion::V2025_11_25));
+        for _ in 0..SINK_FRAMES + 10 {
+            routes.frame(Route::Reply, b"{}");
+        }
+        let (outcome, answer) = routes.end(Some(ProtocolVersion::V2025_11_25));
+        assert!(outcome.answered && !outcome.open);
+        match answer {
+            // The priming event first, then frames up to the sink's bound.
+            Some(Answer::Held(frames)) => {
+                assert_eq!(frames.len(), SINK_FRAMES);
+                assert!(frames[0].data.is_empty());
+                assert_eq!(&frames[1].data[..], b"{}");
+            }
+            _ => panic!("held frames"),
+        }
+        assert!(routes.idle());
+    }
+
+    #[test]
+    fn a_post_with_a_channel_sends_there_and_gets_no_answer_back() {
+        let mut routes = Routes::new(None);
+        let (tx, mut rx) = mpsc::channel(SINK_FRAMES);
+        routes.begin(Some(tx), None);
+        routes.frame(Route::Reply, b"{}");
+        let (outcome, answer) = routes.end(None);
+        assert!(outcome.answered && !outcome.open && answer.is_none());
+        assert_eq!(
+            rx.try_recv().map(|e| e.data).ok().as_deref(),
+            Some(&b"{}"[..])
+        );
+        // The POST is done: its sink was dropped.
+        assert!(rx.try_recv().is_err() && rx.is_closed());
     }
 }

@@ -37,7 +37,7 @@ impl Connection<'_, tokio::io::Sink> {
         let (mut conn, mut signals) = Connection::new(shared, tokio::io::sink());
         conn.routes = Some(Routes::new(budget));
         if let Some(first) = first {
-            conn.post(&mut session, first)?;
+            conn.post(&mut session, first, None)?;
             conn.give_back();
         }
         let mut open = inbound.is_some();
@@ -73,7 +73,7 @@ impl Connection<'_, tokio::io::Sink> {
                     conn.drain(&mut session)?;
                 }
                 msg = async { inbound.as_mut()?.recv().await }, if open => match msg {
-                    Some(Inbound::Post(p)) => conn.post(&mut session, p)?,
+                    Some(Inbound::Post(p, to)) => conn.post(&mut session, p, Some(to))?,
                     Some(Inbound::Listen(sink)) => {
                         if let Some(r) = &mut conn.routes {
                             r.listen(sink);
@@ -101,12 +101,23 @@ impl Connection<'_, tokio::io::Sink> {
         Ok(())
     }
 
-    /// Handles one POST body: its frames go to its sink, and its outcome tells the HTTP
-    /// layer how to answer.
-    fn post(&mut self, session: &mut Session<'_>, post: crate::routes::Post) -> Result<(), Error> {
+    /// Handles one POST body: its frames go to `to`'s sink, and its outcome, which tells the
+    /// HTTP layer how to answer, to `to`'s oneshot. Without `to` (the first POST, handled
+    /// while the HTTP layer polls the loop in place) both are handed over on this thread
+    /// ([`crate::routes::hand_over`]).
+    fn post(
+        &mut self,
+        session: &mut Session<'_>,
+        post: crate::routes::Post,
+        to: Option<crate::routes::Channel>,
+    ) -> Result<(), Error> {
         let version = session.negotiated_version();
+        let (sink, told) = match to {
+            Some(c) => (Some(c.sink), Some(c.outcome)),
+            None => (None, None),
+        };
         if let Some(r) = &mut self.routes {
-            r.begin(post.sink, version);
+            r.begin(sink, version);
         }
         // Handlers see who sent the body: request views through `adapter_data`, the tasks
         // of deferred calls through their `Context`.
@@ -118,7 +129,13 @@ impl Connection<'_, tokio::io::Sink> {
         self.exchange(session, pump, principal)?;
         let version = session.negotiated_version();
         if let Some(r) = &mut self.routes {
-            let _ = post.outcome.send(r.end(version));
+            match (r.end(version), told) {
+                ((outcome, _), Some(told)) => {
+                    let _ = told.send(outcome);
+                }
+                ((outcome, Some(answer)), None) => crate::routes::hand_over(outcome, answer),
+                ((_, None), None) => {}
+            }
         }
         Ok(())
     }

@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::{
     accepts, auth, empty, read_body, routes, rpc_error, session_id_new, Body, Entry, Peer, State,
 };
-use crate::routes::{Event, Inbound, Post};
+use crate::routes::{Channel, Event, Inbound, Post};
 
 /// The stream number marking the `endpoint` event (the first of the stream).
 const ENDPOINT: u64 = u64::MAX - 1;
@@ -61,7 +61,7 @@ pub(super) async fn open(
     );
     // A fresh channel has room: the endpoint event is first.
     let _ = sink.try_send(announce);
-    let Some(tx) = state.start_session(None, false).await else {
+    let Some(tx) = state.start_session(None, false).await.0 else {
         return rpc_error(
             StatusCode::INTERNAL_SERVER_ERROR,
             None,
@@ -143,13 +143,12 @@ where
         return not_found();
     };
     let (told, outcome) = oneshot::channel();
-    let post = Post {
-        body,
+    let post = Post { body, principal };
+    let to = Channel {
         sink,
         outcome: told,
-        principal,
     };
-    if tx.send(Inbound::Post(post)).await.is_err() || outcome.await.is_err() {
+    if tx.send(Inbound::Post(post, to)).await.is_err() || outcome.await.is_err() {
         return not_found();
     }
     empty(StatusCode::ACCEPTED)

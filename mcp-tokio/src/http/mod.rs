@@ -93,7 +93,7 @@ use std::task::{Context, Poll};
 
 use crate::driver::Connection;
 use crate::error::Error;
-use crate::routes::{self, Event, Inbound, Post};
+use crate::routes::{self, Answer, Channel, Event, Inbound, Post};
 use crate::server::Server;
 
 /// Settings of the HTTP transport (see [`Server::serve_http_with`]).
@@ -528,15 +528,20 @@ impl State {
     }
 
     /// Starts a session's drive loop on its first body; returns its inbox (none for a
-    /// stateless request, which nothing else can reach). The loop is polled once here: a
-    /// request answered at once (a stateless call of a synchronous tool) is done without a
-    /// task or a hand-off between tasks; a legacy session, or calls that run on, continue
-    /// in a task of their own.
+    /// stateless request, which nothing else can reach) and the first body's outcome and
+    /// frames (none if the session failed before it answered). The loop is polled once
+    /// here: a request answered at once (a stateless call of a synchronous tool) is done
+    /// without a task, a hand-off between tasks, or a channel for its frames or outcome
+    /// (the loop hands them over on this thread: [`routes::hand_over`]); a legacy session,
+    /// or calls that run on, continue in a task of their own.
     async fn start_session(
         &self,
         first: Option<Post>,
         stateless: bool,
-    ) -> Option<mpsc::Sender<Inbound>> {
+    ) -> (
+        Option<mpsc::Sender<Inbound>>,
+        Option<(routes::Outcome, Answer)>,
+    ) {
         let (tx, rx) = if stateless {
             (None, None)
         } else {
@@ -550,16 +555,18 @@ impl State {
                 tracing::warn!(error = %e, "HTTP session ended with an error");
             }
         });
+        // (Nothing polled on this thread before can have left one; cleared all the same.)
+        drop(routes::take_first());
         // As in a task of its own, a panic ends this session only (the POST then gets 500).
-        let first = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(run.as_mut()));
-        match futures::poll!(first) {
+        let polled = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(run.as_mut()));
+        match futures::poll!(polled) {
             std::task::Poll::Pending => {
                 tokio::spawn(run);
             }
             std::task::Poll::Ready(Err(_)) => tracing::error!("an HTTP session panicked"),
             std::task::Poll::Ready(Ok(())) => {}
         }
-        tx
+        (tx, routes::take_first())
     }
 
     /// `response` with [`HttpConfig::response_headers`] added.
@@ -1073,17 +1080,13 @@ where
     }
     // For an answer the transport makes itself once the request ran.
     let sent = body.clone();
-    let (sink, mut frames) = mpsc::channel(routes::SINK_FRAMES);
-    let (told, outcome) = oneshot::channel();
     let post = Post {
         body,
-        sink,
-        outcome: told,
         principal: principal.clone(),
     };
     // A request without a session may create one: its slot is taken before it runs.
     let mut reservation = None;
-    let (inbox, fresh) = match session_id {
+    let (inbox, fresh, first) = match session_id {
         Some(id) => match state.session(id, principal.as_deref()) {
             // A session's requests name its revision (or none: 2025-03-26 clients send none).
             Some((_, negotiated)) if version.is_some_and(|v| v != negotiated.as_str()) => {
@@ -1099,10 +1102,17 @@ where
                 )
             }
             Some((tx, _)) => {
-                if tx.send(Inbound::Post(post)).await.is_err() {
+                let (sink, frames) = mpsc::channel(routes::SINK_FRAMES);
+                let (told, outcome) = oneshot::channel();
+                let to = Channel {
+                    sink,
+                    outcome: told,
+                };
+                if tx.send(Inbound::Post(post, to)).await.is_err() {
                     return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found");
                 }
-                (Some(tx), false)
+                let first = outcome.await.ok().map(|o| (o, Answer::Stream(frames)));
+                (Some(tx), false, first)
             }
             None => return rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found"),
         },
@@ -1115,10 +1125,11 @@ where
                     }
                 }
             }
-            (state.start_session(Some(post), stateless).await, true)
+            let (inbox, first) = state.start_session(Some(post), stateless).await;
+            (inbox, true, first)
         }
     };
-    let Ok(outcome) = outcome.await else {
+    let Some((outcome, answer)) = first else {
         return rpc_error(
             StatusCode::INTERNAL_SERVER_ERROR,
             None,
@@ -1146,50 +1157,57 @@ where
         );
         new_session = Some(id);
     }
-    let mut response = if !outcome.answered && !outcome.open {
-        empty(StatusCode::ACCEPTED)
-    } else if outcome.open && streams {
-        sse(frames, state.config.sse_keep_alive)
-    } else {
-        // Everything was answered at once (or the client takes JSON only: wait for the
-        // answer, dropping what comes before it).
-        let id = || {
-            let limits = mcp_rs_core::wire::json::Limits {
-                max_depth: state.server.inner.config.max_depth,
+    let mut response = match answer {
+        _ if !outcome.answered && !outcome.open => empty(StatusCode::ACCEPTED),
+        Answer::Stream(frames) if outcome.open && streams => {
+            sse(frames, state.config.sse_keep_alive)
+        }
+        answer => {
+            // Everything was answered at once (or the client takes JSON only: wait for the
+            // answer, dropping what comes before it).
+            let id = || {
+                let limits = mcp_rs_core::wire::json::Limits {
+                    max_depth: state.server.inner.config.max_depth,
+                };
+                request_id(&peek(&sent, limits))
             };
-            request_id(&peek(&sent, limits))
-        };
-        // (What a stream client gets at once is bounded by its queue and the budget.)
-        let cap = if streams {
-            usize::MAX
-        } else {
-            state.config.max_json_answer
-        };
-        match mode::gather(&mut frames, streams, cap).await {
-            mode::Gathered::OverBudget => busy(id().as_ref()),
-            mode::Gathered::TooLarge => rpc_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                id().as_ref(),
-                -32603,
-                &format!(
+            // (What a stream client gets at once is bounded by its queue and the budget.)
+            let cap = if streams {
+                usize::MAX
+            } else {
+                state.config.max_json_answer
+            };
+            let gathered = match answer {
+                Answer::Held(frames) => mode::gather_held(frames, streams, cap),
+                Answer::Stream(mut frames) => mode::gather(&mut frames, streams, cap).await,
+            };
+            match gathered {
+                mode::Gathered::OverBudget => busy(id().as_ref()),
+                mode::Gathered::TooLarge => rpc_error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    id().as_ref(),
+                    -32603,
+                    &format!(
                     "The answer exceeds the {} bytes gathered for an application/json response; \
                      accept text/event-stream to receive it as a stream",
                     state.config.max_json_answer
                 ),
-            ),
-            mode::Gathered::Frames(mut all) => match all.len() {
-                0 => empty(StatusCode::ACCEPTED),
-                1 => {
-                    let frame = all.pop().map(|e| e.data).unwrap_or_default();
-                    let status = status_for(&frame, stateless, fresh && outcome.version.is_none());
-                    json(status, frame)
-                }
-                _ if streams => sse_of(all),
-                _ => json(
-                    StatusCode::OK,
-                    all.pop().map(|e| e.data).unwrap_or_default(),
                 ),
-            },
+                mode::Gathered::Frames(mut all) => match all.len() {
+                    0 => empty(StatusCode::ACCEPTED),
+                    1 => {
+                        let frame = all.pop().map(|e| e.data).unwrap_or_default();
+                        let status =
+                            status_for(&frame, stateless, fresh && outcome.version.is_none());
+                        json(status, frame)
+                    }
+                    _ if streams => sse_of(all),
+                    _ => json(
+                        StatusCode::OK,
+                        all.pop().map(|e| e.data).unwrap_or_default(),
+                    ),
+                },
+            }
         }
     };
     if let Some(id) = new_session.and_then(|id| HeaderValue::from_str(&id).ok()) {

@@ -37,6 +37,39 @@ pub(super) fn needs_stream(peeked: &Peek<'_>) -> bool {
     matches!(peeked, Peek::Request(r) if r.method() == Some(Method::Listen))
 }
 
+/// [`gather`] of the frames a response got while its request was handled in place
+/// ([`routes::Answer::Held`]), kept in `frames` itself.
+pub(super) fn gather_held(mut frames: Vec<Event>, streams: bool, max_bytes: usize) -> Gathered {
+    let mut kept = 0;
+    let mut bytes = 0usize;
+    for i in 0..frames.len() {
+        let e = &frames[i];
+        if e.stream == routes::OVER_BUDGET {
+            return Gathered::OverBudget;
+        }
+        if e.data.is_empty() || (!streams && interim(&e.data)) {
+            continue;
+        }
+        bytes = bytes.saturating_add(e.data.len());
+        if kept >= routes::SINK_FRAMES || bytes > max_bytes {
+            tracing::debug!(bytes, "a JSON answer passed its bound");
+            return Gathered::TooLarge;
+        }
+        frames.swap(kept, i);
+        kept += 1;
+    }
+    frames.truncate(kept);
+    Gathered::Frames(frames)
+}
+
+/// A notification or a request to the client: not part of a JSON-only answer.
+fn interim(frame: &[u8]) -> bool {
+    matches!(
+        frame_kind(frame),
+        FrameKind::Notification | FrameKind::Request
+    )
+}
+
 /// The frames of a response until its sink closes. With `streams` false (the client takes
 /// JSON only) notifications and requests to the client are dropped as they arrive; what is
 /// kept is bounded by [`routes::SINK_FRAMES`] frames and `max_bytes`.
@@ -55,12 +88,7 @@ pub(super) async fn gather(
         if e.data.is_empty() {
             continue; // priming: not part of a JSON answer
         }
-        if !streams
-            && matches!(
-                frame_kind(&e.data),
-                FrameKind::Notification | FrameKind::Request
-            )
-        {
+        if !streams && interim(&e.data) {
             dropped += 1;
             continue;
         }
@@ -128,6 +156,40 @@ mod tests {
             .unwrap();
         assert!(matches!(
             gather(&mut rx, false, 1 << 20).await,
+            Gathered::OverBudget
+        ));
+    }
+
+    #[test]
+    fn held_frames_are_gathered_as_channelled_ones() {
+        let mut frames: Vec<Event> = (0..200).map(|_| event(PROGRESS)).collect();
+        frames.insert(0, Event::uncounted(0, 0, Bytes::new()));
+        frames.push(event(ANSWER));
+        match gather_held(frames.clone(), false, ANSWER.len()) {
+            Gathered::Frames(kept) => {
+                assert_eq!(kept.len(), 1);
+                assert_eq!(&kept[0].data[..], ANSWER.as_bytes());
+            }
+            _ => panic!("the answer alone is kept"),
+        }
+        match gather_held(frames, true, 1 << 20) {
+            Gathered::Frames(kept) => {
+                assert_eq!(kept.len(), 201, "a stream keeps everything but the priming");
+                assert_eq!(&kept[200].data[..], ANSWER.as_bytes());
+            }
+            _ => panic!("within bounds"),
+        }
+        let two = vec![event(ANSWER), event(ANSWER)];
+        assert!(matches!(
+            gather_held(two, false, ANSWER.len() + 1),
+            Gathered::TooLarge
+        ));
+        let over = vec![
+            event(ANSWER),
+            Event::uncounted(routes::OVER_BUDGET, 0, Bytes::new()),
+        ];
+        assert!(matches!(
+            gather_held(over, false, 1 << 20),
             Gathered::OverBudget
         ));
     }

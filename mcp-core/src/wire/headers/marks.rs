@@ -121,6 +121,29 @@ pub fn param_headers(input_schema: RawJson<'_>) -> Result<HeaderMarks<'_>, Heade
     Ok(marks)
 }
 
+/// Whether the JSON text `schema` may hold an [`KEYWORD`] mark: it has the keyword written
+/// out, or a `\u` escape (the only way to spell one of its characters otherwise). `false`
+/// means [`param_headers`] of it finds no mark, and costs one pass over the bytes instead of
+/// a parse and a walk of every property (the per-request cost of a `tools/call` over
+/// 2026-07-28 HTTP).
+pub fn may_mark(schema: &[u8]) -> bool {
+    let word = KEYWORD.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = schema.get(i) {
+        let found = match b {
+            b'x' => schema.get(i..i + word.len()) == Some(word),
+            b'\\' => schema.get(i + 1) == Some(&b'u'),
+            _ => false,
+        };
+        if found {
+            return true;
+        }
+        // (`\\` is one escape: skipping its second byte keeps `\\u` from counting.)
+        i += if b == b'\\' { 2 } else { 1 };
+    }
+    false
+}
+
 /// Whether `b` may appear in an HTTP header name (RFC 9110 `tchar`).
 pub fn is_tchar(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
@@ -170,5 +193,29 @@ mod tests {
         assert_eq!(check(r#"{"type":"object"}"#), Ok(0));
         let bad = r#"{"properties":{"a":{"type":"string","x-mcp-header":3}}}"#;
         assert_eq!(check(bad), Err(HeaderMarkError::Empty));
+    }
+
+    #[test]
+    fn may_mark_finds_every_spelling_of_the_keyword() {
+        let mark = |key: &str| {
+            std::format!(r#"{{"properties":{{"a":{{"type":"string","{key}":"Region"}}}}}}"#)
+        };
+        for key in ["x-mcp-header", r"x-mcp-header", r"x-mcp-header"] {
+            let text = mark(key);
+            assert!(may_mark(text.as_bytes()), "{key}");
+            assert_eq!(check(&text), Ok(1), "{key}");
+        }
+        for text in [
+            r#"{"type":"object","properties":{"a":{"type":"number"}}}"#,
+            r#"{"description":"a\\u0078-mcp-header \n\"x-mcp-heade\"","x":1}"#,
+            r#"{"x-mcp-heade":"R"}"#,
+            "x-mcp-heade",
+            "",
+        ] {
+            assert!(!may_mark(text.as_bytes()), "{text}");
+            if let Ok(v) = parse(text.as_bytes(), Limits::default()) {
+                assert_eq!(param_headers(v).map(|m| m.count()), Ok(0), "{text}");
+            }
+        }
     }
 }

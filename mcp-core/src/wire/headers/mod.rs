@@ -322,13 +322,18 @@ pub fn check_params<'s, H: Headers + ?Sized>(
 }
 
 /// [`check_params`] of the tool `input_schema` is the text of: parsed with `limits` (the
-/// session's depth bound); a schema that does not parse declares nothing.
+/// session's depth bound); a schema that does not parse declares nothing. A schema whose
+/// text cannot hold a mark ([`marks::may_mark`]: most tools' schemas) is neither parsed
+/// nor walked.
 pub fn check_params_text<'s, H: Headers + ?Sized>(
     headers: &H,
     body: &Peek<'_>,
     input_schema: &'s str,
     limits: Limits,
 ) -> Result<(), Refusal<'s>> {
+    if !marks::may_mark(input_schema.as_bytes()) {
+        return Ok(());
+    }
     match crate::wire::json::parse(input_schema.as_bytes(), limits) {
         Ok(schema) => check_params(headers, body, schema),
         Err(_) => Ok(()),

@@ -427,9 +427,15 @@ impl<'a> JsonStr<'a> {
     }
     /// Whether the decoded content equals `s` (no allocation).
     pub fn eq_str(&self, s: &str) -> bool {
-        // Decoding never makes the content longer.
-        if s.len() > self.raw.len() {
-            return false;
+        let raw = self.raw.as_bytes();
+        // Decoding never makes the content longer, and only an escape makes it shorter: of
+        // the same length, equal means no escape and the same bytes (member names).
+        if s.len() >= raw.len() {
+            return s.len() == raw.len()
+                && raw
+                    .iter()
+                    .zip(s.as_bytes())
+                    .all(|(&a, &b)| a == b && a != b'\\');
         }
         let mut rest = s.as_bytes();
         let mut utf8 = [0u8; 4];
