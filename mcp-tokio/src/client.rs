@@ -129,8 +129,8 @@ pub use results::{
     ResourceTemplate, Root, Tool, ToolsPage,
 };
 use shared::{lock, Shared};
-pub use tasks::{TaskFailure, TaskHandle, TaskInfo, TaskStart, TaskStatus, MIN_TASK_POLL};
 pub use skills::{DynamicMarker, LoadedSkill, SkillContent, SkillEntry, SkillFile, SkillResources};
+pub use tasks::{TaskFailure, TaskHandle, TaskInfo, TaskStart, TaskStatus, MIN_TASK_POLL};
 pub use types::{
     CallOptions, ClientOptions, Era, Implementation, Notification, Progress, ProgressSink,
     ServerDetails, MAX_INPUT_ROUNDS,
