@@ -9,6 +9,7 @@
 //! scalars (every scalar becomes a JSON string; `key:` with nothing under it is `null`),
 //! blank lines and comments. Anything else is a compile error naming the line.
 
+use crate::attrs::json_string;
 use std::path::{Path, PathBuf};
 
 use proc_macro2::TokenStream;
@@ -92,24 +93,6 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// A JSON string literal.
-fn json_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// A scalar's text, as a JSON string.

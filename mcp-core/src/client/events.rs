@@ -231,7 +231,7 @@ fn member<'i>(v: RawJson<'i>, key: &'static str, kind: Kind) -> Result<RawJson<'
 }
 
 /// An optional member of kind `kind`.
-fn optional<'i>(
+pub(super) fn optional<'i>(
     v: RawJson<'i>,
     key: &'static str,
     kind: Kind,

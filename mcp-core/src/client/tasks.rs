@@ -24,7 +24,7 @@
 //! server, any string from others) and the poll interval as long as it needs them.
 
 use super::error::ClientError;
-use super::events::{CallResult, ResultError, RpcError};
+use super::events::{optional, CallResult, ResultError, RpcError};
 use super::lifecycle::ServerCaps;
 pub use super::requests::tasks::TaskRequest;
 use super::requests::{Options, Request};
@@ -95,24 +95,24 @@ pub struct Task<'i> {
 impl<'i> Task<'i> {
     /// Reads a task object; `Err` names what is missing or mistyped.
     pub fn read(v: RawJson<'i>) -> Result<Self, ResultError> {
-        let id = typed(v, "taskId", Kind::String)?
+        let id = optional(v, "taskId", Kind::String)?
             .and_then(|s| s.as_string())
             .ok_or(ResultError::Missing("taskId"))?;
-        let status = typed(v, "status", Kind::String)?
+        let status = optional(v, "status", Kind::String)?
             .and_then(|s| s.as_string())
             .ok_or(ResultError::Missing("status"))?;
         let status = parse_status(status).ok_or(ResultError::WrongType("status"))?;
-        let string = |key| Ok(typed(v, key, Kind::String)?.and_then(|s| s.as_string()));
+        let string = |key| Ok(optional(v, key, Kind::String)?.and_then(|s| s.as_string()));
         let number = |key| match v.get(key) {
             None => Ok(None),
             Some(n) if n.kind() == Kind::Null => Ok(None),
             Some(n) => n.as_u64().map(Some).ok_or(ResultError::WrongType(key)),
         };
-        let error = match typed(v, "error", Kind::Object)? {
+        let error = match optional(v, "error", Kind::Object)? {
             None => None,
             Some(e) => Some(RpcError::read(e).ok_or(ResultError::WrongType("error"))?),
         };
-        let input_requests = typed(v, "inputRequests", Kind::Object)?;
+        let input_requests = optional(v, "inputRequests", Kind::Object)?;
         if input_requests.is_some_and(|r| {
             r.members()
                 .is_none_or(|mut m| m.any(|(_, v)| v.kind() != Kind::Object))
@@ -127,7 +127,7 @@ impl<'i> Task<'i> {
             last_updated_at: string("lastUpdatedAt")?,
             ttl_ms: number("ttlMs")?,
             poll_interval_ms: number("pollIntervalMs")?,
-            result: typed(v, "result", Kind::Object)?,
+            result: optional(v, "result", Kind::Object)?,
             error,
             input_requests,
         })
@@ -212,29 +212,8 @@ impl<'i> Response<'i> {
     }
 }
 
-/// An optional member of kind `kind`.
-fn typed<'i>(
-    v: RawJson<'i>,
-    key: &'static str,
-    kind: Kind,
-) -> Result<Option<RawJson<'i>>, ResultError> {
-    match v.get(key) {
-        None => Ok(None),
-        Some(m) if m.kind() == kind => Ok(Some(m)),
-        Some(_) => Err(ResultError::WrongType(key)),
-    }
-}
-
 fn parse_status(s: JsonStr<'_>) -> Option<TaskStatus> {
-    [
-        TaskStatus::Working,
-        TaskStatus::InputRequired,
-        TaskStatus::Completed,
-        TaskStatus::Failed,
-        TaskStatus::Cancelled,
-    ]
-    .into_iter()
-    .find(|t| s.eq_str(t.as_str()))
+    TaskStatus::ALL.into_iter().find(|t| s.eq_str(t.as_str()))
 }
 
 impl Client<'_> {

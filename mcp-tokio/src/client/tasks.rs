@@ -125,16 +125,10 @@ impl TaskInfo {
     fn from_value(value: Value) -> Result<TaskInfo> {
         let w: Wire = serde_json::from_value(value)
             .map_err(|e| ClientError::Malformed(format!("task: {e}")))?;
-        let status = [
-            TaskStatus::Working,
-            TaskStatus::InputRequired,
-            TaskStatus::Completed,
-            TaskStatus::Failed,
-            TaskStatus::Cancelled,
-        ]
-        .into_iter()
-        .find(|s| s.as_str() == w.status)
-        .ok_or_else(|| ClientError::Malformed(format!("unknown task status {:?}", w.status)))?;
+        let status = TaskStatus::ALL
+            .into_iter()
+            .find(|s| s.as_str() == w.status)
+            .ok_or_else(|| ClientError::Malformed(format!("unknown task status {:?}", w.status)))?;
         Ok(TaskInfo {
             task_id: w.task_id,
             status,

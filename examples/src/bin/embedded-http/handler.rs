@@ -47,7 +47,7 @@ pub(crate) fn take_changes() -> impl Iterator<Item = ListKind> {
         .map(|(_, kind)| kind)
 }
 
-const fn tool(
+pub(crate) const fn tool(
     name: &'static str,
     description: &'static str,
     schema: &'static str,

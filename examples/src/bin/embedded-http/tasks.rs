@@ -18,7 +18,7 @@ use mcp_rs_core::{CallRequest, Dispatch, SecretKey, Tool, ToolResult};
 use mcp_rs_embedded::http::{TaskContext, TaskRunner};
 use mcp_rs_embedded::tasks::TaskHost;
 
-use crate::handler::Buf;
+use crate::handler::{tool, Buf};
 use crate::net::Timer;
 
 /// Tasks kept at once (each lives 5 minutes), the bytes of one task's result or input
@@ -38,17 +38,6 @@ const OBJECT: &str = r#"{"type":"object","properties":{}}"#;
 const NAME_SCHEMA: &str = r#"{"type":"object","properties":{"name":{"type":"string"}}}"#;
 const CONFIRM_SCHEMA: &str =
     r#"{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}"#;
-
-const fn tool(
-    name: &'static str,
-    description: &'static str,
-    schema: &'static str,
-) -> Tool<'static> {
-    Tool {
-        description: Some(description),
-        ..Tool::new(name, schema)
-    }
-}
 
 /// The fixtures, after `everything`'s other tools (as `everything` registers them).
 pub(crate) static TOOLS: [Tool<'static>; 7] = [

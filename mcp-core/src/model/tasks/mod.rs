@@ -83,6 +83,15 @@ pub enum TaskStatus {
 }
 
 impl TaskStatus {
+    /// Every status, in the order of the lifecycle.
+    pub const ALL: [TaskStatus; 5] = [
+        TaskStatus::Working,
+        TaskStatus::InputRequired,
+        TaskStatus::Completed,
+        TaskStatus::Failed,
+        TaskStatus::Cancelled,
+    ];
+
     /// The wire name.
     pub const fn as_str(self) -> &'static str {
         match self {
