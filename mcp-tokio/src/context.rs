@@ -10,6 +10,11 @@ use tokio::sync::{mpsc, oneshot, watch};
 use crate::output::{CompletionOutput, ErrorReply, PromptOutput, ResourceOutput, ToolReply};
 use crate::principal::Principal;
 
+/// A task table shared by the server (which answers `tasks/*` from it) and the tools that
+/// report to it ([`Server::tasks`](crate::Server::tasks)).
+pub type SharedTasks =
+    std::sync::Arc<std::sync::Mutex<dyn mcp_rs_core::model::tasks::TaskStore + Send>>;
+
 /// What tool tasks send back to their connection's drive loop.
 pub(crate) enum Command {
     /// A deferred request's answer.
@@ -109,7 +114,7 @@ pub struct Context {
 #[derive(Clone)]
 pub struct TaskHandle {
     pub(crate) id: Arc<str>,
-    pub(crate) tasks: crate::SharedTasks,
+    pub(crate) tasks: SharedTasks,
 }
 
 impl std::fmt::Debug for TaskHandle {

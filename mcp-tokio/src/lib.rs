@@ -66,9 +66,9 @@ mod server;
 mod state;
 #[cfg(feature = "stdio")]
 mod stdio;
-mod task_run;
 
 pub use config::{Limits, ServerInfo};
+pub use context::SharedTasks;
 pub use context::{Context, RequestError, TaskHandle};
 pub use deferred::{CompletionRequest, CompletionTarget, PromptRequest, ResourceRequest};
 pub use error::Error;
@@ -79,7 +79,7 @@ pub use output::{
     ResourceLink, ResourceOutput, ToolReply,
 };
 pub use principal::Principal;
-pub use registry::{Args, BoxFuture, Handler, SharedTasks, ToolAnnotations, ToolDef, Tools};
+pub use registry::{Args, BoxFuture, Handler, ToolAnnotations, ToolDef, Tools};
 #[cfg(any(feature = "socket", feature = "http"))]
 pub use server::{bind_tcp, LISTEN_BACKLOG};
 pub use server::{Server, ShutdownHandle};

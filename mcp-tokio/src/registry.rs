@@ -14,8 +14,10 @@ use mcp_rs_core::{CallRequest, ClientCaps, Dispatch, Tool, ToolResult, ToolSet};
 use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
-use crate::context::Context;
+use crate::context::{Context, SharedTasks};
 use crate::output::ToolReply;
+
+mod task_run;
 
 /// A tool definition: owned text, or text borrowed from a `'static` definition
 /// ([`from_static`](Self::from_static), what `#[mcp_rs_tokio::tools]` registers: nothing is
@@ -33,11 +35,6 @@ pub struct ToolDef {
     requires: ClientCaps,
     task: mcp_rs_core::model::tasks::TaskSupport,
 }
-
-/// A task table shared by the server (which answers `tasks/*` from it) and the tools that
-/// report to it ([`Server::tasks`](crate::Server::tasks)).
-pub type SharedTasks =
-    std::sync::Arc<std::sync::Mutex<dyn mcp_rs_core::model::tasks::TaskStore + Send>>;
 
 /// Owned behaviour hints (see [`mcp_rs_core::ToolAnnotations`]).
 #[derive(Clone, Debug, Default)]
@@ -452,7 +449,7 @@ impl ToolSet for Snapshot {
         if let (Dispatch::Defer, Some(_), Some(tasks)) = (dispatch, request.task(), &self.1) {
             let entry = self.0.get(request.tool_index());
             if let Some(f) = entry.and_then(|e| e.handler.async_part()) {
-                crate::task_run::spawn(f, request, tasks);
+                task_run::spawn(f, request, tasks);
             }
         }
         dispatch

@@ -19,11 +19,11 @@ use mcp_rs_core::wire::jsonrpc::code;
 use mcp_rs_core::{CallRequest, ProtocolVersion, ToolResult};
 use tokio::sync::{mpsc, watch};
 
+use super::{Args, AsyncFn};
+use crate::context::SharedTasks;
 use crate::context::{Context, TaskHandle};
 use crate::output::ToolReply;
 use crate::principal::Principal;
-use crate::registry::{Args, AsyncFn};
-use crate::SharedTasks;
 
 /// How often a running task tool's table entry is checked for `tasks/cancel` and expiry.
 pub(crate) const POLL: Duration = Duration::from_millis(50);
