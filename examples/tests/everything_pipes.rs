@@ -347,7 +347,7 @@ fn stdio_tasks() {
 
     let created = p.request(
         "tools/call",
-        json!({"name": "slow_compute", "arguments": {"seconds": 0.2, "label": "bg"}}),
+        json!({"name": "slow_compute", "arguments": {"seconds": 1, "label": "bg"}}),
     );
     assert_eq!(created["result"]["resultType"], "task", "{created}");
     assert_eq!(created["result"]["status"], "working");
@@ -358,7 +358,7 @@ fn stdio_tasks() {
     let done = poll(&mut p, &id, "completed");
     assert_eq!(
         done["result"]["result"]["content"][0]["text"],
-        "bg: computed after 0.2 s"
+        "bg: computed after 1 s"
     );
 
     let created = p.request(

@@ -165,7 +165,7 @@ async fn an_attributed_tool_answers_directly_or_as_a_task() {
     assert_eq!(names, ["slow", "forever", "boom"]);
 
     // Directly: no task, the method's answer is the reply.
-    let args = json!({"name": "slow", "arguments": {"ms": 20, "label": "x"}});
+    let args = json!({"name": "slow", "arguments": {"ms": 400, "label": "x"}});
     let (direct_line, direct) = c.call("tools/call", args.clone(), false).await;
     let direct = &direct["result"];
     assert_eq!(direct["resultType"], "complete", "{direct}");
