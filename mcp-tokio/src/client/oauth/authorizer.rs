@@ -2,7 +2,7 @@
 //!
 //! | the server answers | the authorizer |
 //! |---|---|
-//! | 401 | reads the challenge, fetches the protected-resource metadata (checking its `resource`), then the authorization server's (checking its `issuer`); refreshes the token if it has a refresh token from that same server (not when the refused token, itself refreshed, has not expired: that grant is gone); otherwise runs the authorization-code flow with the scope of the challenge (or the metadata's `scopes_supported`) |
+//! | 401 | reads the challenge, fetches the protected-resource metadata (checking its `resource`), then the authorization server's (checking its `issuer`); refreshes the token if it has a refresh token from that same server (not when the refused token, itself refreshed, has not expired: that grant is gone); otherwise runs the authorization-code flow with the scope of the challenge (or the metadata's `scopes_supported`), or without a user the mode's grant: client credentials, the JWT-bearer grant with the [`AssertionSource`]'s JWT, or the enterprise IdP's token exchange then the JWT-bearer grant with the ID-JAG |
 //! | 403 `insufficient_scope` | runs the flow again for the union of the granted and the challenged scopes, unless the granted ones already cover the challenge or [`OAuthConfig::with_max_step_ups`] is reached (then the request fails with the 403) |
 //! | 403 otherwise | nothing: the request fails |
 //!
@@ -94,7 +94,7 @@ impl OAuthConfig {
     /// Workload identity federation (SEP-1933, extension `io.modelcontextprotocol/auth/wif`)
     /// or any JWT-bearer client: on a 401 the JWT `assertion` gives is presented to the
     /// token endpoint with the JWT-bearer grant (RFC 7523 §2.1; see
-    /// [`bearer_grant`](super::bearer_grant)), `client` identifying the client (`client_id`
+    /// [`bearer_grant`]), `client` identifying the client (`client_id`
     /// alone for a public client; its authentication as with
     /// [`client_credentials`](Self::client_credentials)). Discovery, scopes and `resource`
     /// as in the other flows. The authorization server's error (`invalid_grant`, …) is the

@@ -13,6 +13,19 @@
 //! A refusal of the token endpoint (`invalid_grant`, `invalid_scope`,
 //! `unauthorized_client`, …) is the caller's answer: [`OAuthError::Server`], with no retry
 //! and no fallback to another grant.
+//!
+//! ```no_run
+//! use mcp_rs_tokio::client::oauth::{ClientCredentials, FileAssertion, OAuthAuthorizer, OAuthConfig};
+//! use mcp_rs_tokio::client::{Client, ClientOptions, Era};
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let token = FileAssertion::new("/var/run/secrets/tokens/mcp-token");
+//! let config = OAuthConfig::jwt_bearer(ClientCredentials::new("my-workload", None), token);
+//! let options = ClientOptions::with_era(Era::Modern).with_authorizer(OAuthAuthorizer::new(config)?);
+//! let client = Client::connect_http_with("https://example.com/mcp", options).await?;
+//! # Ok(())
+//! # }
+//! ```
 
 use std::future::Future;
 use std::io::Read;

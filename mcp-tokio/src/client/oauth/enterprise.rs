@@ -4,7 +4,7 @@
 //! user's ID token at the IdP for an Identity Assertion JWT Authorization Grant (ID-JAG)
 //! naming the server's authorization server and the resource (RFC 8693 token exchange),
 //! then presents the ID-JAG to that authorization server with the JWT-bearer grant
-//! (RFC 7523 §2.1, [`bearer_grant`](super::bearer_grant)). The enterprise's policy decides
+//! (RFC 7523 §2.1, [`bearer_grant`]). The enterprise's policy decides
 //! at the IdP; no browser, no consent screen.
 //!
 //! | step | request | parameters |
