@@ -5,8 +5,6 @@
 
 #![cfg(feature = "oauth")]
 
-use std::sync::{Arc, Mutex};
-
 use mcp_rs_tokio::client::auth::{Authorizer, Challenge};
 use mcp_rs_tokio::client::oauth::challenge::BearerChallenge;
 use mcp_rs_tokio::client::oauth::discovery::{
@@ -18,9 +16,11 @@ use mcp_rs_tokio::client::oauth::{
     OAuthConfig, OAuthError, Secret, TokenEndpointAuth,
 };
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 use url::Url;
+
+#[path = "common/oauth_server.rs"]
+mod oauth_server;
+use oauth_server::{claims_of, mock, Quirks};
 
 #[test]
 fn bearer_challenges_are_parsed() {
@@ -269,164 +269,7 @@ fn pkce_is_required() {
     assert!(!m.supports_s256());
 }
 
-// --- the whole flow against an in-process authorization server -------------------------
-
-/// How the mock authorization server misbehaves.
-#[derive(Clone, Copy, Default)]
-struct Quirks {
-    wrong_metadata_issuer: bool,
-    wrong_iss: bool,
-    no_s256: bool,
-    /// The token endpoint answers a DPoP proof without the nonce `as-nonce` with
-    /// `use_dpop_nonce`, and issues DPoP tokens.
-    dpop_nonce: bool,
-}
-
-/// One HTTP/1.1 request per connection: `METHOD path` and the body, recorded; answers from
-/// `route`.
-async fn mock(quirks: Quirks) -> (String, Arc<Mutex<Vec<(String, String)>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let (base2, log2) = (base.clone(), log.clone());
-    tokio::spawn(async move {
-        let mut tokens = 0;
-        loop {
-            let Ok((mut sock, _)) = listener.accept().await else {
-                return;
-            };
-            let mut buf = Vec::new();
-            let mut chunk = [0u8; 4096];
-            let (head, body) = loop {
-                let n = sock.read(&mut chunk).await.unwrap();
-                if n == 0 {
-                    break (String::new(), String::new());
-                }
-                buf.extend_from_slice(&chunk[..n]);
-                let text = String::from_utf8_lossy(&buf).into_owned();
-                if let Some(end) = text.find("\r\n\r\n") {
-                    let len = text[..end]
-                        .lines()
-                        .find_map(|l| {
-                            l.to_ascii_lowercase()
-                                .strip_prefix("content-length:")
-                                .map(|v| v.trim().parse::<usize>().unwrap())
-                        })
-                        .unwrap_or(0);
-                    if buf.len() >= end + 4 + len {
-                        break (
-                            text[..end].to_owned(),
-                            text[end + 4..end + 4 + len].to_owned(),
-                        );
-                    }
-                }
-            };
-            let line = head.lines().next().unwrap_or("").to_owned();
-            let mut parts = line.split(' ');
-            let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-            let url = Url::parse(&format!("{base2}{target}")).unwrap();
-            let auth_header = head
-                .lines()
-                .find(|l| l.to_ascii_lowercase().starts_with("authorization:"))
-                .map(|l| l[14..].trim().to_owned());
-            let dpop_header = head
-                .lines()
-                .find(|l| l.to_ascii_lowercase().starts_with("dpop:"))
-                .map(|l| l[5..].trim().to_owned());
-            if let Some(proof) = &dpop_header {
-                log2.lock()
-                    .unwrap()
-                    .push((format!("DPOP {target}"), proof.clone()));
-            }
-            log2.lock().unwrap().push((
-                format!("{method} {target}"),
-                format!(
-                    "{body}{}",
-                    auth_header.map(|h| format!(" [{h}]")).unwrap_or_default()
-                ),
-            ));
-            let issuer = if quirks.wrong_metadata_issuer {
-                "https://attacker.example".to_owned()
-            } else {
-                base2.clone()
-            };
-            let (status, extra, body) = match (method, url.path()) {
-                ("GET", "/.well-known/oauth-protected-resource/mcp") => (
-                    200,
-                    String::new(),
-                    json!({"resource": format!("{base2}/mcp"), "authorization_servers": [base2], "scopes_supported": ["a", "b"]}).to_string(),
-                ),
-                ("GET", "/.well-known/oauth-authorization-server") => (
-                    200,
-                    String::new(),
-                    json!({
-                        "issuer": issuer,
-                        "authorization_endpoint": format!("{base2}/authorize"),
-                        "token_endpoint": format!("{base2}/token"),
-                        "registration_endpoint": format!("{base2}/register"),
-                        "code_challenge_methods_supported": if quirks.no_s256 { json!(["plain"]) } else { json!(["S256"]) },
-                        "authorization_response_iss_parameter_supported": true,
-                        "token_endpoint_auth_methods_supported": ["client_secret_post"],
-                        "scopes_supported": ["a", "b", "c", "offline_access"],
-                    })
-                    .to_string(),
-                ),
-                ("POST", "/register") => (
-                    201,
-                    String::new(),
-                    json!({"client_id": "cid", "client_secret": "csecret", "token_endpoint_auth_method": "client_secret_post"}).to_string(),
-                ),
-                ("GET", "/authorize") => {
-                    let q: std::collections::HashMap<_, _> = url.query_pairs().into_owned().collect();
-                    let mut to = Url::parse(&q["redirect_uri"]).unwrap();
-                    let iss = if quirks.wrong_iss { "https://evil.example".to_owned() } else { base2.clone() };
-                    to.query_pairs_mut()
-                        .append_pair("code", "the-code")
-                        .append_pair("state", &q["state"])
-                        .append_pair("iss", &iss);
-                    (302, format!("Location: {to}\r\n"), String::new())
-                }
-                ("POST", "/token")
-                    if quirks.dpop_nonce
-                        && dpop_header
-                            .as_deref()
-                            .is_none_or(|p| claims_of(p)["nonce"] != "as-nonce") =>
-                {
-                    (
-                        400,
-                        "DPoP-Nonce: as-nonce\r\n".to_owned(),
-                        json!({"error": "use_dpop_nonce"}).to_string(),
-                    )
-                }
-                ("POST", "/token") => {
-                    tokens += 1;
-                    let form: std::collections::HashMap<_, _> =
-                        url::form_urlencoded::parse(body.as_bytes()).into_owned().collect();
-                    (
-                        200,
-                        String::new(),
-                        json!({
-                            "access_token": format!("tok{tokens}"),
-                            "token_type": if dpop_header.is_some() { "DPoP" } else { "bearer" },
-                            "expires_in": 3600,
-                            "refresh_token": "refresh-1",
-                            "scope": form.get("scope"),
-                        })
-                        .to_string(),
-                    )
-                }
-                _ => (404, String::new(), String::new()),
-            };
-            let reply = format!(
-                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n{extra}\r\n{body}",
-                body.len()
-            );
-            let _ = sock.write_all(reply.as_bytes()).await;
-            let _ = sock.shutdown().await;
-        }
-    });
-    (base, log)
-}
+// --- the whole flow against an in-process authorization server (common/oauth_server.rs) --
 
 fn authorizer() -> OAuthAuthorizer {
     let redirect = HeadlessRedirect::new("http://127.0.0.1:1/callback").unwrap();
@@ -801,16 +644,6 @@ async fn the_headless_redirect_takes_only_a_redirect_to_its_uri() {
         handler.authorize(&page).await,
         Err(OAuthError::Redirect(_))
     ));
-}
-
-/// The claims of a compact JWS.
-fn claims_of(jwt: &str) -> serde_json::Value {
-    use base64::Engine;
-    let part = jwt.split('.').nth(1).unwrap_or("");
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(part)
-        .unwrap_or_default();
-    serde_json::from_slice(&bytes).unwrap_or_default()
 }
 
 #[cfg(feature = "oauth-dpop")]

@@ -2,9 +2,14 @@
 //! registers dynamically, by Client ID Metadata Document, or with the pre-registered
 //! credentials the scenario hands over in `MCP_CONFORMANCE_CONTEXT`; the mock authorization
 //! server redirects at once, so [`HeadlessRedirect`] reads the code from its `Location`.
+//! Without a user: the client-credentials grant (`auth/client-credentials-*`), the
+//! JWT-bearer grant with the workload's JWT (`auth/wif-*`, context `client_id`,
+//! `valid_jwt`) and enterprise-managed authorization (`auth/enterprise-managed-authorization`,
+//! context `client_id`, `client_secret`, `idp_client_id`, `idp_id_token`,
+//! `idp_token_endpoint`).
 
 use mcp_rs_tokio::client::oauth::{
-    ClientCredentials, HeadlessRedirect, OAuthAuthorizer, OAuthConfig,
+    ClientCredentials, EnterpriseIdp, HeadlessRedirect, OAuthAuthorizer, OAuthConfig, Secret,
 };
 use mcp_rs_tokio::client::{Client, ClientOptions, Era};
 use serde_json::{json, Value};
@@ -39,7 +44,24 @@ pub async fn run(url: &str, scenario: &str, context: Option<&Value>) -> Result<(
             .and_then(Value::as_str)
             .map(str::to_owned)
     };
-    let config = if scenario.starts_with("auth/client-credentials-") {
+    let config = if scenario.starts_with("auth/wif-") {
+        // Workload identity federation (SEP-1933): the workload's JWT with the JWT-bearer
+        // grant, as a public client.
+        let client_id = text("client_id").ok_or("the scenario gave no client_id")?;
+        let jwt = text("valid_jwt").ok_or("the scenario gave no valid_jwt")?;
+        OAuthConfig::jwt_bearer(ClientCredentials::new(client_id, None), Secret::new(jwt))
+    } else if scenario == "auth/enterprise-managed-authorization" {
+        // SEP-990: the ID token for an ID-JAG at the IdP, the ID-JAG for a token at the
+        // authorization server with the MCP client's credentials.
+        let need = |k: &str| text(k).ok_or(format!("the scenario gave no {k}"));
+        let idp = EnterpriseIdp::new(
+            need("idp_token_endpoint")?,
+            ClientCredentials::new(need("idp_client_id")?, text("idp_client_secret")),
+            Secret::new(need("idp_id_token")?),
+        );
+        let client = ClientCredentials::new(need("client_id")?, text("client_secret"));
+        OAuthConfig::enterprise(client, idp)
+    } else if scenario.starts_with("auth/client-credentials-") {
         let client_id = text("client_id").ok_or("the scenario gave no client_id")?;
         let credentials = match text("private_key_pem") {
             Some(pem) => {

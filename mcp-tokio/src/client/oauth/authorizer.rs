@@ -2,7 +2,7 @@
 //!
 //! | the server answers | the authorizer |
 //! |---|---|
-//! | 401 | reads the challenge, fetches the protected-resource metadata (checking its `resource`), then the authorization server's (checking its `issuer`); refreshes the token if it has a refresh token from that same server (not when the refused token, itself refreshed, has not expired: that grant is gone); otherwise runs the authorization-code flow with the scope of the challenge (or the metadata's `scopes_supported`) |
+//! | 401 | reads the challenge, fetches the protected-resource metadata (checking its `resource`), then the authorization server's (checking its `issuer`); refreshes the token if it has a refresh token from that same server (not when the refused token, itself refreshed, has not expired: that grant is gone); otherwise runs the authorization-code flow with the scope of the challenge (or the metadata's `scopes_supported`), or without a user the mode's grant: client credentials, the JWT-bearer grant with the [`AssertionSource`]'s JWT, or the enterprise IdP's token exchange then the JWT-bearer grant with the ID-JAG |
 //! | 403 `insufficient_scope` | runs the flow again for the union of the granted and the challenged scopes, unless the granted ones already cover the challenge or [`OAuthConfig::with_max_step_ups`] is reached (then the request fails with the 403) |
 //! | 403 otherwise | nothing: the request fails |
 //!
@@ -24,9 +24,11 @@ use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::Mutex;
 use url::Url;
 
+use super::bearer_grant::{self, AssertionSource, AssertionTarget, JWT_BEARER_GRANT};
 use super::challenge::BearerChallenge;
 use super::discovery::{self, parse_endpoint, ResourceMetadata, ServerMetadata};
 use super::dpop::{DpopKey, NonceFor};
+use super::enterprise::EnterpriseIdp;
 use super::fetch::Fetcher;
 use super::pkce::{self, Pkce};
 use super::redirect::RedirectHandler;
@@ -42,11 +44,22 @@ pub const DEFAULT_MAX_STEP_UPS: u32 = 8;
 /// A token this close to its expiry is refreshed before it is sent.
 const EXPIRY_MARGIN: Duration = Duration::from_secs(30);
 
+/// A grant that presents a JWT instead of sending a user through a redirect.
+#[derive(Clone, Debug)]
+enum AssertionGrant {
+    /// The workload's (or any) JWT, straight to the authorization server (RFC 7523 §2.1).
+    JwtBearer(Arc<dyn AssertionSource>),
+    /// The user's ID token exchanged at the IdP for an ID-JAG first (SEP-990).
+    Enterprise(Arc<EnterpriseIdp>),
+}
+
 /// How the [`OAuthAuthorizer`] identifies itself and where it keeps what it obtains.
 #[derive(Debug)]
 pub struct OAuthConfig {
-    /// `None`: the client-credentials grant (no user, no redirect).
+    /// `None`: the client-credentials grant, or `assertion`'s (no user, no redirect).
     redirect: Option<Arc<dyn RedirectHandler>>,
+    /// The JWT-bearer grant or enterprise-managed authorization, with `redirect` `None`.
+    assertion: Option<AssertionGrant>,
     store: Arc<dyn TokenStore>,
     client_name: String,
     pre_registered: Option<(ClientCredentials, Option<String>)>,
@@ -78,9 +91,40 @@ impl OAuthConfig {
         config
     }
 
+    /// Workload identity federation (SEP-1933, extension `io.modelcontextprotocol/auth/wif`)
+    /// or any JWT-bearer client: on a 401 the JWT `assertion` gives is presented to the
+    /// token endpoint with the JWT-bearer grant (RFC 7523 §2.1; see
+    /// [`bearer_grant`]), `client` identifying the client (`client_id`
+    /// alone for a public client; its authentication as with
+    /// [`client_credentials`](Self::client_credentials)). Discovery, scopes and `resource`
+    /// as in the other flows. The authorization server's error (`invalid_grant`, …) is the
+    /// caller's, with no retry and no other grant tried. A token about to expire is
+    /// refreshed with its refresh token if one came, else obtained anew with a fresh
+    /// assertion.
+    pub fn jwt_bearer(client: ClientCredentials, assertion: impl AssertionSource) -> OAuthConfig {
+        let mut config = OAuthConfig::client_credentials(client);
+        config.assertion = Some(AssertionGrant::JwtBearer(Arc::new(assertion)));
+        config
+    }
+
+    /// Enterprise-managed authorization (SEP-990, extension
+    /// `io.modelcontextprotocol/enterprise-managed-authorization`; see
+    /// [`enterprise`](super::enterprise)): on a 401 the user's ID token is exchanged at
+    /// `idp` for an ID-JAG addressed to the authorization server (its issuer from
+    /// discovery) and the MCP server (its resource), which is then presented with the
+    /// JWT-bearer grant, authenticated as `client` (the method chosen from the
+    /// authorization server's metadata). A token about to expire is obtained anew the same
+    /// way (ID-JAGs are short-lived and never kept), unless a refresh token came with it.
+    pub fn enterprise(client: ClientCredentials, idp: EnterpriseIdp) -> OAuthConfig {
+        let mut config = OAuthConfig::client_credentials(client);
+        config.assertion = Some(AssertionGrant::Enterprise(Arc::new(idp)));
+        config
+    }
+
     fn with_redirect(redirect: Option<Arc<dyn RedirectHandler>>) -> OAuthConfig {
         OAuthConfig {
             redirect,
+            assertion: None,
             store: Arc::new(MemoryStore::new()),
             client_name: "mcp-rs client".into(),
             pre_registered: None,
@@ -263,6 +307,21 @@ impl OAuthAuthorizer {
         if expiring {
             if let Err(e) = self.refresh(&mut st).await {
                 tracing::debug!(error = %e, "refreshing the expiring token failed");
+            }
+        }
+        if self.config.assertion.is_some() && renewal_due(&st) {
+            if let Some(grant) = st.grant.take() {
+                // Obtained anew from a fresh assertion; a refusal is the caller's (the
+                // expiring token is dropped, nothing is retried).
+                let scope = st.token.as_ref().and_then(|t| t.scope.clone());
+                let resource = grant.resource.clone();
+                if let Err(e) = self
+                    .assertion_grant(&mut st, &resource, grant.server, grant.client, scope)
+                    .await
+                {
+                    st.token = None;
+                    return Err(e);
+                }
             }
         }
         Ok(st.token.as_ref().map(|t| t.access_token.clone()))
@@ -522,6 +581,11 @@ impl OAuthAuthorizer {
     ) -> Result<(), OAuthError> {
         let client = self.client_for(&meta.issuer, &meta).await?;
         let Some(redirect) = &self.config.redirect else {
+            if self.config.assertion.is_some() {
+                return self
+                    .assertion_grant(st, &prm.resource, meta, client, wanted)
+                    .await;
+            }
             return self.client_credentials(st, prm, meta, client, wanted).await;
         };
         if !meta.supports_s256() {
@@ -573,6 +637,19 @@ impl OAuthAuthorizer {
     }
 }
 
+/// Whether a token without a (working) refresh token is to be obtained anew before it is
+/// sent: it has expired, or expires within [`EXPIRY_MARGIN`] and is not itself that young
+/// (a server that issues tokens shorter-lived than the margin would otherwise be asked at
+/// every request).
+fn renewal_due(st: &State) -> bool {
+    let Some(at) = st.token.as_ref().and_then(|t| t.expires_at) else {
+        return false;
+    };
+    let now = SystemTime::now();
+    let old = st.obtained.is_none_or(|o| o.elapsed() >= EXPIRY_MARGIN);
+    at <= now || (at <= now + EXPIRY_MARGIN && old)
+}
+
 /// A 2025-03-26 server without any metadata: the default endpoints at its origin
 /// (`/authorize`, `/token`, `/register`); that revision required PKCE S256 of every server.
 fn legacy_endpoints(origin: &str) -> ServerMetadata {
@@ -620,6 +697,69 @@ impl OAuthAuthorizer {
         self.keep(st, fresh, wanted, None, issuer).await;
         st.from_refresh = false;
         Ok(())
+    }
+}
+
+impl OAuthAuthorizer {
+    /// The JWT-bearer grant with the configured [`AssertionGrant`]'s JWT (for enterprise
+    /// authorization, an ID-JAG obtained first).
+    async fn assertion_grant(
+        &self,
+        st: &mut State,
+        resource: &str,
+        meta: ServerMetadata,
+        client: ClientCredentials,
+        wanted: Option<String>,
+    ) -> Result<(), OAuthError> {
+        let Some(grant) = &self.config.assertion else {
+            return Err(OAuthError::Unsupported("no assertion is configured".into()));
+        };
+        if let Some(types) = &meta.grant_types_supported {
+            if !types.iter().any(|t| t == JWT_BEARER_GRANT) {
+                return Err(OAuthError::Unsupported(format!(
+                    "{} does not list the JWT-bearer grant in grant_types_supported",
+                    meta.issuer
+                )));
+            }
+        }
+        let target = AssertionTarget {
+            issuer: meta.issuer.clone(),
+            resource: resource.to_owned(),
+            scope: wanted.clone(),
+        };
+        let assertion = match grant {
+            AssertionGrant::JwtBearer(source) => {
+                bearer_grant::obtain(source.as_ref(), &target).await?
+            }
+            AssertionGrant::Enterprise(idp) => idp.id_jag(&self.fetcher, &target).await?,
+        };
+        tracing::info!(issuer = %meta.issuer, scope = wanted.as_deref().unwrap_or(""), "JWT-bearer grant");
+        let request = TokenRequest {
+            server: &meta,
+            client: &client,
+            resource,
+            dpop: self.dpop.as_ref(),
+        };
+        let fresh = request
+            .jwt_bearer(&self.fetcher, &assertion, wanted.as_deref())
+            .await?;
+        let issuer = meta.issuer.clone();
+        st.grant = Some(Grant {
+            resource: resource.to_owned(),
+            server: meta,
+            client,
+        });
+        self.keep(st, fresh, wanted, None, issuer).await;
+        st.from_refresh = false;
+        Ok(())
+    }
+
+    /// What [`Authorizer::challenge`] does, with the error typed: the transport sees only
+    /// its text ([`AuthError`]); a caller that drives the authorizer itself (to obtain a
+    /// token before connecting, or to tell an `invalid_grant` from a network failure)
+    /// matches on the [`OAuthError`].
+    pub async fn respond(&self, challenge: Challenge<'_>) -> Result<bool, OAuthError> {
+        self.handle(challenge).await
     }
 }
 

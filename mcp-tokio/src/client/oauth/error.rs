@@ -82,6 +82,10 @@ pub enum OAuthError {
     /// The token endpoint's answer is not usable.
     #[error("token response: {0}")]
     TokenResponse(String),
+    /// The [`AssertionSource`](super::AssertionSource) gave no usable JWT (unreadable,
+    /// too large, empty).
+    #[error("assertion: {0}")]
+    Assertion(String),
     /// The token store failed.
     #[error("token store: {0}")]
     Store(String),

@@ -11,6 +11,8 @@
 //! | which scopes to ask for | [`scope`] | MCP scope selection, SEP-2207 `offline_access` |
 //! | the authorization request and its answer | [`redirect`], [`pkce`] | OAuth 2.1 §4.1, RFC 7636, RFC 9207 `iss`, RFC 8707 `resource` |
 //! | code and refresh token for tokens | [`token`] | OAuth 2.1 §3.2, §4.3 |
+//! | a workload's JWT for tokens (no user; [`OAuthConfig::jwt_bearer`]) | [`bearer_grant`] | RFC 7523 §2.1, SEP-1933 |
+//! | the user's ID token for an ID-JAG at the enterprise IdP, then for tokens ([`OAuthConfig::enterprise`]) | [`enterprise`] | RFC 8693, RFC 7523 §2.1, SEP-990 |
 //! | sender-constrained tokens (opt-in, [`OAuthConfig::with_dpop`], feature `oauth-dpop`) | [`dpop`] | RFC 9449, SEP-1932 |
 //! | where tokens and client ids are kept | [`store`] | |
 //! | all of it behind the transport's seam | [`OAuthAuthorizer`] | |
@@ -43,9 +45,11 @@
 
 mod assertion;
 mod authorizer;
+pub mod bearer_grant;
 pub mod challenge;
 pub mod discovery;
 pub mod dpop;
+pub mod enterprise;
 mod error;
 mod fetch;
 pub mod pkce;
@@ -56,6 +60,8 @@ pub mod store;
 pub mod token;
 
 pub use authorizer::{OAuthAuthorizer, OAuthConfig, DEFAULT_MAX_STEP_UPS};
+pub use bearer_grant::{assertion_fn, AssertionSource, AssertionTarget, FileAssertion};
+pub use enterprise::EnterpriseIdp;
 pub use error::OAuthError;
 pub use redirect::{AuthorizationResponse, HeadlessRedirect, RedirectHandler};
 pub use registration::{AssertionKey, ClientCredentials, TokenEndpointAuth};
