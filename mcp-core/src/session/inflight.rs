@@ -119,6 +119,10 @@ pub struct CallSlot {
     /// (`resourceSubscriptions`; 0: unused), see `session::listen`.
     #[cfg(all(feature = "listen", feature = "resources"))]
     pub(crate) resource_subs: [u64; crate::session::MAX_RESOURCE_SUBSCRIPTIONS],
+    /// Listening slot: the tasks it subscribed to (`taskIds`), see `session::task_status`.
+    #[cfg(all(feature = "listen", feature = "tasks"))]
+    pub(crate) task_subs:
+        [crate::session::task_status::TaskSub; crate::session::MAX_TASK_SUBSCRIPTIONS],
 }
 
 impl CallSlot {
@@ -152,6 +156,9 @@ impl CallSlot {
         listen_pending: 0,
         #[cfg(all(feature = "listen", feature = "resources"))]
         resource_subs: [0; crate::session::MAX_RESOURCE_SUBSCRIPTIONS],
+        #[cfg(all(feature = "listen", feature = "tasks"))]
+        task_subs: [crate::session::task_status::TaskSub::EMPTY;
+            crate::session::MAX_TASK_SUBSCRIPTIONS],
     };
 
     /// A slot of zero bytes only (every enum at its first variant, no float but `0.0`),
@@ -199,6 +206,8 @@ impl CallSlot {
             listen_pending,
             #[cfg(all(feature = "listen", feature = "resources"))]
             resource_subs,
+            #[cfg(all(feature = "listen", feature = "tasks"))]
+            task_subs,
         } = self;
         *state = SlotState::Free;
         *generation = 0;
@@ -227,6 +236,8 @@ impl CallSlot {
         *listen_pending = 0;
         #[cfg(all(feature = "listen", feature = "resources"))]
         resource_subs.fill(0);
+        #[cfg(all(feature = "listen", feature = "tasks"))]
+        task_subs.fill(crate::session::task_status::TaskSub::EMPTY);
     }
 
     pub(crate) fn token(&self, index: usize) -> CallToken {
