@@ -73,7 +73,7 @@ impl Server {
     /// clone): see [`mcp_rs_core::model::tasks`].
     pub fn tasks(mut self, tasks: crate::SharedTasks) -> Self {
         if let Some(shared) = Arc::get_mut(&mut self.inner) {
-            shared.tasks = Some(tasks);
+            shared.tasks = Some(crate::context::TaskTableRef::new(tasks));
         } else {
             tracing::error!("Server::tasks called after the server was cloned; ignored");
         }
