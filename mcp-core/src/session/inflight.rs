@@ -121,8 +121,7 @@ pub struct CallSlot {
     pub(crate) resource_subs: [u64; crate::session::MAX_RESOURCE_SUBSCRIPTIONS],
     /// Listening slot: the tasks it subscribed to (`taskIds`), see `session::task_status`.
     #[cfg(all(feature = "listen", feature = "tasks"))]
-    pub(crate) task_subs:
-        [crate::session::task_status::TaskSub; crate::session::MAX_TASK_SUBSCRIPTIONS],
+    pub(crate) task_subs: [TaskSub; crate::session::MAX_TASK_SUBSCRIPTIONS],
 }
 
 impl CallSlot {
@@ -157,8 +156,7 @@ impl CallSlot {
         #[cfg(all(feature = "listen", feature = "resources"))]
         resource_subs: [0; crate::session::MAX_RESOURCE_SUBSCRIPTIONS],
         #[cfg(all(feature = "listen", feature = "tasks"))]
-        task_subs: [crate::session::task_status::TaskSub::EMPTY;
-            crate::session::MAX_TASK_SUBSCRIPTIONS],
+        task_subs: [TaskSub::EMPTY; crate::session::MAX_TASK_SUBSCRIPTIONS],
     };
 
     /// A slot of zero bytes only (every enum at its first variant, no float but `0.0`),
@@ -237,7 +235,7 @@ impl CallSlot {
         #[cfg(all(feature = "listen", feature = "resources"))]
         resource_subs.fill(0);
         #[cfg(all(feature = "listen", feature = "tasks"))]
-        task_subs.fill(crate::session::task_status::TaskSub::EMPTY);
+        task_subs.fill(TaskSub::EMPTY);
     }
 
     pub(crate) fn token(&self, index: usize) -> CallToken {
@@ -258,4 +256,26 @@ impl CallSlot {
         self.state = SlotState::Free;
         self.generation = self.generation.wrapping_add(1);
     }
+}
+
+/// One task a listen stream is subscribed to (`taskIds`, see `session::task_status`).
+#[cfg(all(feature = "listen", feature = "tasks"))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TaskSub {
+    /// Whether the entry is in use.
+    pub(crate) used: bool,
+    /// The task id's 32 hex digits as 16 bytes.
+    pub(crate) id: [u8; crate::model::tasks::ID_LEN / 2],
+    /// Fingerprint of the `DetailedTask` last sent on the stream (0: nothing sent yet).
+    pub(crate) sent: u64,
+}
+
+#[cfg(all(feature = "listen", feature = "tasks"))]
+impl TaskSub {
+    /// An unused entry (all zero bytes, as `CallSlot::BLANK` needs).
+    pub(crate) const EMPTY: TaskSub = TaskSub {
+        used: false,
+        id: [0; crate::model::tasks::ID_LEN / 2],
+        sent: 0,
+    };
 }

@@ -21,7 +21,7 @@
 //! may have changed; a pass renders each subscribed task and sends only what differs.
 
 use super::faults::Fault;
-use super::inflight::SlotState;
+use super::inflight::{SlotState, TaskSub};
 use super::{Route, Session, Transmit, MAX_TASK_SUBSCRIPTIONS};
 use crate::model::common::ClientCaps;
 use crate::model::handler::ServerHandler;
@@ -29,36 +29,16 @@ use crate::model::tasks::ID_LEN;
 use crate::wire::json::{self, JsonStr, JsonWriter, RawJson};
 use crate::wire::jsonrpc;
 
-/// One task a listen stream is subscribed to.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct TaskSub {
-    /// Whether the entry is in use.
-    pub(crate) used: bool,
-    /// The task id's 32 hex digits as 16 bytes.
-    pub(crate) id: [u8; ID_LEN / 2],
-    /// Fingerprint of the `DetailedTask` last sent on the stream (0: nothing sent yet).
-    pub(crate) sent: u64,
-}
-
-impl TaskSub {
-    /// An unused entry (all zero bytes, as `CallSlot::BLANK` needs).
-    pub(crate) const EMPTY: TaskSub = TaskSub {
-        used: false,
-        id: [0; ID_LEN / 2],
-        sent: 0,
-    };
-
-    /// The id's text, written into `out`.
-    fn id_text<'o>(&self, out: &'o mut [u8; ID_LEN]) -> &'o str {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        for (pair, b) in out.chunks_mut(2).zip(self.id) {
-            if let [hi, lo] = pair {
-                *hi = HEX[usize::from(b >> 4)];
-                *lo = HEX[usize::from(b & 0xf)];
-            }
+/// A task id's 16 bytes as its 32 hex digits, written into `out`.
+fn id_text<'o>(id: &[u8; ID_LEN / 2], out: &'o mut [u8; ID_LEN]) -> &'o str {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for (pair, b) in out.chunks_mut(2).zip(id) {
+        if let [hi, lo] = pair {
+            *hi = HEX[usize::from(b >> 4)];
+            *lo = HEX[usize::from(b & 0xf)];
         }
-        core::str::from_utf8(out).unwrap_or("")
     }
+    core::str::from_utf8(out).unwrap_or("")
 }
 
 /// `text` (32 lowercase hex digits, as task ids are) as 16 bytes.
@@ -137,7 +117,7 @@ pub(super) fn task_subscriptions<'i, S: ServerHandler + ?Sized>(
             id,
             sent: 0,
         };
-        if store.view(entry.id_text(&mut hex), now_ms).is_none() {
+        if store.view(id_text(&entry.id, &mut hex), now_ms).is_none() {
             continue;
         }
         if let (Some(t), Some(e)) = (kept.0.get_mut(n), kept.1.get_mut(n)) {
@@ -197,7 +177,7 @@ impl Session<'_> {
                 continue;
             };
             let mut hex = [0u8; ID_LEN];
-            let Some(view) = store.view(sub.id_text(&mut hex), now_ms) else {
+            let Some(view) = store.view(id_text(&sub.id, &mut hex), now_ms) else {
                 // Expired or removed: the subscription ends without a frame.
                 *sub = TaskSub::EMPTY;
                 *cursor += 1;
@@ -245,13 +225,8 @@ mod tests {
     fn ids_round_trip_through_16_bytes() {
         let text = "0123456789abcdeffedcba9876543210";
         let id = decode_id(text).unwrap();
-        let sub = TaskSub {
-            used: true,
-            id,
-            sent: 0,
-        };
         let mut out = [0u8; ID_LEN];
-        assert_eq!(sub.id_text(&mut out), text);
+        assert_eq!(id_text(&id, &mut out), text);
         // Upper case, short, long and non-hex texts name no task.
         assert_eq!(decode_id("0123456789ABCDEFFEDCBA9876543210"), None);
         assert_eq!(decode_id("0123"), None);
