@@ -5,7 +5,8 @@
 //! answered; a `tasks/cancel` sent on another connection reaches it as `cancelled`. Each
 //! `notifications/tasks` equals what `tasks/get` answers afterwards. Every frame is
 //! checked against the 2026-07-28 schema and the ext-tasks schema (`notifications/tasks`,
-//! the acknowledgement's `taskIds`).
+//! the acknowledgement's `taskIds`). `serve_blocking` sends a task's state after the
+//! acknowledgement too.
 #[cfg(not(feature = "http"))]
 compile_error!("needs feature `http`: the self dev-dependency in mcp-tokio/Cargo.toml turns it on");
 
@@ -460,4 +461,63 @@ async fn task_notifications_over_streamable_http() {
         note_tx,
     };
     scenario(&mut peer, &mut other).await;
+}
+
+/// `serve_blocking` (no runtime): a synchronous task tool completes its task at once; a
+/// stream subscribed to it then hears its state right after the acknowledgement.
+#[cfg(unix)]
+#[test]
+fn serve_blocking_sends_the_state_after_the_acknowledgement() {
+    use mcp_rs_core::model::tasks::TaskSupport;
+    use mcp_rs_tokio::{Handler, ToolDef};
+    use std::io::{BufRead, Write};
+    use std::os::unix::net::UnixStream;
+
+    let tools = Tools::new();
+    tools.add(
+        ToolDef::new("now", r#"{"type":"object"}"#).task(TaskSupport::Optional),
+        Handler::sync(|_, r| {
+            r.text("at once");
+        }),
+    );
+    let table: SharedTasks = Arc::new(Mutex::new(TaskTable::<4, 1024>::new(SecretKey([5; 16]))));
+    let server = Server::new(ServerInfo::default(), tools).tasks(table);
+    let (ours, theirs) = UnixStream::pair().unwrap();
+    let reader = theirs.try_clone().unwrap();
+    std::thread::spawn(move || server.serve_blocking(reader, theirs));
+    ours.set_read_timeout(Some(WAIT)).unwrap();
+    let mut lines = std::io::BufReader::new(ours.try_clone().unwrap()).lines();
+    let mut writer = ours;
+    let mut next = || -> Value {
+        let line = lines.next().expect("a line").expect("a line in time");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        check(None, &v);
+        v
+    };
+    let call = request(
+        "c",
+        "tools/call",
+        json!({"name": "now", "arguments": {}}),
+        true,
+    );
+    writeln!(writer, "{call}").unwrap();
+    let created = next();
+    assert_eq!(created["result"]["status"], "completed", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let listen = request(
+        "s",
+        "subscriptions/listen",
+        json!({"notifications": {"taskIds": [id]}}),
+        true,
+    );
+    writeln!(writer, "{listen}").unwrap();
+    let ack = next();
+    assert_eq!(
+        ack["params"]["notifications"]["taskIds"],
+        json!([id]),
+        "{ack}"
+    );
+    let task = task_of(&next(), "s");
+    assert_eq!(task["status"], "completed", "{task}");
+    assert_eq!(task["result"]["content"][0]["text"], "at once");
 }
