@@ -151,7 +151,14 @@ impl Session<'_> {
         out: &mut [u8],
     ) -> Result<Option<Transmit>, json::BufferTooSmall> {
         let end = self.slots.len().saturating_mul(MAX_TASK_SUBSCRIPTIONS);
-        if self.occupied == 0 {
+        // No stream subscribed to a task: the table is not touched (a transport that shares
+        // it with other sessions need not lock it).
+        let subscribed = self
+            .slots
+            .iter()
+            .take(if self.occupied == 0 { 0 } else { usize::MAX })
+            .any(|s| s.state == SlotState::Listening && s.task_subs.iter().any(|t| t.used));
+        if !subscribed {
             *cursor = end;
             return Ok(None);
         }
