@@ -809,7 +809,7 @@ impl Session<'_> {
     /// stream's `_meta.subscriptionId`; the frame is routed [`Route::Call`] with the
     /// stream's token. Call it after a message opened a stream
     /// ([`Incoming::subscription`]) and whenever the task table may have changed (`server`
-    /// is the handler whose [`tasks`](ServerHandler::tasks) table is read): `cursor` runs
+    /// is the handler whose `tasks()` table is read): `cursor` runs
     /// over every stream and subscription; start at 0 and call again until `Ok(None)`,
     /// sending each frame before the next call (each is written to `out`). A buffer too
     /// small leaves the cursor where it was (grow it and call again, or add 1 to skip the
