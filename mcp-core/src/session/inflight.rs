@@ -258,24 +258,32 @@ impl CallSlot {
     }
 }
 
-/// One task a listen stream is subscribed to (`taskIds`, see `session::task_status`).
+/// One task a listen stream is subscribed to (`taskIds`, see `session::task_status`): 24
+/// bytes, no padding.
 #[cfg(all(feature = "listen", feature = "tasks"))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct TaskSub {
-    /// Whether the entry is in use.
-    pub(crate) used: bool,
     /// The task id's 32 hex digits as 16 bytes.
     pub(crate) id: [u8; crate::model::tasks::ID_LEN / 2],
-    /// Fingerprint of the `DetailedTask` last sent on the stream (0: nothing sent yet).
+    /// [`TaskSub::UNUSED`], [`TaskSub::NOTHING_SENT`], or the fingerprint (never below 2)
+    /// of the `DetailedTask` last sent on the stream.
     pub(crate) sent: u64,
 }
 
 #[cfg(all(feature = "listen", feature = "tasks"))]
 impl TaskSub {
+    /// `sent` of an entry not in use.
+    pub(crate) const UNUSED: u64 = 0;
+    /// `sent` of a subscription whose task has not been sent yet.
+    pub(crate) const NOTHING_SENT: u64 = 1;
     /// An unused entry (all zero bytes, as `CallSlot::BLANK` needs).
     pub(crate) const EMPTY: TaskSub = TaskSub {
-        used: false,
         id: [0; crate::model::tasks::ID_LEN / 2],
-        sent: 0,
+        sent: Self::UNUSED,
     };
+
+    /// Whether the entry is in use.
+    pub(crate) fn used(&self) -> bool {
+        self.sent != Self::UNUSED
+    }
 }

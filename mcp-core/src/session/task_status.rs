@@ -15,10 +15,11 @@
 //!
 //! No heap: each subscription is kept in the stream's call slot as the task id's 16 bytes
 //! (decoded from its 32 hex digits) and a 64-bit FNV-1a fingerprint of the `DetailedTask`
-//! last sent (0: none yet), 24 bytes an entry. The core does not learn by itself that the
-//! table changed (tools report to it outside the session): the transport calls
-//! [`Session::tasks_changed_next`] once a listen stream has opened and whenever the table
-//! may have changed; a pass renders each subscribed task and sends only what differs.
+//! last sent (0: unused, 1: none yet), 24 bytes an entry. The core does not learn by
+//! itself that the table changed (tools report to it outside the session): the transport
+//! calls [`Session::tasks_changed_next`] once a listen stream has opened and whenever the
+//! table may have changed; a pass renders each subscribed task and sends only what
+//! differs.
 
 use super::faults::Fault;
 use super::inflight::{SlotState, TaskSub};
@@ -60,14 +61,15 @@ fn decode_id(text: &str) -> Option<[u8; ID_LEN / 2]> {
     Some(id)
 }
 
-/// 64-bit FNV-1a of a rendered `DetailedTask`; never 0 (0 marks "nothing sent").
+/// 64-bit FNV-1a of a rendered `DetailedTask`; never 0 or 1 (an unused entry, nothing
+/// sent yet).
 fn fingerprint(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    h.max(1)
+    h.max(TaskSub::NOTHING_SENT + 1)
 }
 
 /// The tasks a listen request's `taskIds` gets: the ids kept (as spelled, in request
@@ -108,14 +110,13 @@ pub(super) fn task_subscriptions<'i, S: ServerHandler + ?Sized>(
         let Some(id) = text.text_in(&mut buf).and_then(decode_id) else {
             continue;
         };
-        if kept.1.iter().any(|s| s.used && s.id == id) {
+        if kept.1.iter().any(|s| s.used() && s.id == id) {
             continue;
         }
         let mut hex = [0u8; ID_LEN];
         let entry = TaskSub {
-            used: true,
             id,
-            sent: 0,
+            sent: TaskSub::NOTHING_SENT,
         };
         if store.view(id_text(&entry.id, &mut hex), now_ms).is_none() {
             continue;
@@ -157,7 +158,7 @@ impl Session<'_> {
             .slots
             .iter()
             .take(if self.occupied == 0 { 0 } else { usize::MAX })
-            .any(|s| s.state == SlotState::Listening && s.task_subs.iter().any(|t| t.used));
+            .any(|s| s.state == SlotState::Listening && s.task_subs.iter().any(TaskSub::used));
         if !subscribed {
             *cursor = end;
             return Ok(None);
@@ -179,7 +180,7 @@ impl Session<'_> {
                 continue;
             }
             let (sub_id, stream) = (slot.id, slot.token(i));
-            let Some(sub) = slot.task_subs.get_mut(j).filter(|s| s.used) else {
+            let Some(sub) = slot.task_subs.get_mut(j).filter(|s| s.used()) else {
                 *cursor += 1;
                 continue;
             };
@@ -243,7 +244,8 @@ mod tests {
 
     #[test]
     fn fingerprints_are_never_zero_and_differ() {
-        assert_ne!(fingerprint(b""), 0);
+        assert!(fingerprint(b"") > TaskSub::NOTHING_SENT);
+        assert_eq!(core::mem::size_of::<TaskSub>(), 24, "no padding");
         assert_ne!(
             fingerprint(b"{\"status\":\"working\"}"),
             fingerprint(b"{\"status\":\"completed\"}")
