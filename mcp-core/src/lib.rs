@@ -107,7 +107,7 @@ pub use session::error::{CallError, HandleError};
 pub use session::inflight::{CallSlot, CallToken};
 pub use session::{
     Call, Config, Event, Incoming, ProgressValue, Request, Route, Session, SessionStorage,
-    Transmit, MAX_RESOURCE_SUBSCRIPTIONS, MIN_OUTPUT,
+    Transmit, MAX_RESOURCE_SUBSCRIPTIONS, MAX_TASK_SUBSCRIPTIONS, MIN_OUTPUT,
 };
 #[cfg(feature = "requests")]
 pub use session::{ClientMethod, ClientOutcome, ClientResponse};

@@ -366,3 +366,112 @@ fn tasks_expire_on_the_clock_passed_in() {
     assert_eq!(gone["error"]["code"], -32602, "{gone}");
     assert_eq!(gone["error"]["message"], format!("Unknown task: {id}"));
 }
+
+/// The `data:` payloads of the SSE events in `out`, as JSON.
+fn events(out: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(out)
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter(|d| !d.is_empty())
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect()
+}
+
+/// A `notifications/tasks` frame's task (without `_meta`), checked to be stream 1's.
+fn notified(v: &Value) -> Value {
+    assert_eq!(v["method"], "notifications/tasks", "{v}");
+    assert_eq!(
+        v["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        1
+    );
+    let mut t = v["params"].clone();
+    t.as_object_mut().unwrap().remove("_meta");
+    t
+}
+
+/// `tasks/get` as a notification carries it (without `resultType` and `_meta`).
+fn detailed(server: &Server<'static, Device>, id: &str) -> Value {
+    let mut t = get(server, id);
+    let o = t.as_object_mut().unwrap();
+    o.remove("resultType");
+    o.remove("_meta");
+    t
+}
+
+#[test]
+fn listen_streams_hear_task_status_changes() {
+    let server = server();
+    let seen = Seen::default();
+    let mut runner = Runner(&seen);
+    let mut memory = Box::new(TaskWorker::<64>::new());
+    let mut worker: Worker<'_> = Box::pin(server.serve_tasks(&mut memory, &mut runner));
+    let flag = Arc::new(Flag::default());
+    park(&mut worker, &flag);
+    let created = call(&server, "ask", r#"{"x":"1"}"#);
+    let id = created["taskId"].as_str().unwrap().to_string();
+
+    // A listen stream subscribed to the task (and an unknown id) on a slot of its own.
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{{"notifications":{{"taskIds":["{id}","nope"]}},{TASKS_META}}}}}"#
+    );
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let sock = Sock::with(request.as_bytes());
+    let mut slot = Box::new(Slot::<4096, 4096, 2>::new());
+    let mut s = sock.clone();
+    let mut stream = Box::pin(server.serve(&mut slot, &mut s));
+    let woken = Arc::new(Flag::default());
+    let waker = Waker::from(Arc::clone(&woken));
+    macro_rules! poll_stream {
+        () => {
+            woken.0.store(false, Ordering::SeqCst);
+            assert!(stream
+                .as_mut()
+                .poll(&mut Context::from_waker(&waker))
+                .is_pending());
+        };
+    }
+    poll_stream!();
+    let first = events(&sock.take_output());
+    assert_eq!(first.len(), 2, "{first:?}");
+    assert_eq!(
+        first[0]["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    assert_eq!(
+        first[0]["params"]["notifications"]["taskIds"],
+        serde_json::json!([id])
+    );
+    // The current state right after the acknowledgement.
+    assert_eq!(notified(&first[1])["status"], "working");
+
+    // The worker asks the client: the stream is woken and hears input_required.
+    park(&mut worker, &flag);
+    assert!(woken.0.load(Ordering::SeqCst), "the ask woke the stream");
+    poll_stream!();
+    let asked = events(&sock.take_output());
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    let task = notified(&asked[0]);
+    assert_eq!(task["status"], "input_required");
+    assert_eq!(task, detailed(&server, &id));
+
+    // tasks/update (another connection), then the worker completes: the latest state.
+    task_op(
+        &server,
+        "tasks/update",
+        &id,
+        r#","inputResponses":{"q":{"action":"accept","content":{}}}"#,
+    );
+    park(&mut worker, &flag);
+    assert!(woken.0.load(Ordering::SeqCst));
+    poll_stream!();
+    let done = events(&sock.take_output());
+    let last = notified(done.last().expect("a frame"));
+    assert_eq!(last["status"], "completed", "{done:?}");
+    assert_eq!(last, detailed(&server, &id));
+    // Nothing changed since: nothing more.
+    poll_stream!();
+    assert!(events(&sock.take_output()).is_empty());
+}

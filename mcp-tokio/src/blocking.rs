@@ -63,11 +63,13 @@ impl Server {
         let mut versions = shared.tools.watch();
         let lists = shared.lists.subscribe();
         let mut seen_lists = *lists.borrow();
+        let mut task_versions = shared.tasks.as_ref().map(|t| t.changed.subscribe());
         let mut turn = Turn {
             session: &mut session,
             out: &mut out,
             pending: &mut pending,
             now: 0,
+            listened: false,
         };
         loop {
             let n = match lines.read_sync(&mut reader) {
@@ -94,6 +96,16 @@ impl Server {
                 let Some(frame) = frame else { break };
                 turn.exchange(shared, &mut snapshot, own.as_deref_mut(), frame)?;
             }
+            // Task changes (this session's `tasks/*`, other threads) and new listen streams:
+            // the `notifications/tasks` owed, before the replies are written.
+            let tasks_moved = task_versions.as_mut().is_some_and(|v| {
+                let moved = v.has_changed().unwrap_or(false);
+                v.borrow_and_update();
+                moved
+            });
+            if tasks_moved || std::mem::take(&mut turn.listened) {
+                turn.tasks_changed(shared, &mut snapshot, own.as_deref_mut())?;
+            }
             if !turn.pending.is_empty() {
                 writer.write_all(turn.pending)?;
                 writer.flush()?;
@@ -115,6 +127,8 @@ struct Turn<'t, 's> {
     pending: &'t mut Vec<u8>,
     /// Milliseconds since the UNIX epoch when the current batch was read.
     now: u64,
+    /// Whether a `subscriptions/listen` stream opened in this batch.
+    listened: bool,
 }
 
 impl Turn<'_, '_> {
@@ -143,6 +157,7 @@ impl Turn<'_, '_> {
                         self.send(tx.len)?;
                     }
                 }
+                Ok(Some(Output::Listen(_))) => self.listened = true,
                 // No request to the client is ever sent, so no response is awaited; events
                 // need no action here.
                 Ok(Some(_)) => {}
@@ -151,6 +166,30 @@ impl Turn<'_, '_> {
                     self.out.resize(required, 0);
                 }
                 Err(e) => return Err(Error::Core(e)),
+            }
+        }
+    }
+
+    /// One pass of [`Session::tasks_changed_next`]: every `notifications/tasks` owed.
+    fn tasks_changed(
+        &mut self,
+        shared: &Shared,
+        snapshot: &mut Snapshot,
+        own: Option<&mut (dyn ServerHandler + Send + 'static)>,
+    ) -> Result<(), Error> {
+        let mut handler = Combined::new(shared, snapshot, own);
+        let mut cursor = 0;
+        loop {
+            match self
+                .session
+                .tasks_changed_next(&mut handler, &mut cursor, self.now, self.out)
+            {
+                Ok(Some(tx)) => self.send(tx.len)?,
+                Ok(None) => return Ok(()),
+                Err(e) if e.required <= shared.limits.max_response => {
+                    self.out.resize(e.required, 0);
+                }
+                Err(_) => cursor += 1,
             }
         }
     }

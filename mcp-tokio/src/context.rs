@@ -2,6 +2,8 @@
 //! client) and what it sends back to its connection's drive loop ([`Command`]).
 
 use mcp_rs_core::model::common::ClientCaps;
+use mcp_rs_core::model::tasks::{TaskError, TaskId, TaskStore, TaskView};
+use mcp_rs_core::wire::json::RawJson;
 use mcp_rs_core::{CallError, CallToken, ClientMethod, LogLevel, ProtocolVersion};
 use std::sync::Arc;
 
@@ -14,6 +16,105 @@ use crate::principal::Principal;
 /// report to it ([`Server::tasks`](crate::Server::tasks)).
 pub type SharedTasks =
     std::sync::Arc<std::sync::Mutex<dyn mcp_rs_core::model::tasks::TaskStore + Send>>;
+
+/// The server's task table and the counter of its changes: every drive loop with a
+/// `subscriptions/listen` stream watches the counter and, when it moves, sends the
+/// `notifications/tasks` its subscribed tasks are owed
+/// ([`Session::tasks_changed_next`](mcp_rs_core::Session::tasks_changed_next)). Every
+/// access of the server goes through [`Watched`], which moves the counter when a call
+/// changed the table (a session's `tasks/*`, a task tool's [`TaskHandle::with`], the
+/// detached runner storing a result).
+#[derive(Clone)]
+pub(crate) struct TaskTableRef {
+    pub(crate) table: SharedTasks,
+    pub(crate) changed: Arc<watch::Sender<u64>>,
+}
+
+impl TaskTableRef {
+    pub(crate) fn new(table: SharedTasks) -> Self {
+        TaskTableRef {
+            table,
+            changed: Arc::new(watch::channel(0).0),
+        }
+    }
+
+    /// The table, locked, counting changes until dropped.
+    pub(crate) fn lock(&self) -> Watched<'_> {
+        Watched {
+            // A tool that panicked holding the table leaves plain data behind.
+            guard: self
+                .table
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+            changed: &self.changed,
+            mutated: false,
+        }
+    }
+}
+
+/// The locked task table; a call that may have changed a task moves the change counter
+/// when this drops (a read, `view` or `is_cancelled`, does not: expiry sends nothing).
+pub(crate) struct Watched<'a> {
+    guard: std::sync::MutexGuard<'a, dyn TaskStore + Send + 'static>,
+    changed: &'a watch::Sender<u64>,
+    mutated: bool,
+}
+
+impl Drop for Watched<'_> {
+    fn drop(&mut self) {
+        if self.mutated {
+            self.changed.send_modify(|n| *n = n.wrapping_add(1));
+        }
+    }
+}
+
+impl TaskStore for Watched<'_> {
+    fn create(&mut self, now_ms: u64) -> Result<TaskId, TaskError> {
+        self.mutated = true;
+        self.guard.create(now_ms)
+    }
+    fn view(&mut self, id: &str, now_ms: u64) -> Option<TaskView<'_>> {
+        self.guard.view(id, now_ms)
+    }
+    fn answer(&mut self, id: &str, responses: RawJson<'_>, now_ms: u64) -> Result<(), TaskError> {
+        self.mutated = true;
+        self.guard.answer(id, responses, now_ms)
+    }
+    fn cancel(&mut self, id: &str, now_ms: u64) -> Result<(), TaskError> {
+        self.mutated = true;
+        self.guard.cancel(id, now_ms)
+    }
+    fn complete(&mut self, id: &str, result: &str, now_ms: u64) -> Result<(), TaskError> {
+        self.mutated = true;
+        self.guard.complete(id, result, now_ms)
+    }
+    fn fail(&mut self, id: &str, code: i32, message: &str, now_ms: u64) -> Result<(), TaskError> {
+        self.mutated = true;
+        self.guard.fail(id, code, message, now_ms)
+    }
+    fn remove(&mut self, id: &str) {
+        self.mutated = true;
+        self.guard.remove(id);
+    }
+    fn ask(&mut self, id: &str, requests: &str, now_ms: u64) -> Result<(), TaskError> {
+        self.mutated = true;
+        self.guard.ask(id, requests, now_ms)
+    }
+    fn take_responses<'o>(
+        &mut self,
+        id: &str,
+        out: &'o mut [u8],
+        now_ms: u64,
+    ) -> Result<Option<&'o str>, TaskError> {
+        let taken = self.guard.take_responses(id, out, now_ms);
+        // Taking answers may resume a task (another table may show it).
+        self.mutated |= matches!(taken, Ok(Some(_)));
+        taken
+    }
+    fn is_cancelled(&mut self, id: &str, now_ms: u64) -> bool {
+        self.guard.is_cancelled(id, now_ms)
+    }
+}
 
 /// What tool tasks send back to their connection's drive loop.
 pub(crate) enum Command {
@@ -114,7 +215,7 @@ pub struct Context {
 #[derive(Clone)]
 pub struct TaskHandle {
     pub(crate) id: Arc<str>,
-    pub(crate) tasks: SharedTasks,
+    pub(crate) tasks: TaskTableRef,
 }
 
 impl std::fmt::Debug for TaskHandle {
@@ -130,17 +231,12 @@ impl TaskHandle {
     }
     /// Runs `f` on the table with the session clock's time (for `ask`, `take_responses`,
     /// `fail`: see [`TaskStore`](mcp_rs_core::model::tasks::TaskStore)); keep it short,
-    /// every session answering `tasks/*` waits for the same lock.
-    pub fn with<T>(
-        &self,
-        f: impl FnOnce(&mut dyn mcp_rs_core::model::tasks::TaskStore, u64) -> T,
-    ) -> T {
-        // A tool that panicked holding the table leaves plain data behind.
-        let mut guard = self
-            .tasks
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        f(&mut *guard, crate::clock::now_ms())
+    /// every session answering `tasks/*` waits for the same lock. A change made here is
+    /// announced to the `subscriptions/listen` streams subscribed to the task (change the
+    /// table through this, not through another clone of it: that one is not watched).
+    pub fn with<T>(&self, f: impl FnOnce(&mut dyn TaskStore, u64) -> T) -> T {
+        let mut table = self.tasks.lock();
+        f(&mut table, crate::clock::now_ms())
     }
 }
 

@@ -14,7 +14,7 @@ use mcp_rs_core::{CallRequest, ClientCaps, Dispatch, Tool, ToolResult, ToolSet};
 use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
-use crate::context::{Context, SharedTasks};
+use crate::context::Context;
 use crate::output::ToolReply;
 
 mod task_run;
@@ -414,7 +414,7 @@ impl Tools {
 #[derive(Clone)]
 pub(crate) struct Snapshot(
     pub(crate) Arc<Vec<Arc<Entry>>>,
-    pub(crate) Option<SharedTasks>,
+    pub(crate) Option<crate::context::TaskTableRef>,
 );
 
 impl fmt::Debug for Snapshot {

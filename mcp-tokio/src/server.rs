@@ -69,11 +69,15 @@ impl Server {
     /// Serves the tasks extension (SEP-2663) from `tasks`: the extension is declared to
     /// 2026-07-28 clients, `tasks/get`, `tasks/update` and `tasks/cancel` are answered from
     /// the table, and the tools registered with [`ToolDef::task`](crate::ToolDef::task)
-    /// run as tasks for clients that negotiated it. Tools report to the same table (keep a
-    /// clone): see [`mcp_rs_core::model::tasks`].
+    /// run as tasks for clients that negotiated it. Tools report to the same table through
+    /// [`Context::task`](crate::Context::task) ([`TaskHandle::with`](crate::TaskHandle::with)):
+    /// see [`mcp_rs_core::model::tasks`]. Every change made that way or by a session is
+    /// announced as `notifications/tasks` to the `subscriptions/listen` streams subscribed
+    /// to the task (`notifications.taskIds`); a change made through another clone of
+    /// `tasks` is not watched (it is announced with the next watched one).
     pub fn tasks(mut self, tasks: crate::SharedTasks) -> Self {
         if let Some(shared) = Arc::get_mut(&mut self.inner) {
-            shared.tasks = Some(tasks);
+            shared.tasks = Some(crate::context::TaskTableRef::new(tasks));
         } else {
             tracing::error!("Server::tasks called after the server was cloned; ignored");
         }

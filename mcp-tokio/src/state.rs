@@ -41,7 +41,7 @@ pub(crate) struct Shared {
     pub(crate) tools: Tools,
     pub(crate) provider: Option<Provider>,
     /// The task table of the tasks extension ([`Server::tasks`](crate::Server::tasks)).
-    pub(crate) tasks: Option<crate::SharedTasks>,
+    pub(crate) tasks: Option<crate::context::TaskTableRef>,
     /// Renders the `prompts/get` requests the provider defers.
     pub(crate) async_handlers: AsyncHandlers,
     /// Change counters of the prompt, resource and template lists (tool changes go through
@@ -118,9 +118,7 @@ pub(crate) struct Combined<'a> {
     /// The server's shared provider, once locked.
     locked: Option<std::sync::MutexGuard<'a, dyn ServerHandler + Send + 'static>>,
     /// The task table, once locked.
-    tasks: Option<
-        std::sync::MutexGuard<'a, dyn mcp_rs_core::model::tasks::TaskStore + Send + 'static>,
-    >,
+    tasks: Option<crate::context::Watched<'a>>,
 }
 
 impl<'a> Combined<'a> {
@@ -180,15 +178,9 @@ impl ServerHandler for Combined<'_> {
     fn tasks(&mut self) -> Option<&mut dyn mcp_rs_core::model::tasks::TaskStore> {
         if self.tasks.is_none() {
             let shared = self.shared;
-            let table = shared.tasks.as_ref()?;
-            // A tool that panicked holding the table leaves plain data behind: keep serving.
-            self.tasks = Some(
-                table
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner),
-            );
+            self.tasks = Some(shared.tasks.as_ref()?.lock());
         }
-        match self.tasks.as_deref_mut() {
+        match self.tasks.as_mut() {
             Some(t) => Some(t),
             None => None,
         }

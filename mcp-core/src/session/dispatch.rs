@@ -394,7 +394,7 @@ impl Session<'_> {
             #[cfg(feature = "completion")]
             Method::Complete => self.complete_request(server, id, ctx, &p, text, w, incoming),
             #[cfg(feature = "listen")]
-            Method::Listen => self.listen(server, id, &p, w, incoming),
+            Method::Listen => self.listen(server, id, ctx, &p, w, incoming),
             #[cfg(feature = "skills")]
             Method::SkillsList => self.skills_list(server, id, ctx, &p, w),
             #[cfg(feature = "skills")]

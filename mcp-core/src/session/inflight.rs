@@ -119,6 +119,9 @@ pub struct CallSlot {
     /// (`resourceSubscriptions`; 0: unused), see `session::listen`.
     #[cfg(all(feature = "listen", feature = "resources"))]
     pub(crate) resource_subs: [u64; crate::session::MAX_RESOURCE_SUBSCRIPTIONS],
+    /// Listening slot: the tasks it subscribed to (`taskIds`), see `session::task_status`.
+    #[cfg(all(feature = "listen", feature = "tasks"))]
+    pub(crate) task_subs: [TaskSub; crate::session::MAX_TASK_SUBSCRIPTIONS],
 }
 
 impl CallSlot {
@@ -152,6 +155,8 @@ impl CallSlot {
         listen_pending: 0,
         #[cfg(all(feature = "listen", feature = "resources"))]
         resource_subs: [0; crate::session::MAX_RESOURCE_SUBSCRIPTIONS],
+        #[cfg(all(feature = "listen", feature = "tasks"))]
+        task_subs: [TaskSub::EMPTY; crate::session::MAX_TASK_SUBSCRIPTIONS],
     };
 
     /// A slot of zero bytes only (every enum at its first variant, no float but `0.0`),
@@ -199,6 +204,8 @@ impl CallSlot {
             listen_pending,
             #[cfg(all(feature = "listen", feature = "resources"))]
             resource_subs,
+            #[cfg(all(feature = "listen", feature = "tasks"))]
+            task_subs,
         } = self;
         *state = SlotState::Free;
         *generation = 0;
@@ -227,6 +234,8 @@ impl CallSlot {
         *listen_pending = 0;
         #[cfg(all(feature = "listen", feature = "resources"))]
         resource_subs.fill(0);
+        #[cfg(all(feature = "listen", feature = "tasks"))]
+        task_subs.fill(TaskSub::EMPTY);
     }
 
     pub(crate) fn token(&self, index: usize) -> CallToken {
@@ -246,5 +255,35 @@ impl CallSlot {
         }
         self.state = SlotState::Free;
         self.generation = self.generation.wrapping_add(1);
+    }
+}
+
+/// One task a listen stream is subscribed to (`taskIds`, see `session::task_status`): 24
+/// bytes, no padding.
+#[cfg(all(feature = "listen", feature = "tasks"))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TaskSub {
+    /// The task id's 32 hex digits as 16 bytes.
+    pub(crate) id: [u8; crate::model::tasks::ID_LEN / 2],
+    /// [`TaskSub::UNUSED`], [`TaskSub::NOTHING_SENT`], or the fingerprint (never below 2)
+    /// of the `DetailedTask` last sent on the stream.
+    pub(crate) sent: u64,
+}
+
+#[cfg(all(feature = "listen", feature = "tasks"))]
+impl TaskSub {
+    /// `sent` of an entry not in use.
+    pub(crate) const UNUSED: u64 = 0;
+    /// `sent` of a subscription whose task has not been sent yet.
+    pub(crate) const NOTHING_SENT: u64 = 1;
+    /// An unused entry (all zero bytes, as `CallSlot::BLANK` needs).
+    pub(crate) const EMPTY: TaskSub = TaskSub {
+        id: [0; crate::model::tasks::ID_LEN / 2],
+        sent: Self::UNUSED,
+    };
+
+    /// Whether the entry is in use.
+    pub(crate) fn used(&self) -> bool {
+        self.sent != Self::UNUSED
     }
 }

@@ -9,11 +9,12 @@
 //! | `promptsListChanged: true` | the same for prompts (feature `prompts`) | `notifications/prompts/list_changed` |
 //! | `resourcesListChanged: true` | the same for resources (feature `resources`; templates included) | `notifications/resources/list_changed` |
 //! | `resourceSubscriptions: [uri, ...]` | feature `resources`, [`ResourceSet::subscribable`](crate::model::resources::ResourceSet::subscribable), and the URI is a listed resource or matches a template; at most [`MAX_RESOURCE_SUBSCRIPTIONS`](super::MAX_RESOURCE_SUBSCRIPTIONS) per stream, the first ones in request order | `notifications/resources/updated {uri}` after [`Session::resource_updated_next`] |
+//! | `taskIds: [id, ...]` | feature `tasks`, the request's client capabilities list the tasks extension (else -32021), and the id names a live task of [`ServerHandler::tasks`](crate::ServerHandler::tasks); at most [`MAX_TASK_SUBSCRIPTIONS`](super::MAX_TASK_SUBSCRIPTIONS) per stream, the first ones in request order | `notifications/tasks {DetailedTask}`: the current state once, then each change, after [`Session::tasks_changed_next`] (see `session::task_status`) |
 //!
 //! The acknowledgement (`notifications/subscriptions/acknowledged`, always the first frame
 //! of a stream, routed as the reply) echoes what was honoured: the list filters as `true`
-//! and `resourceSubscriptions` as the URIs kept (each once, as the client spelled them;
-//! the member is left out when none was kept). Unknown URIs, URIs beyond the bound,
+//! and `resourceSubscriptions` / `taskIds` as the URIs / task ids kept (each once, as the
+//! client spelled them; the member is left out when none was kept). Unknown URIs, URIs beyond the bound,
 //! repeats and non-strings are left out silently: the client learns from the
 //! acknowledgement which ones it will hear about. Every frame on the stream carries
 //! `_meta["io.modelcontextprotocol/subscriptionId"]`, the id of the listen request:
@@ -151,6 +152,7 @@ impl Session<'_> {
         &mut self,
         server: &mut S,
         id: RequestId<'i>,
+        ctx: super::Ctx<'i>,
         p: &Params<'i>,
         w: &mut JsonWriter<'_>,
         incoming: &mut Incoming<'i>,
@@ -181,6 +183,11 @@ impl Session<'_> {
         }
         #[cfg(feature = "resources")]
         let (uris, hashes) = resource_subscriptions(server, &filter);
+        #[cfg(feature = "tasks")]
+        let (task_ids, task_subs) =
+            super::task_status::task_subscriptions(server, &filter, ctx.caps, self.now_ms)?;
+        #[cfg(not(feature = "tasks"))]
+        let _ = ctx;
         let stored = StoredId::new(id.as_raw()).ok_or(
             Fault::new(
                 code::INVALID_REQUEST,
@@ -211,6 +218,8 @@ impl Session<'_> {
             }
             w.end_array();
         }
+        #[cfg(feature = "tasks")]
+        super::task_status::write_kept(w, &task_ids);
         w.end_object();
         write_subscription_meta(w, id.as_raw());
         w.end_object();
@@ -226,6 +235,10 @@ impl Session<'_> {
         #[cfg(feature = "resources")]
         {
             slot.resource_subs = hashes;
+        }
+        #[cfg(feature = "tasks")]
+        {
+            slot.task_subs = task_subs;
         }
         incoming.subscription = Some(slot.token(index));
         Ok(())

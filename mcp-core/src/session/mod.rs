@@ -27,6 +27,8 @@ mod resources;
 mod rounds;
 #[cfg(feature = "skills")]
 mod skills;
+#[cfg(all(feature = "listen", feature = "tasks"))]
+mod task_status;
 #[cfg(feature = "tasks")]
 mod tasks;
 mod tools;
@@ -63,6 +65,14 @@ pub const MIN_OUTPUT: usize = 512;
 /// slot, enough for the handful of sensors a device watches; a client that needs more
 /// opens another stream. See the `session::listen` docs for the wire format.
 pub const MAX_RESOURCE_SUBSCRIPTIONS: usize = 4;
+
+/// Most tasks one 2026-07-28 `subscriptions/listen` stream keeps from its `taskIds`
+/// (features `listen` and `tasks`); the rest are left out of its acknowledgement. Each is
+/// the task id's 16 bytes and a 64-bit fingerprint of what the stream was last sent, in the
+/// stream's call slot, and every call slot pays for the room: 4 entries are 96 bytes a
+/// slot, a task or a few a client waits on; a client that needs more opens another stream.
+/// See the `session::task_status` docs for the wire format.
+pub const MAX_TASK_SUBSCRIPTIONS: usize = 4;
 
 /// Longest method name, version or level the session decodes when it has escapes.
 const SHORT: usize = 64;
@@ -792,6 +802,45 @@ impl<'a> Session<'a> {
 }
 
 impl Session<'_> {
+    /// Writes `notifications/tasks` for the next task a 2026-07-28 `subscriptions/listen`
+    /// stream subscribed to (its `taskIds`, kept by the core) whose `DetailedTask` differs
+    /// from the one that stream was last sent (none yet, right after the acknowledgement):
+    /// the params are what `tasks/get` answers at `now_ms` (without `resultType`), with the
+    /// stream's `_meta.subscriptionId`; the frame is routed [`Route::Call`] with the
+    /// stream's token. Call it after a message opened a stream
+    /// ([`Incoming::subscription`]) and whenever the task table may have changed (`server`
+    /// is the handler whose `tasks()` table is read): `cursor` runs
+    /// over every stream and subscription; start at 0 and call again until `Ok(None)`,
+    /// sending each frame before the next call (each is written to `out`). A buffer too
+    /// small leaves the cursor where it was (grow it and call again, or add 1 to skip the
+    /// frame). `Ok(None)` at once without features `listen` and `tasks`. See the
+    /// `session::task_status` docs.
+    ///
+    /// ```text
+    /// let mut cursor = 0;
+    /// while let Some(tx) = session.tasks_changed_next(&mut server, &mut cursor, now, &mut out)? {
+    ///     send(tx.route, &out[..tx.len]);
+    /// }
+    /// ```
+    pub fn tasks_changed_next<S: ServerHandler + ?Sized>(
+        &mut self,
+        server: &mut S,
+        cursor: &mut usize,
+        now_ms: u64,
+        out: &mut [u8],
+    ) -> Result<Option<Transmit>, json::BufferTooSmall> {
+        #[cfg(all(feature = "listen", feature = "tasks"))]
+        {
+            self.stream_task_changed(server, cursor, now_ms, out)
+        }
+        #[cfg(not(all(feature = "listen", feature = "tasks")))]
+        {
+            let _ = (server, now_ms, out);
+            *cursor = usize::MAX;
+            Ok(None)
+        }
+    }
+
     /// Writes `notifications/resources/updated` for the next 2026-07-28
     /// `subscriptions/listen` stream subscribed to `uri` (its `resourceSubscriptions`, kept
     /// by the core): the frame carries the stream's `_meta.subscriptionId` and is routed

@@ -23,7 +23,7 @@ use crate::wire::jsonrpc::{self, code, RequestId};
 use crate::wire::{Method, Params};
 
 /// -32021 naming the extension in `data.requiredCapabilities.extensions`.
-fn not_negotiated<'i>() -> Fault<'i> {
+pub(super) fn not_negotiated<'i>() -> Fault<'i> {
     Fault::new(
         code::MISSING_REQUIRED_CLIENT_CAPABILITY,
         "Missing required client capability",

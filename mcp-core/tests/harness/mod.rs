@@ -21,6 +21,11 @@ const REVISIONS: &[&str] = &[
     "2026-07-28",
 ];
 
+/// The tasks extension's schema (SEP-2663, `io.modelcontextprotocol/tasks`), kept beside the
+/// revisions as `ext-tasks/schema.json`: it defines `notifications/tasks` and the `taskIds`
+/// of `subscriptions/listen`.
+pub(crate) const EXT_TASKS: &str = "ext-tasks";
+
 /// The protocol revisions that have a schema, oldest first.
 pub(crate) fn spec_revisions() -> &'static [&'static str] {
     REVISIONS
@@ -67,7 +72,7 @@ fn spec(rev: &str) -> Result<Arc<Spec>, String> {
     if let Some(s) = lock(&SPECS).get(rev) {
         return Ok(Arc::clone(s));
     }
-    if !REVISIONS.contains(&rev) {
+    if !REVISIONS.contains(&rev) && rev != EXT_TASKS {
         return Err(format!(
             "unknown MCP revision {rev:?} (known: {REVISIONS:?})"
         ));
@@ -312,6 +317,7 @@ pub(crate) fn validate_server_message(
         }
     } else {
         checks.push(("JSONRPCNotification", msg, ""));
+        validate_tasks_notification(msg)?;
         let specific = match obj.get("method").and_then(Value::as_str) {
             Some("notifications/progress") => Some("ProgressNotification"),
             Some("notifications/message") => Some("LoggingMessageNotification"),
@@ -490,6 +496,36 @@ fn validate_tasks_v2_request(rev: &str, method: &str, msg: &Value) -> Result<(),
         Ok(())
     } else {
         Err(failures.join("\n"))
+    }
+}
+
+/// The tasks extension's parts of a notification, against its own schema ([`EXT_TASKS`]):
+/// `notifications/tasks` as `TaskStatusNotification` (plus the `DetailedTask` checks of
+/// `tasks/get`, without `resultType`), and an acknowledgement's `notifications.taskIds` as
+/// `TaskSubscriptionAcknowledgedNotifications`.
+fn validate_tasks_notification(msg: &Value) -> Result<(), String> {
+    match msg.get("method").and_then(Value::as_str) {
+        Some("notifications/tasks") => {
+            validate_at(EXT_TASKS, "TaskStatusNotification", msg, "")?;
+            let mut params = msg.get("params").cloned().unwrap_or_default();
+            if let Some(o) = params.as_object_mut() {
+                o.remove("_meta");
+                o.insert("resultType".into(), json!("complete"));
+            }
+            validate_tasks_v2(EXT_TASKS, "DetailedTask", &params)
+        }
+        Some("notifications/subscriptions/acknowledged") => {
+            match msg.pointer("/params/notifications") {
+                Some(n) if n.get("taskIds").is_some() => validate_at(
+                    EXT_TASKS,
+                    "TaskSubscriptionAcknowledgedNotifications",
+                    n,
+                    "/params/notifications",
+                ),
+                _ => Ok(()),
+            }
+        }
+        _ => Ok(()),
     }
 }
 

@@ -525,6 +525,37 @@ impl Pair {
         Some(self.frame(tx))
     }
 
+    /// One pass of `Session::tasks_changed_next` over the task table (what a transport does
+    /// after the table changed): every `notifications/tasks` frame, validated. Checks the
+    /// pass is exhausted (asking again yields nothing).
+    pub(crate) fn tasks_changed(&mut self) -> Vec<Frame> {
+        let mut frames = Vec::new();
+        let mut cursor = 0;
+        loop {
+            let mut server = Serve {
+                tools: &mut self.tools,
+                ext: &mut self.ext,
+            };
+            let tx = self
+                .session
+                .tasks_changed_next(&mut server, &mut cursor, self.now, &mut self.out)
+                .expect("tasks_changed_next");
+            match tx {
+                Some(tx) => self.push_frame(&mut frames, tx.len, tx.route),
+                None => break,
+            }
+        }
+        let mut server = Serve {
+            tools: &mut self.tools,
+            ext: &mut self.ext,
+        };
+        let again =
+            self.session
+                .tasks_changed_next(&mut server, &mut cursor, self.now, &mut self.out);
+        assert_eq!(again, Ok(None), "an exhausted cursor yields nothing");
+        frames
+    }
+
     /// Drains the session's pending frames.
     pub(crate) fn pending(&mut self) -> Vec<Frame> {
         let mut frames = Vec::new();

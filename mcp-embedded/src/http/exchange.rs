@@ -627,6 +627,10 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                 self.count(|s| s.dropped = s.dropped.saturating_add(1));
             }
         }
+        // A `tasks/*` request or a call made a task may have changed the task table: the
+        // listen streams subscribed to a task look (a pass sends only what changed).
+        #[cfg(feature = "tasks")]
+        self.changes.bump_index(super::wait::TASKS);
         if creating && reply.session.is_none() {
             if let (Ok(mut t), Some(i)) = (self.legacy.try_borrow_mut(), entry) {
                 t.free(i);
@@ -698,6 +702,12 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
                     }
                 }
             }
+            // Task status notifications: each subscribed task's state once after the
+            // acknowledgement, then what changed (the core compares).
+            #[cfg(feature = "tasks")]
+            if listen.is_some() {
+                self.send_task_changes(socket, tx, &mut target).await?;
+            }
             let spare = inbox.buf.get_mut(inbox.filled..).unwrap_or_default();
             if spare.is_empty() || inbox.filled > 0 {
                 // The client sent more: end the stream so the next request is served.
@@ -755,6 +765,39 @@ impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
 impl<S: ServerHandler, const SESSIONS: usize, const WAITERS: usize>
     Server<'_, S, SESSIONS, WAITERS>
 {
+    /// One pass of [`Session::tasks_changed_next`](mcp_rs_core::Session::tasks_changed_next)
+    /// on a listen stream: the `notifications/tasks` it is owed. A frame larger than `tx`
+    /// is counted as dropped (and tried again on the next pass).
+    #[cfg(feature = "tasks")]
+    async fn send_task_changes<T: Write>(
+        &self,
+        socket: &mut T,
+        tx: &mut [u8],
+        target: &mut Target<'_, '_>,
+    ) -> Result<(), Ended> {
+        let mut cursor = 0;
+        loop {
+            let now = self.now();
+            // The handler is borrowed for the pass's step only, never across the write.
+            let next = match self.handler.try_borrow_mut() {
+                Ok(mut handler) => self.on_session(target, |s| {
+                    s.tasks_changed_next(&mut *handler, &mut cursor, now, tx)
+                }),
+                Err(_) => None,
+            };
+            match next {
+                Some(Ok(Some(t))) => {
+                    respond::sse_event(socket, None, tx.get(..t.len).unwrap_or_default()).await?;
+                }
+                Some(Err(_)) => {
+                    self.count(|s| s.dropped = s.dropped.saturating_add(1));
+                    cursor += 1;
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
     /// Sends updates `from + 1 ..= to` ([`Server::resource_updated`]) on an open stream:
     /// a listen stream's subscribed ones, or a legacy GET stream's when its session
     /// subscribed.

@@ -10,7 +10,7 @@
 //!
 //! | request | what happens |
 //! |---|---|
-//! | POST without `Mcp-Session-Id` | a fresh session over the slot's call storage handles the body (2026-07-28 requests are self-contained), answered with `application/json`, or 202 when it asked nothing; a `subscriptions/listen` request is answered with an SSE stream (chunked) that carries the acknowledgement and then the list changes ([`Server::list_changed`]) until the client closes it or sends its next request |
+//! | POST without `Mcp-Session-Id` | a fresh session over the slot's call storage handles the body (2026-07-28 requests are self-contained), answered with `application/json`, or 202 when it asked nothing; a `subscriptions/listen` request is answered with an SSE stream (chunked) that carries the acknowledgement and then the list changes ([`Server::list_changed`]), resource updates and, with feature `tasks`, `notifications/tasks` for the tasks in its `taskIds` until the client closes it or sends its next request |
 //! | POST `initialize` without `Mcp-Session-Id` (legacy) | with a session table ([`Server::with_sessions`]), a free entry's session handles it; if it negotiated, the session is kept and its id returned in `Mcp-Session-Id` (503 when no entry is free) |
 //! | POST with `Mcp-Session-Id` (legacy) | the body goes to that session (404 when unknown, ended or expired; 400 when `MCP-Protocol-Version` names another revision) |
 //! | GET with `Mcp-Session-Id` (legacy, `Accept: text/event-stream`) | the session's stream of session-wide messages (list changes, updates of the resources it subscribed to: [`Server::resource_updated`]); one per session (409 while open) |

@@ -54,6 +54,8 @@ pub(super) trait HostAccess {
     /// Runs `f` on the host; `false` when it cannot be reached (the handler has no host,
     /// or it is borrowed, which no await ever leaves it).
     fn with(&self, f: &mut dyn FnMut(&mut dyn TaskJobs, u64)) -> bool;
+    /// A task's status changed: wakes the listen streams (task status notifications).
+    fn changed(&self);
 }
 
 impl<S: TaskHandler, const SESSIONS: usize, const WAITERS: usize> HostAccess
@@ -71,6 +73,9 @@ impl<S: TaskHandler, const SESSIONS: usize, const WAITERS: usize> HostAccess
             }
             None => false,
         }
+    }
+    fn changed(&self) {
+        self.changes.bump_index(super::wait::TASKS);
     }
 }
 
@@ -165,21 +170,30 @@ impl TaskContext<'_> {
     /// expired. A result larger than the task's slot fails the task with -32603 and the
     /// size it needed ([`TaskError::TooLarge`]).
     pub fn complete(&self, result: &str) -> Result<(), TaskError> {
-        self.on_store(|s, id, now| s.complete(id, result, now))
-            .unwrap_or(Err(TaskError::Unknown))
+        let done = self
+            .on_store(|s, id, now| s.complete(id, result, now))
+            .unwrap_or(Err(TaskError::Unknown));
+        self.access.changed();
+        done
     }
 
     /// The task ends `failed` with a protocol-level error.
     pub fn fail(&self, code: i32, message: &str) -> Result<(), TaskError> {
-        self.on_store(|s, id, now| s.fail(id, code, message, now))
-            .unwrap_or(Err(TaskError::Unknown))
+        let done = self
+            .on_store(|s, id, now| s.fail(id, code, message, now))
+            .unwrap_or(Err(TaskError::Unknown));
+        self.access.changed();
+        done
     }
 
     /// The task waits for the client (`input_required`): `requests` is the
     /// `inputRequests` object (`{"key":{"method":...,"params":...}}`, one line).
     pub fn ask(&self, requests: &str) -> Result<(), TaskError> {
-        self.on_store(|s, id, now| s.ask(id, requests, now))
-            .unwrap_or(Err(TaskError::Unknown))
+        let done = self
+            .on_store(|s, id, now| s.ask(id, requests, now))
+            .unwrap_or(Err(TaskError::Unknown));
+        self.access.changed();
+        done
     }
 
     /// Waits for the responses `tasks/update` delivered (woken by it) and takes them into

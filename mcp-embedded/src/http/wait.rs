@@ -8,8 +8,13 @@ use core::task::{Poll, Waker};
 
 use mcp_rs_core::ListKind;
 
-/// Epochs kept: one per list ([`KINDS`]), then [`EVENTS`] and [`UPDATES`].
-const EPOCHS: usize = 6;
+/// Epochs kept: one per list ([`KINDS`]), then [`EVENTS`], [`UPDATES`] and [`TASKS`].
+const EPOCHS: usize = 7;
+
+/// The epoch bumped when the task table may have changed (a task worker reported, or a
+/// request was served): listen streams subscribed to a task look for changes.
+#[cfg_attr(not(feature = "tasks"), allow(dead_code))]
+pub(super) const TASKS: usize = 6;
 
 /// The epoch bumped by each resource update: it is the count of updates
 /// ([`Updates`](super::updates::Updates) numbers them the same way).

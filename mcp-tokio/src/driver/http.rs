@@ -68,6 +68,7 @@ impl Connection<'_, tokio::io::Sink> {
                 Some(cmd) = next_command(&mut signals.commands), if signals.commands.is_some() => conn.commands(&mut session, cmd, &mut signals)?,
                 Ok(()) = signals.tools.changed() => conn.tools_changed(&mut session)?,
                 Ok(()) = signals.lists.changed() => conn.lists_changed(&mut session, &mut signals)?,
+                () = super::task_change(&mut signals.tasks), if signals.tasks.is_some() => conn.tasks_changed(&mut session)?,
                 () = sleep_until_ms(request_deadline), if request_deadline.is_some() => {
                     session.handle_timeout(now_ms());
                     conn.drain(&mut session)?;

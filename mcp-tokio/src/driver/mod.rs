@@ -59,6 +59,18 @@ async fn next_command(commands: &mut Option<mpsc::Receiver<Command>>) -> Option<
     commands.as_mut()?.recv().await
 }
 
+/// Completes when the server's task table changed since the loop last looked; never
+/// without a table (nor once its counter is gone).
+async fn task_change(tasks: &mut Option<watch::Receiver<u64>>) {
+    let changed = match tasks {
+        Some(rx) => rx.changed().await.is_ok(),
+        None => false,
+    };
+    if !changed {
+        std::future::pending::<()>().await;
+    }
+}
+
 /// Sleeps until the session-clock time `at` (UNIX ms); never wakes for `None`.
 async fn sleep_until_ms(at: Option<u64>) {
     match at {
@@ -122,6 +134,8 @@ pub(super) struct Signals {
     /// The server's counters of announced list changes, and the ones this loop has seen.
     lists: watch::Receiver<ListCounters>,
     seen_lists: ListCounters,
+    /// The change counter of the server's task table (tasks extension), if it has one.
+    tasks: Option<watch::Receiver<u64>>,
     /// Set once the server shuts down.
     stop: watch::Receiver<bool>,
     /// Set when the input ended before it was all read ([`Policy::input_ended`]).
@@ -146,6 +160,7 @@ impl<'s, W: AsyncWrite + Unpin> Connection<'s, W> {
             tools: shared.tools.watch(),
             seen_lists,
             lists,
+            tasks: shared.tasks.as_ref().map(|t| t.changed.subscribe()),
             stop: shared.shutdown.subscribe(),
             input_ended: None,
         };
@@ -238,6 +253,7 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
                 Some(cmd) = next_command(&mut signals.commands), if signals.commands.is_some() => conn.commands(&mut session, cmd, &mut signals)?,
                 Ok(()) = signals.tools.changed() => conn.tools_changed(&mut session)?,
                 Ok(()) = signals.lists.changed() => conn.lists_changed(&mut session, &mut signals)?,
+                () = task_change(&mut signals.tasks), if signals.tasks.is_some() => conn.tasks_changed(&mut session)?,
                 () = sleep_until(draining), if draining.is_some() => break Ok(()),
                 () = sleep_until(wake), if draining.is_none() && wake.is_some() => {
                     tracing::debug!("closing a connection: idle, or a line did not complete in time");
@@ -368,6 +384,9 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
         principal: Option<&Arc<Principal>>,
     ) -> Result<(), Error> {
         self.lend();
+        // A listen stream opened: its subscribed tasks' current state follows its
+        // acknowledgement.
+        let mut listened = false;
         loop {
             // Cheap to make: the shared provider is only locked if the session asks for it.
             let mut handler =
@@ -376,17 +395,55 @@ impl<W: AsyncWrite + Unpin> Connection<'_, W> {
             drop(handler);
             match polled {
                 Ok(Some(Output::Transmit(tx))) => self.send(tx)?,
-                Ok(Some(Output::Listen(token))) => self.adopt(token),
+                Ok(Some(Output::Listen(token))) => {
+                    self.adopt(token);
+                    listened = true;
+                }
                 Ok(Some(Output::Call(call))) => self.start(session, call, principal)?,
                 Ok(Some(Output::Response(response))) => self.answered(response),
                 Ok(Some(Output::Event(event))) => self.event(event),
                 Ok(Some(_)) => {}
+                Ok(None) if listened => return self.tasks_changed(session),
                 Ok(None) => return Ok(()),
                 // A queued frame larger than the buffer: it stays queued until there is room.
                 Err(HandleError::OutputTooSmall { required }) if required > self.out.len() => {
                     self.out.resize(required, 0);
                 }
                 Err(e) => return Err(Error::Core(e)),
+            }
+        }
+    }
+
+    /// The server's task table may have changed (or a listen stream just opened): sends
+    /// each subscribed stream the `notifications/tasks` it is owed, one pass of
+    /// [`Session::tasks_changed_next`]. A frame larger than
+    /// [`Limits::max_response`](crate::Limits::max_response) is skipped (logged).
+    pub(super) fn tasks_changed(&mut self, session: &mut Session<'_>) -> Result<(), Error> {
+        if self.shared.tasks.is_none() {
+            return Ok(());
+        }
+        self.lend();
+        let mut cursor = 0;
+        loop {
+            let mut handler =
+                Combined::new(self.shared, &mut self.snapshot, self.own.as_deref_mut());
+            let next =
+                session.tasks_changed_next(&mut handler, &mut cursor, now_ms(), &mut self.out);
+            drop(handler);
+            match next {
+                Ok(Some(tx)) => self.send(tx)?,
+                Ok(None) => return Ok(()),
+                Err(e) if e.required <= self.shared.limits.max_response => {
+                    self.out.resize(e.required, 0);
+                }
+                Err(e) => {
+                    tracing::warn!(
+                        "a task notification of {} bytes exceeds the limit of {} bytes: not sent",
+                        e.required,
+                        self.shared.limits.max_response
+                    );
+                    cursor += 1;
+                }
             }
         }
     }

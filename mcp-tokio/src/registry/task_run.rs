@@ -20,8 +20,7 @@ use mcp_rs_core::{CallRequest, ProtocolVersion, ToolResult};
 use tokio::sync::{mpsc, watch};
 
 use super::{Args, AsyncFn};
-use crate::context::SharedTasks;
-use crate::context::{Context, TaskHandle};
+use crate::context::{Context, TaskHandle, TaskTableRef};
 use crate::output::ToolReply;
 use crate::principal::Principal;
 
@@ -35,7 +34,7 @@ const FIRST_RENDER: usize = 1024;
 /// Starts `handler` for `request` (which carries its task) on the current runtime; without
 /// one ([`Server::serve_blocking`](crate::Server::serve_blocking)) the task fails with
 /// -32603 instead.
-pub(crate) fn spawn(handler: &Arc<AsyncFn>, request: &CallRequest<'_>, tasks: &SharedTasks) {
+pub(crate) fn spawn(handler: &Arc<AsyncFn>, request: &CallRequest<'_>, tasks: &TaskTableRef) {
     let Some(task) = request.task() else { return };
     let handle = TaskHandle {
         id: Arc::from(task.as_str()),

@@ -23,7 +23,8 @@
 //! | `tools/call` of a `required` task tool without the extension | -32021, same data |
 //! | `tools/call` of an `optional` task tool without the extension | a plain synchronous `ToolResult` |
 //! | legacy `task` param on `tools/call` | ignored (never promotes a tool to a task) |
-//! | `notifications/tasks {taskId, status, result?/error?}` | optional, on `subscriptions/listen`; not sent (the suite's scenario is skipped) |
+//! | `subscriptions/listen` with `notifications.taskIds` | the acknowledgement's `notifications.taskIds` lists the live ids kept (at most [`MAX_TASK_SUBSCRIPTIONS`](crate::MAX_TASK_SUBSCRIPTIONS) a stream; unknown ids and repeats left out); without the extension in the request's client capabilities: -32021, same data |
+//! | `notifications/tasks {DetailedTask, _meta.subscriptionId}` | on the stream: each subscribed task's current state once, then every change (the `DetailedTask` of `tasks/get`, without `resultType`), the terminal status last; nothing on expiry ([`Session::tasks_changed_next`](crate::Session::tasks_changed_next)) |
 //!
 //! Statuses: `working`, `input_required`, `completed`, `failed`, `cancelled`; the last three
 //! are terminal. A tool that ran and reported an error is `completed` with
