@@ -56,6 +56,10 @@ const RESUME_ATTEMPTS: usize = 3;
 /// Longest wait between resumption attempts a server's `retry` may ask for.
 const MAX_RETRY: Duration = Duration::from_secs(10);
 
+/// Longest wait for the server's answer to the session's GET stream before the
+/// `initialize` call returns anyway (the stream keeps opening in the background).
+const STREAM_OPENING: Duration = Duration::from_secs(2);
+
 /// What the bridge is started with.
 pub(crate) struct Setup {
     pub(crate) http: Http,
@@ -229,7 +233,12 @@ async fn run(setup: Setup, mut rx: mpsc::Receiver<Outgoing>, tx: mpsc::Sender<In
                 posts.spawn(async move { b.post(bytes, view, call).await });
                 while posts.try_join_next().is_some() {}
             }
-            Outgoing::Negotiated(v) => lock(&bridge.session).version = Some(v),
+            Outgoing::Negotiated(v) => {
+                lock(&bridge.session).version = Some(v);
+                // Before any later frame is sent: the stream is open (and carries the
+                // version) before the session's first request after the handshake.
+                bridge.open_session_stream().await;
+            }
             Outgoing::Shutdown(ack) => {
                 bridge.end_session().await;
                 let _ = ack.send(Ok(()));
@@ -387,9 +396,6 @@ impl Bridge {
             self.fail(call, format!("HTTP {status} without a response"))
                 .await;
         }
-        if view.initialize {
-            self.open_session_stream();
-        }
     }
 
     /// Fails call `call` (or logs, for the session stream): the server sent a `what`
@@ -463,8 +469,12 @@ impl Bridge {
         id.is_none()
     }
 
-    /// The session's GET stream (server-initiated messages), once per session.
-    fn open_session_stream(self: &Arc<Self>) {
+    /// The session's GET stream (server-initiated messages), once per session, opened when
+    /// the version is negotiated. Returns once the server has answered the GET (or
+    /// [`STREAM_OPENING`] passed), so the stream is open before the client's next request:
+    /// a server that answers that request on the GET stream (as it may) finds it there, and
+    /// a later GET of the session is only ever a resumption.
+    async fn open_session_stream(self: &Arc<Self>) {
         {
             let mut s = lock(&self.session);
             if s.id.is_none() || s.stream_open {
@@ -472,17 +482,23 @@ impl Bridge {
             }
             s.stream_open = true;
         }
+        let (opened, answered) = tokio::sync::oneshot::channel::<()>();
         let b = Arc::clone(self);
         tokio::spawn(async move {
             let Ok(req) = b.request(Method::GET, None).body(Full::new(Bytes::new())) else {
                 return;
             };
-            if let Ok(resp) = b.send(req).await {
+            let resp = b.send(req).await;
+            let _ = opened.send(());
+            if let Ok(resp) = resp {
                 if resp.status().is_success() && is_sse(&resp) {
                     b.read_sse(resp.into_body(), None, 0).await;
                 }
             }
         });
+        // A server that holds back the GET's headers until it has something to send does
+        // not hold up the session longer than this.
+        let _ = tokio::time::timeout(STREAM_OPENING, answered).await;
     }
 
     /// DELETE of the session, if there is one (once).
