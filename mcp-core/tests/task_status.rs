@@ -8,24 +8,12 @@ mod pair;
 
 use mcp_rs_core::model::tasks::{TaskStore, TaskSupport, TaskTable};
 use mcp_rs_core::{CallToken, Route, SecretKey, MAX_TASK_SUBSCRIPTIONS};
-use pair::{error_code, modern, Frame, Pair, MODERN};
+use pair::{error_code, modern, with_tasks, Frame, Pair};
 use serde_json::{json, Value};
 
-const EXT: &str = "io.modelcontextprotocol/tasks";
+use pair::TASKS_EXT as EXT;
 const SUB: &str = "io.modelcontextprotocol/subscriptionId";
 const TTL: u32 = 60_000;
-
-/// A 2026-07-28 request whose client capabilities list the tasks extension.
-fn with_tasks(id: Value, method: &str, mut params: Value) -> String {
-    params.as_object_mut().expect("params object").insert(
-        "_meta".into(),
-        json!({
-            "io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientCapabilities": {"extensions": {EXT: {}}}
-        }),
-    );
-    json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string()
-}
 
 /// A full server with a table of 8 tasks and `slow` (deferred) an optional task tool.
 fn pair() -> Pair {

@@ -8,23 +8,11 @@ mod pair;
 
 use mcp_rs_core::model::tasks::{TaskStatus, TaskStore, TaskSupport, TaskTable};
 use mcp_rs_core::SecretKey;
-use pair::{error_code, initialize, modern, Pair, MODERN};
+use pair::{error_code, initialize, modern, with_tasks, Pair};
 use serde_json::{json, Value};
 
-const EXT: &str = "io.modelcontextprotocol/tasks";
+use pair::TASKS_EXT as EXT;
 const TTL: u32 = 60_000;
-
-/// A 2026-07-28 request whose client capabilities list the tasks extension.
-fn with_tasks(id: i64, method: &str, mut params: Value) -> String {
-    params.as_object_mut().expect("params object").insert(
-        "_meta".into(),
-        json!({
-            "io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientCapabilities": {"extensions": {EXT: {}}}
-        }),
-    );
-    json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string()
-}
 
 /// A full server with a table of `N` tasks, `echo` / `fail` / `slow` optional task tools
 /// and `confirm` (MRTR) a required one. Starts at a realistic wall-clock time.

@@ -44,6 +44,21 @@ pub(crate) fn modern(id: Value, method: &str, mut params: Value) -> String {
     json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string()
 }
 
+/// The tasks extension's id (SEP-2663).
+pub(crate) const TASKS_EXT: &str = "io.modelcontextprotocol/tasks";
+
+/// A 2026-07-28 request whose client capabilities list the tasks extension.
+pub(crate) fn with_tasks(id: impl Into<Value>, method: &str, mut params: Value) -> String {
+    params.as_object_mut().expect("params object").insert(
+        "_meta".into(),
+        json!({
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS_EXT: {}}}
+        }),
+    );
+    request(id.into(), method, params)
+}
+
 pub(crate) fn request(id: Value, method: &str, params: Value) -> String {
     json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string()
 }
