@@ -144,7 +144,8 @@ impl ToolDef {
     /// part run detached as the task: its answer becomes the task's result (a panic an
     /// `isError` one), its [`Context::task`](crate::Context::task) names the task (for input
     /// requests: `TaskStore::ask`), and `tasks/cancel` or the task's expiry resolves
-    /// [`Context::cancelled`](crate::Context::cancelled) and drops it within 50 ms. Other
+    /// [`Context::cancelled`](crate::Context::cancelled) and drops it (a cancel at once, from
+    /// any connection; expiry at the task's deadline). Other
     /// calls run as without a task.
     pub fn task(mut self, support: mcp_rs_core::model::tasks::TaskSupport) -> Self {
         self.task = support;
