@@ -108,12 +108,8 @@ impl RequestSlot {
 /// FNV-1a of a method name and a request target: `retry` checks that the request it is
 /// given is the one that asked for input (the client keeps no copy of the request).
 pub(crate) fn target_digest(method: Method, target: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in method.as_str().bytes().chain([0]).chain(target.bytes()) {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    let bytes = method.as_str().bytes().chain([0]).chain(target.bytes());
+    crate::wire::fnv::fnv1a(crate::wire::fnv::START, bytes)
 }
 
 #[cfg(test)]

@@ -48,6 +48,7 @@ use crate::model::handler::ServerHandler;
 use crate::session::error::CallError;
 use crate::session::inflight::{CallToken, SlotState};
 use crate::token::cursor::ListKind;
+use crate::wire::fnv;
 #[cfg(feature = "resources")]
 use crate::wire::json::JsonStr;
 use crate::wire::json::{self, JsonWriter, Kind};
@@ -77,13 +78,10 @@ fn write_subscription_meta(w: &mut JsonWriter<'_>, id: &str) {
 /// one. Two URIs with one hash share their updates: a collision sends an extra
 /// `notifications/resources/updated`, never loses one.
 pub fn uri_hash(chars: impl Iterator<Item = char>) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h = fnv::START;
     let mut utf8 = [0u8; 4];
     for c in chars {
-        for &b in c.encode_utf8(&mut utf8).as_bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
+        h = fnv::fnv1a(h, c.encode_utf8(&mut utf8).bytes());
     }
     h.max(1)
 }

@@ -27,6 +27,7 @@ use super::{Route, Session, Transmit, MAX_TASK_SUBSCRIPTIONS};
 use crate::model::common::ClientCaps;
 use crate::model::handler::ServerHandler;
 use crate::model::tasks::ID_LEN;
+use crate::wire::fnv;
 use crate::wire::json::{self, JsonStr, JsonWriter, RawJson};
 use crate::wire::jsonrpc;
 
@@ -64,12 +65,7 @@ fn decode_id(text: &str) -> Option<[u8; ID_LEN / 2]> {
 /// 64-bit FNV-1a of a rendered `DetailedTask`; never 0 or 1 (an unused entry, nothing
 /// sent yet).
 fn fingerprint(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h.max(TaskSub::NOTHING_SENT + 1)
+    fnv::fnv1a(fnv::START, bytes.iter().copied()).max(TaskSub::NOTHING_SENT + 1)
 }
 
 /// The tasks a listen request's `taskIds` gets: the ids kept (as spelled, in request

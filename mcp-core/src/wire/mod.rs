@@ -6,6 +6,8 @@
 //! Nothing here knows what a tool or a session is.
 
 pub mod authority;
+#[cfg(any(feature = "listen", feature = "client"))]
+pub(crate) mod fnv;
 pub mod framing;
 pub mod headers;
 pub mod json;
